@@ -1,0 +1,100 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Redis } from 'ioredis';
+import { AppModule } from './app.module.js';
+import type { AppConfig } from './platform/config/config.js';
+import { openDatabase, type EmbeddedOptions } from './platform/db/database.js';
+import { DbService } from './platform/db/db.service.js';
+import { runMigrations } from './platform/db/migrate.js';
+import { mountWebApp } from './platform/http/web-app.js';
+import { configureLogger, logger, PinoNestLogger } from './platform/observability/logger.js';
+import { Metrics } from './platform/observability/metrics.js';
+import { createRedis, waitForRedis } from './platform/redis/redis.js';
+import { DemoService } from './modules/demo/index.js';
+
+export interface CreateAppOptions {
+  embedded?: EmbeddedOptions;
+  /** Seed demo data (default: config.seedDemoData). */
+  seed?: boolean;
+}
+
+export interface RunningApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  dbService: DbService;
+  /** Stops the app, its workers, and closes the database and Redis. */
+  close(): Promise<void>;
+}
+
+const OPS_PATHS = new Set(['/health', '/ready', '/metrics']);
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Builds the whole service from a config: database migrated, Nest app initialised, web app mounted. */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<RunningApp> {
+  configureLogger(config.logLevel);
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: options.embedded });
+  const dbService = new DbService(handle);
+  let redis: Redis | undefined;
+  try {
+    await runMigrations(handle);
+    dbService.migrated = true;
+    if (config.redisUrl) {
+      redis = createRedis(config.redisUrl, 'rate-limit');
+      if (!(await waitForRedis(redis))) logger.warn('redis not reachable at start: limits run in memory until it is');
+    } else {
+      logger.warn('REDIS_URL is not set: rate limits and real-time delivery are in memory (single instance only)');
+    }
+
+    const adapter = new FastifyAdapter({
+      trustProxy: true,
+      bodyLimit: 1024 * 1024,
+      requestIdHeader: false,
+      genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+        const given = req.headers['x-request-id'];
+        return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      },
+      // The operational endpoints answer at the root as well as under /api.
+      rewriteUrl: (req: { url?: string }) => {
+        const url = req.url ?? '/';
+        const path = url.split('?')[0]!;
+        return OPS_PATHS.has(path) ? `/api${url}` : url;
+      },
+    });
+    const metrics = new Metrics();
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, dbService, metrics, redis }), adapter, {
+      logger: new PinoNestLogger(),
+      abortOnError: false,
+    });
+    app.setGlobalPrefix('api');
+    const fastify = app.getHttpAdapter().getInstance();
+    fastify.addHook('onRequest', (request, reply, done) => {
+      reply.header('x-request-id', request.id);
+      done();
+    });
+    metrics.install(fastify);
+    await mountWebApp(app);
+    await app.init();
+
+    if (options.seed ?? config.seedDemoData) await app.get(DemoService).seedIfEmpty();
+
+    let closed = false;
+    return {
+      app,
+      config,
+      dbService,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await app.close();
+        redis?.disconnect();
+        await handle.close();
+      },
+    };
+  } catch (err) {
+    redis?.disconnect();
+    await handle.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { OrgRoleSchema, PlatformRoleSchema, UserStatusSchema } from './roles.js';
+
+export const EmailSchema = z.string().trim().toLowerCase().pipe(z.email({ message: 'Invalid email address' }).max(254));
+export const OtpCodeSchema = z.string().regex(/^\d{6}$/, 'Must be a 6-digit code');
+export const PasswordSchema = z.string().min(8, 'Must be at least 8 characters').max(256);
+
+export const LoginRequestSchema = z.object({
+  email: EmailSchema,
+  password: z.string().min(1).max(256),
+  totpCode: z.string().regex(/^\d{6}$/).optional(),
+});
+export type LoginRequest = z.infer<typeof LoginRequestSchema>;
+
+export const RequestOtpSchema = z.object({ email: EmailSchema });
+export const VerifyOtpSchema = z.object({ email: EmailSchema, code: OtpCodeSchema });
+
+export const DEMO_ROLES = ['superadmin', 'account_manager', 'expert', 'ai_operator', 'client', 'org_admin'] as const;
+export const DemoLoginSchema = z.object({
+  role: z.enum(DEMO_ROLES),
+  orgSlug: z.string().min(1).max(63).optional(),
+});
+
+export const BootstrapSchema = z.object({
+  email: EmailSchema,
+  password: PasswordSchema,
+  name: z.string().trim().min(1).max(200),
+});
+
+export const OrgMembershipSchema = z.object({
+  orgId: z.uuid(),
+  orgRole: OrgRoleSchema,
+  orgSlug: z.string().optional(),
+  orgName: z.string().optional(),
+});
+export type OrgMembership = z.infer<typeof OrgMembershipSchema>;
+
+export const UserDtoSchema = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  name: z.string(),
+  platformRole: PlatformRoleSchema,
+  status: UserStatusSchema,
+  totpEnabled: z.boolean(),
+  orgMemberships: z.array(OrgMembershipSchema),
+  createdAt: z.string(),
+});
+export type UserDto = z.infer<typeof UserDtoSchema>;
+
+export const TokenResponseSchema = z.object({ token: z.string(), user: UserDtoSchema });
+export type TokenResponse = z.infer<typeof TokenResponseSchema>;
+
+export const DemoLoginResponseSchema = z.object({ token: z.string() });
+
+export const LandingSchema = z.enum(['/ops/clients', '/workspace/queue', '/client/chat']);
+export const MeResponseSchema = UserDtoSchema.extend({
+  landing: LandingSchema,
+  impersonatorId: z.uuid().optional(),
+});
+export type MeResponse = z.infer<typeof MeResponseSchema>;
+
+export const DevMailItemSchema = z.object({
+  id: z.uuid(),
+  to: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  html: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type DevMailItem = z.infer<typeof DevMailItemSchema>;

@@ -1,0 +1,3 @@
+export * from './roles.js';
+export * from './errors.js';
+export * from './auth.js';

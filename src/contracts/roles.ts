@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/** Platform roles of spec 2.7. `client_admin` / `client_member` are legacy: readable, never assigned. */
+export const PLATFORM_ROLES = [
+  'superadmin',
+  'account_manager',
+  'expert',
+  'ai_operator',
+  'org_admin',
+  'org_member',
+  'client_admin',
+  'client_member',
+] as const;
+export type PlatformRole = (typeof PLATFORM_ROLES)[number];
+export const PlatformRoleSchema = z.enum(PLATFORM_ROLES);
+
+export const LEGACY_PLATFORM_ROLES = ['client_admin', 'client_member'] as const satisfies readonly PlatformRole[];
+export const ASSIGNABLE_PLATFORM_ROLES = [
+  'superadmin',
+  'account_manager',
+  'expert',
+  'ai_operator',
+  'org_admin',
+  'org_member',
+] as const satisfies readonly PlatformRole[];
+export const AssignablePlatformRoleSchema = z.enum(ASSIGNABLE_PLATFORM_ROLES);
+
+export const INTERNAL_ROLES = ['superadmin', 'account_manager', 'expert', 'ai_operator'] as const satisfies readonly PlatformRole[];
+export const CLIENT_ROLES = ['org_admin', 'org_member', 'client_admin', 'client_member'] as const satisfies readonly PlatformRole[];
+
+export function isInternalRole(role: PlatformRole): boolean {
+  return (INTERNAL_ROLES as readonly PlatformRole[]).includes(role);
+}
+
+export const ORG_ROLES = ['owner', 'admin', 'member', 'billing'] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+export const OrgRoleSchema = z.enum(ORG_ROLES);
+
+export const USER_STATUSES = ['active', 'suspended', 'deactivated'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+export const UserStatusSchema = z.enum(USER_STATUSES);
+
+/** Role landing of spec 5.4 (ai_operator lands with the ops roles, API-MAP.md). */
+export type Landing = '/ops/clients' | '/workspace/queue' | '/client/chat';
+export function landingFor(role: PlatformRole): Landing {
+  switch (role) {
+    case 'superadmin':
+    case 'account_manager':
+    case 'ai_operator':
+      return '/ops/clients';
+    case 'expert':
+      return '/workspace/queue';
+    default:
+      return '/client/chat';
+  }
+}

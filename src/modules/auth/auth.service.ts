@@ -1,0 +1,139 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'drizzle-orm';
+import { verify as verifyTotp } from 'otplib';
+import type { MeResponse, TokenResponse, UserDto } from '../../contracts/auth.js';
+import { landingFor } from '../../contracts/roles.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { TokenService } from '../../platform/auth/token.service.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { SecretBox, safeEqual } from '../../platform/crypto/crypto.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { MailService } from '../../platform/mail/mail.service.js';
+import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
+import { OrgsService } from '../orgs/index.js';
+import { UsersService, type UserRow } from '../users/index.js';
+import { OtpService } from './otp.service.js';
+
+const BOOTSTRAP_LOCK = 7_410_222;
+
+/** Sign-in methods and the session token (spec 4.3, 5). */
+@Injectable()
+export class AuthService {
+  private readonly otpRequests: Limiter;
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly orgs: OrgsService,
+    private readonly tokens: TokenService,
+    private readonly otp: OtpService,
+    private readonly mail: MailService,
+    private readonly audit: AuditService,
+    private readonly dbService: DbService,
+    private readonly secrets: SecretBox,
+    rateLimits: RateLimitService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    // Per address: a code mail at most 5 times in 15 minutes (the endpoint still answers 204).
+    this.otpRequests = rateLimits.limiter({ name: 'otp-request', points: 5, durationS: 15 * 60 });
+  }
+
+  async login(input: { email: string; password: string; totpCode?: string }): Promise<TokenResponse> {
+    const user = await this.users.findByEmail(input.email);
+    const ok = await this.users.checkPassword(user, input.password);
+    if (!user || !ok) throw AppError.unauthorized('Invalid email or password');
+    this.assertActive(user);
+    if (user.totpEnabled) {
+      if (!input.totpCode) throw new AppError('totp_required', 'Two-factor code required');
+      if (!(await this.totpMatches(user, input.totpCode))) throw AppError.unauthorized('Invalid two-factor code');
+    }
+    return this.startSession(user, 'password');
+  }
+
+  /** Always succeeds from the caller's view; a code goes out only to an active user. */
+  async requestOtp(email: string): Promise<void> {
+    const user = await this.users.findByEmail(email);
+    if (!user || user.status !== 'active') return;
+    const budget = await this.otpRequests.consume(email);
+    if (!budget.allowed) return;
+    await this.dbService.transaction(async () => {
+      const code = await this.otp.issue({ email, purpose: 'login' });
+      await this.mail.send({
+        to: email,
+        subject: `Your sign-in code: ${code}`,
+        text: `Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`,
+      });
+    });
+  }
+
+  async verifyOtp(email: string, code: string): Promise<TokenResponse> {
+    const user = await this.users.findByEmail(email);
+    if (!user) throw AppError.unauthorized('Invalid or expired code');
+    await this.otp.redeem({ email, purpose: 'login' }, code);
+    this.assertActive(user);
+    return this.startSession(user, 'email_otp');
+  }
+
+  async me(principal: Principal): Promise<MeResponse> {
+    const user = await this.users.findById(principal.userId);
+    if (!user) throw AppError.unauthorized();
+    const dto = await this.toUserDto(user);
+    return { ...dto, landing: landingFor(user.platformRole), ...(principal.impersonatorId ? { impersonatorId: principal.impersonatorId } : {}) };
+  }
+
+  /** Creates the first superadmin (API-MAP.md "Auth"): needs BOOTSTRAP_TOKEN, refused once one exists. */
+  async bootstrap(headerToken: string | undefined, input: { email: string; password: string; name: string }): Promise<TokenResponse> {
+    if (!this.config.bootstrapToken) throw AppError.forbidden('Bootstrap is disabled: BOOTSTRAP_TOKEN is not set');
+    if (!headerToken || !safeEqual(headerToken, this.config.bootstrapToken)) throw AppError.unauthorized('Invalid bootstrap token');
+    const user = await this.dbService.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
+      if ((await this.users.countSuperadmins()) > 0) throw AppError.conflict('A superadmin already exists');
+      return this.users.create({ email: input.email, name: input.name, platformRole: 'superadmin', password: input.password });
+    });
+    await this.audit.record({ action: 'auth.bootstrap', userId: user.id, resourceId: user.id });
+    return this.startSession(user, 'bootstrap');
+  }
+
+  /** Issues a token for a user who has just proven who they are. */
+  async startSession(user: UserRow, method: string): Promise<TokenResponse> {
+    const memberships = await this.users.memberships(user.id);
+    const token = await this.tokens.sign({
+      userId: user.id,
+      email: user.email,
+      name: user.name,
+      platformRole: user.platformRole,
+      orgMemberships: memberships,
+    });
+    await this.users.recordLogin(user.id);
+    await this.audit.record({ action: 'auth.login', userId: user.id, resourceId: user.id, meta: { method } });
+    return { token, user: await this.toUserDto(user, memberships) };
+  }
+
+  async toUserDto(user: UserRow, memberships?: Awaited<ReturnType<UsersService['memberships']>>): Promise<UserDto> {
+    const ms = memberships ?? (await this.users.memberships(user.id));
+    const orgs = await this.orgs.summaries(ms.map((m) => m.orgId));
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      platformRole: user.platformRole,
+      status: user.status,
+      totpEnabled: user.totpEnabled,
+      orgMemberships: ms.map((m) => ({ orgId: m.orgId, orgRole: m.orgRole, orgSlug: orgs.get(m.orgId)?.slug, orgName: orgs.get(m.orgId)?.legalName })),
+      createdAt: user.createdAt.toISOString(),
+    };
+  }
+
+  private assertActive(user: UserRow): void {
+    if (user.status !== 'active') throw AppError.unauthorized(`This account is ${user.status}`);
+  }
+
+  private async totpMatches(user: UserRow, code: string): Promise<boolean> {
+    if (!user.totpSecretEnc) return false;
+    const secret = this.secrets.open(user.totpSecretEnc);
+    const result = await verifyTotp({ secret, token: code, epochTolerance: 30 });
+    return result.valid;
+  }
+}

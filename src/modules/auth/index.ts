@@ -1,0 +1,3 @@
+export { AuthModule } from './auth.module.js';
+export { AuthService } from './auth.service.js';
+export { OtpService } from './otp.service.js';

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { OrgRole, PlatformRole } from '../../contracts/roles.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { logger } from '../../platform/observability/logger.js';
+import { AuthService } from '../auth/index.js';
+import { OrgsService } from '../orgs/index.js';
+import { SpecialistsService } from '../specialists/index.js';
+import { UsersService } from '../users/index.js';
+import { DEMO_ORG, DEMO_PASSWORD, DEMO_SPECIALISTS, DEMO_USERS } from './demo.data.js';
+
+export type DemoRole = 'superadmin' | 'account_manager' | 'expert' | 'ai_operator' | 'client' | 'org_admin';
+
+const DEMO_ROLE_MAP: Record<DemoRole, { platformRole: PlatformRole; orgRole?: OrgRole; label: string }> = {
+  superadmin: { platformRole: 'superadmin', label: 'Superadmin' },
+  account_manager: { platformRole: 'account_manager', label: 'Account Manager' },
+  expert: { platformRole: 'expert', label: 'Expert' },
+  ai_operator: { platformRole: 'ai_operator', label: 'AI Operator' },
+  client: { platformRole: 'org_member', orgRole: 'member', label: 'Client' },
+  org_admin: { platformRole: 'org_admin', orgRole: 'owner', label: 'Org Admin' },
+};
+
+/** Demo data and demo sign-in; never reachable in production. */
+@Injectable()
+export class DemoService {
+  constructor(
+    private readonly dbService: DbService,
+    private readonly users: UsersService,
+    private readonly orgs: OrgsService,
+    private readonly specialists: SpecialistsService,
+    private readonly auth: AuthService,
+  ) {}
+
+  /** Seeds the demo accounts, org and catalog on a database that has no users. Idempotent. */
+  async seedIfEmpty(): Promise<boolean> {
+    if ((await this.users.countSuperadmins()) > 0) return false;
+    await this.dbService.transaction(async () => {
+      const byEmail = new Map<string, string>();
+      for (const u of DEMO_USERS) {
+        const existing = await this.users.findByEmail(u.email);
+        const row = existing ?? (await this.users.create({ email: u.email, name: u.name, platformRole: u.platformRole, password: DEMO_PASSWORD }));
+        byEmail.set(u.email, row.id);
+      }
+      const org =
+        (await this.orgs.findBySlug(DEMO_ORG.slug)) ??
+        (await this.orgs.create({ ...DEMO_ORG, status: 'active', assignedAmId: byEmail.get('account_manager@platform.demo.invalid') }));
+      for (const u of DEMO_USERS) {
+        if (u.org) await this.users.addMembership(org.id, byEmail.get(u.email)!, u.org.orgRole);
+      }
+      for (const s of DEMO_SPECIALISTS) {
+        if (!(await this.specialists.findBySlug(s.slug))) await this.specialists.create(s);
+      }
+    });
+    logger.info('demo data seeded');
+    return true;
+  }
+
+  accounts() {
+    return DEMO_USERS.filter((u) => u.email !== 'expert2@platform.demo.invalid').map((u) => ({
+      email: u.email,
+      password: DEMO_PASSWORD,
+      role: u.platformRole,
+    }));
+  }
+
+  /** API-MAP.md "Auth": finds or creates `<role>@<orgSlug or 'platform'>.demo.invalid`. */
+  async demoLogin(role: DemoRole, orgSlug?: string): Promise<{ token: string }> {
+    const spec = DEMO_ROLE_MAP[role];
+    const org = orgSlug ? await this.orgs.findBySlug(orgSlug) : undefined;
+    if (orgSlug && !org) throw AppError.notFound('Organization');
+    if (spec.orgRole && !org) throw AppError.notFound('Organization');
+    const email = `${role}@${org ? org.slug : 'platform'}.demo.invalid`;
+    const user = await this.dbService.transaction(async () => {
+      const row =
+        (await this.users.findByEmail(email)) ??
+        (await this.users.create({ email, name: `Demo ${spec.label}`, platformRole: spec.platformRole }));
+      if (org && spec.orgRole) await this.users.addMembership(org.id, row.id, spec.orgRole);
+      return row;
+    });
+    if (user.status !== 'active') throw AppError.unauthorized(`This account is ${user.status}`);
+    const session = await this.auth.startSession(user, 'demo');
+    return { token: session.token };
+  }
+}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { OrgsRepository } from './orgs.repository.js';
+import type { NewOrgRow, OrgRow } from './orgs.tables.js';
+
+export interface OrgSummary {
+  id: string;
+  slug: string;
+  legalName: string;
+  status: OrgRow['status'];
+}
+
+/** Organizations. The setup wizard and its rules arrive with the account-manager issue. */
+@Injectable()
+export class OrgsService {
+  constructor(private readonly repo: OrgsRepository) {}
+
+  findBySlug(slug: string): Promise<OrgRow | undefined> {
+    return this.repo.findBySlug(slug.toLowerCase());
+  }
+
+  findById(id: string): Promise<OrgRow | undefined> {
+    return this.repo.findById(id);
+  }
+
+  async summaries(ids: string[]): Promise<Map<string, OrgSummary>> {
+    const rows = await this.repo.findByIds([...new Set(ids)]);
+    return new Map(rows.map((r) => [r.id, { id: r.id, slug: r.slug, legalName: r.legalName, status: r.status }]));
+  }
+
+  /** Creates an org row as given (used by the demo seed; the wizard adds its validation on top). */
+  create(values: NewOrgRow): Promise<OrgRow> {
+    return this.repo.insert(values);
+  }
+}

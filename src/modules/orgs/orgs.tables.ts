@@ -1,0 +1,47 @@
+import { sql } from 'drizzle-orm';
+import { date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { users } from '../users/users.tables.js';
+
+export const ORG_STATUSES = [
+  'pending_am_setup',
+  'pending_specialist_assignment',
+  'pending_client_confirmation',
+  'active',
+  'trial_ending',
+  'suspended',
+  'deactivated',
+] as const;
+export type OrgStatus = (typeof ORG_STATUSES)[number];
+
+/** Organizations: every field of spec 2.1 and its status. */
+export const orgs = pgTable(
+  'orgs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    legalName: text('legal_name').notNull(),
+    slug: text('slug').notNull(),
+    industry: text('industry').notNull(),
+    corporateDomains: text('corporate_domains').array().notNull(),
+    adminEmail: text('admin_email').notNull(),
+    website: text('website').notNull(),
+    timezone: text('timezone').notNull(),
+    logoUrl: text('logo_url'),
+    billingEmail: text('billing_email'),
+    companySize: text('company_size'),
+    trialEndDate: date('trial_end_date', { mode: 'string' }),
+    trialMode: text('trial_mode').$type<'default' | 'none'>().notNull().default('default'),
+    trialStartedAt: timestamp('trial_started_at', { withTimezone: true }),
+    status: text('status').$type<OrgStatus>().notNull().default('pending_am_setup'),
+    assignedAmId: uuid('assigned_am_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // An org that is not deactivated holds its slug (API-MAP.md "AM wizard").
+    uniqueIndex('orgs_slug_held_key').on(t.slug).where(sql`${t.status} <> 'deactivated'`),
+    index('orgs_status_idx').on(t.status),
+    index('orgs_assigned_am_idx').on(t.assignedAmId),
+  ],
+);
+export type OrgRow = typeof orgs.$inferSelect;
+export type NewOrgRow = typeof orgs.$inferInsert;

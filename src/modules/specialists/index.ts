@@ -1,0 +1,3 @@
+export { SpecialistsModule } from './specialists.module.js';
+export { SpecialistsService, type NewSpecialist } from './specialists.service.js';
+export type { SpecialistRow, MonthlyRateConfig } from './specialists.tables.js';

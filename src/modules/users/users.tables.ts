@@ -1,0 +1,47 @@
+import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { OrgRole, PlatformRole, UserStatus } from '../../contracts/roles.js';
+import { orgs } from '../orgs/orgs.tables.js';
+
+/** Users of spec 2.7. Email is stored lower-cased; `password_changed_at` keeps milliseconds (token revocation). */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull(),
+    name: text('name').notNull().default(''),
+    platformRole: text('platform_role').$type<PlatformRole>().notNull(),
+    status: text('status').$type<UserStatus>().notNull().default('active'),
+    passwordHash: text('password_hash'),
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    totpSecretEnc: text('totp_secret_enc'),
+    totpEnabled: boolean('totp_enabled').notNull().default(false),
+    lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('users_email_key').on(t.email),
+    index('users_platform_role_idx').on(t.platformRole),
+    index('users_created_at_idx').on(t.createdAt),
+  ],
+);
+export type UserRow = typeof users.$inferSelect;
+export type NewUserRow = typeof users.$inferInsert;
+
+/** A user's membership of an org, with its orgRole (spec 2.7). */
+export const orgMemberships = pgTable(
+  'org_memberships',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    orgRole: text('org_role').$type<OrgRole>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('org_memberships_org_user_key').on(t.orgId, t.userId), index('org_memberships_user_idx').on(t.userId)],
+);
+export type OrgMembershipRow = typeof orgMemberships.$inferSelect;

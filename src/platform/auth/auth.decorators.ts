@@ -1,0 +1,31 @@
+import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { OrgRole, PlatformRole } from '../../contracts/roles.js';
+import { AppError } from '../errors/app-error.js';
+import type { Principal } from './principal.js';
+
+export const IS_PUBLIC = 'auth:public';
+export const PLATFORM_ROLES = 'auth:platformRoles';
+export const ORG_ROLES = 'auth:orgRoles';
+
+/** The route needs no user token (webhooks, bootstrap, login). Everything else fails closed. */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/** Only these platform roles may call the route. */
+export const PlatformRoles = (...roles: PlatformRole[]) => SetMetadata(PLATFORM_ROLES, roles);
+
+export interface OrgRolesPolicy {
+  roles: OrgRole[];
+  /** Platform roles that pass without a membership (internal staff acting on any org). */
+  platformRoles?: PlatformRole[];
+  /** The route parameter that names the org. */
+  param?: string;
+}
+/** The caller needs one of these roles in the org named by the route's `:orgId`. */
+export const OrgRoles = (policy: OrgRolesPolicy) => SetMetadata(ORG_ROLES, policy);
+
+/** The verified caller. Only on routes that are not public (or where the guard found a token). */
+export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<{ principal?: Principal }>().principal;
+  if (!principal) throw AppError.unauthorized();
+  return principal;
+});

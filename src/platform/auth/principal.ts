@@ -1,0 +1,37 @@
+import type { OrgRole, PlatformRole, UserStatus } from '../../contracts/roles.js';
+
+export interface PrincipalMembership {
+  orgId: string;
+  orgRole: OrgRole;
+}
+
+/** The verified caller of a request: the token checked, then the user's current row. */
+export interface Principal {
+  userId: string;
+  email: string;
+  name: string;
+  platformRole: PlatformRole;
+  orgMemberships: PrincipalMembership[];
+  /** Milliseconds since epoch when the token was issued (the `pwv` claim). */
+  issuedAtMs: number;
+  impersonatorId?: string;
+  impersonationId?: string;
+}
+
+/** The current state of a user as the auth layer needs it; filled by the users module. */
+export interface PrincipalRecord {
+  id: string;
+  email: string;
+  name: string;
+  platformRole: PlatformRole;
+  status: UserStatus;
+  passwordChangedAt: Date;
+  orgMemberships: PrincipalMembership[];
+}
+
+export interface PrincipalLoader {
+  load(userId: string): Promise<PrincipalRecord | null>;
+}
+
+/** DI token of the PrincipalLoader port. */
+export const PRINCIPAL_LOADER = Symbol('PRINCIPAL_LOADER');

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+const intFrom = (def: number, min = 0) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min))
+    .optional()
+    .transform((v) => v ?? def);
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+const optionalUrl = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+  .pipe(z.url({ message: 'must be a URL' }).optional());
+
+/** The environment variables of API-MAP.md "Configuration", plus a few operational knobs. */
+export const EnvSchema = z.object({
+  PORT: intFrom(3000, 0).pipe(z.number().max(65535)),
+  HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
+  APP_ENV: z.enum(['development', 'test', 'production']).optional().transform((v) => v ?? 'development'),
+  PUBLIC_URL: optionalUrl,
+  DATABASE_URL: optionalUrl,
+  DATA_DIR: optionalString.transform((v) => v ?? './data'),
+  REDIS_URL: optionalUrl,
+  REDIS_KEY_PREFIX: optionalString.transform((v) => v ?? 'cos:'),
+  ENCRYPTION_KEY: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+      .optional(),
+  ),
+  JWT_PRIVATE_KEY: optionalString,
+  JWT_PUBLIC_KEY: optionalString,
+  SMTP_URL: optionalUrl,
+  MAIL_FROM: optionalString.transform((v) => v ?? 'Client Organization Service <no-reply@localhost>'),
+  LLM_PROVIDER: z.enum(['offline', 'openai', 'anthropic', 'openai-compatible']).optional().transform((v) => v ?? 'offline'),
+  LLM_MODEL: optionalString,
+  LLM_API_KEY: optionalString,
+  LLM_BASE_URL: optionalUrl,
+  ORG_MESSAGE_QUOTA_PER_HOUR: intFrom(1000, 1),
+  THROTTLE_ORG_PER_MINUTE: intFrom(6000, 1),
+  THROTTLE_IP_PER_MINUTE: intFrom(1200, 1),
+  BOOTSTRAP_TOKEN: optionalString,
+  INBOUND_QUEUE_MAX_DEPTH: intFrom(10000, 1),
+  BACKPRESSURE_RETRY_AFTER_S: intFrom(30, 1),
+  CHAT_A_SIGNING_SECRET: optionalString,
+  MESSAGING_A_AUTH_TOKEN: optionalString,
+  MESSAGING_A_NUMBER_POOL: optionalString,
+  EMAIL_INBOUND_SIGNING_SECRET: optionalString,
+  ENTERPRISE_CHAT_APP_ID: optionalString,
+  ENTERPRISE_CHAT_OPENID_METADATA_URL: optionalUrl,
+  ENTERPRISE_CHAT_ISSUERS: optionalString,
+  WORKSPACE_DOMAIN: optionalString.transform((v) => v ?? 'workspace.example.com'),
+  BILLING_WEBHOOK_SECRET: optionalString,
+  BILLING_GRACE_DAYS: intFrom(7, 0),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
+  SEED_DEMO_DATA: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true')),
+});
+
+export type Env = z.input<typeof EnvSchema>;
+export type ParsedEnv = z.output<typeof EnvSchema>;

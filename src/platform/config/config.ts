@@ -1,0 +1,118 @@
+import { resolve } from 'node:path';
+import { EnvSchema, type ParsedEnv } from './config.schema.js';
+import { ConfigError } from './config-error.js';
+import { loadKeys, type KeyMaterial } from './keys.js';
+
+export { ConfigError };
+
+export interface AppConfig {
+  readonly env: ParsedEnv['APP_ENV'];
+  readonly isProduction: boolean;
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly redisUrl: string | undefined;
+  readonly redisKeyPrefix: string;
+  readonly keys: KeyMaterial;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly llm: { provider: ParsedEnv['LLM_PROVIDER']; model?: string; apiKey?: string; baseUrl?: string };
+  readonly limits: {
+    orgMessageQuotaPerHour: number;
+    throttleOrgPerMinute: number;
+    throttleIpPerMinute: number;
+    inboundQueueMaxDepth: number;
+    backpressureRetryAfterS: number;
+  };
+  readonly bootstrapToken: string | undefined;
+  readonly channels: {
+    chatASigningSecret?: string;
+    messagingAAuthToken?: string;
+    messagingANumberPool: string[];
+    emailInboundSigningSecret?: string;
+    enterpriseChatAppId?: string;
+    enterpriseChatOpenIdMetadataUrl?: string;
+    enterpriseChatIssuers: string[];
+  };
+  readonly workspaceDomain: string;
+  readonly billing: { webhookSecret?: string; graceDays: number };
+  readonly logLevel: ParsedEnv['LOG_LEVEL'];
+  readonly seedDemoData: boolean;
+}
+
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/**
+ * Builds the one configuration object from the environment. A bad value stops the boot with a
+ * message naming the variable; production refuses to start without its secrets (spec 5.7).
+ */
+export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(environment)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const isProduction = e.APP_ENV === 'production';
+  if (isProduction) {
+    const missing = (['ENCRYPTION_KEY', 'JWT_PRIVATE_KEY', 'JWT_PUBLIC_KEY'] as const).filter((k) => !e[k]);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `APP_ENV=production refuses to boot without ${missing.join(', ')}: set ${missing.length > 1 ? 'them' : 'it'} in the environment (keys are only generated outside production).`,
+      );
+    }
+  }
+  if ((e.JWT_PRIVATE_KEY === undefined) !== (e.JWT_PUBLIC_KEY === undefined)) {
+    throw new ConfigError('Invalid configuration:\n  JWT_PRIVATE_KEY / JWT_PUBLIC_KEY: set both or neither');
+  }
+  const dataDir = resolve(e.DATA_DIR);
+  const keys = loadKeys({
+    dataDir,
+    allowGenerate: !isProduction,
+    encryptionKey: e.ENCRYPTION_KEY,
+    jwtPrivateKey: e.JWT_PRIVATE_KEY,
+    jwtPublicKey: e.JWT_PUBLIC_KEY,
+  });
+  return {
+    env: e.APP_ENV,
+    isProduction,
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    keys,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    llm: { provider: e.LLM_PROVIDER, model: e.LLM_MODEL, apiKey: e.LLM_API_KEY, baseUrl: e.LLM_BASE_URL },
+    limits: {
+      orgMessageQuotaPerHour: e.ORG_MESSAGE_QUOTA_PER_HOUR,
+      throttleOrgPerMinute: e.THROTTLE_ORG_PER_MINUTE,
+      throttleIpPerMinute: e.THROTTLE_IP_PER_MINUTE,
+      inboundQueueMaxDepth: e.INBOUND_QUEUE_MAX_DEPTH,
+      backpressureRetryAfterS: e.BACKPRESSURE_RETRY_AFTER_S,
+    },
+    bootstrapToken: e.BOOTSTRAP_TOKEN,
+    channels: {
+      chatASigningSecret: e.CHAT_A_SIGNING_SECRET,
+      messagingAAuthToken: e.MESSAGING_A_AUTH_TOKEN,
+      messagingANumberPool: list(e.MESSAGING_A_NUMBER_POOL),
+      emailInboundSigningSecret: e.EMAIL_INBOUND_SIGNING_SECRET,
+      enterpriseChatAppId: e.ENTERPRISE_CHAT_APP_ID,
+      enterpriseChatOpenIdMetadataUrl: e.ENTERPRISE_CHAT_OPENID_METADATA_URL,
+      enterpriseChatIssuers: list(e.ENTERPRISE_CHAT_ISSUERS),
+    },
+    workspaceDomain: e.WORKSPACE_DOMAIN,
+    billing: { webhookSecret: e.BILLING_WEBHOOK_SECRET, graceDays: e.BILLING_GRACE_DAYS },
+    logLevel: e.LOG_LEVEL,
+    seedDemoData: !isProduction && (e.SEED_DEMO_DATA ?? true),
+  };
+}

@@ -1,0 +1,86 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from './config-error.js';
+
+export interface KeyMaterial {
+  /** 32 bytes for AES-256-GCM. */
+  readonly encryptionKey: Buffer;
+  readonly jwtPrivateKeyPem: string;
+  readonly jwtPublicKeyPem: string;
+  /** Where each key came from, for the start-up log (never the key itself). */
+  readonly source: { encryption: 'env' | 'generated' | 'data-dir'; jwt: 'env' | 'generated' | 'data-dir' };
+}
+
+interface LoadKeysInput {
+  dataDir: string;
+  allowGenerate: boolean;
+  encryptionKey?: string;
+  jwtPrivateKey?: string;
+  jwtPublicKey?: string;
+}
+
+const pem = (v: string) => v.replace(/\\n/g, '\n');
+
+/**
+ * Keys come from the environment; outside production a missing key is generated once into
+ * DATA_DIR/keys (mode 0600) and reused on the next start.
+ */
+export function loadKeys(input: LoadKeysInput): KeyMaterial {
+  const dir = join(input.dataDir, 'keys');
+  const ensureDir = () => mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const writeSecret = (file: string, content: string) => {
+    ensureDir();
+    writeFileSync(file, content, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  };
+
+  let encryptionKey: Buffer;
+  let encSource: KeyMaterial['source']['encryption'];
+  if (input.encryptionKey) {
+    encryptionKey = Buffer.from(input.encryptionKey, 'base64');
+    encSource = 'env';
+  } else {
+    if (!input.allowGenerate) throw new ConfigError('ENCRYPTION_KEY is required');
+    const file = join(dir, 'encryption.key');
+    if (existsSync(file)) {
+      encryptionKey = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+      encSource = 'data-dir';
+    } else {
+      encryptionKey = randomBytes(32);
+      writeSecret(file, encryptionKey.toString('base64'));
+      encSource = 'generated';
+    }
+    if (encryptionKey.length !== 32) throw new ConfigError(`${file} does not hold a 32-byte base64 key`);
+  }
+
+  let jwtPrivateKeyPem: string;
+  let jwtPublicKeyPem: string;
+  let jwtSource: KeyMaterial['source']['jwt'];
+  if (input.jwtPrivateKey && input.jwtPublicKey) {
+    jwtPrivateKeyPem = pem(input.jwtPrivateKey);
+    jwtPublicKeyPem = pem(input.jwtPublicKey);
+    jwtSource = 'env';
+  } else {
+    if (!input.allowGenerate) throw new ConfigError('JWT_PRIVATE_KEY and JWT_PUBLIC_KEY are required');
+    const privFile = join(dir, 'jwt-private.pem');
+    const pubFile = join(dir, 'jwt-public.pem');
+    if (existsSync(privFile) && existsSync(pubFile)) {
+      jwtPrivateKeyPem = readFileSync(privFile, 'utf8');
+      jwtPublicKeyPem = readFileSync(pubFile, 'utf8');
+      jwtSource = 'data-dir';
+    } else {
+      const pair = generateKeyPairSync('rsa', {
+        modulusLength: 2048,
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      });
+      writeSecret(privFile, pair.privateKey);
+      writeSecret(pubFile, pair.publicKey);
+      jwtPrivateKeyPem = pair.privateKey;
+      jwtPublicKeyPem = pair.publicKey;
+      jwtSource = 'generated';
+    }
+  }
+  return { encryptionKey, jwtPrivateKeyPem, jwtPublicKeyPem, source: { encryption: encSource, jwt: jwtSource } };
+}

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { SecretBox, safeEqual, sixDigitCode } from './crypto.js';
+
+describe('SecretBox', () => {
+  it('round-trips and names its key', () => {
+    const box = new SecretBox(randomBytes(32));
+    const sealed = box.seal('xoxb-secret');
+    expect(sealed).not.toContain('xoxb-secret');
+    expect(sealed.split('.')[1]).toBe(box.keyId);
+    expect(box.open(sealed)).toBe('xoxb-secret');
+  });
+
+  it('refuses a tampered ciphertext and a foreign key', () => {
+    const box = new SecretBox(randomBytes(32));
+    const sealed = box.seal('hello');
+    const parts = sealed.split('.');
+    parts[4] = Buffer.from('jello').toString('base64url');
+    expect(() => box.open(parts.join('.'))).toThrow();
+    expect(() => new SecretBox(randomBytes(32)).open(sealed)).toThrow(/another key/);
+  });
+});
+
+describe('safeEqual and codes', () => {
+  it('compares strings', () => {
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+  it('draws 6-digit codes', () => {
+    for (let i = 0; i < 200; i++) expect(sixDigitCode()).toMatch(/^\d{6}$/);
+  });
+});

@@ -1,0 +1,113 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+
+/** The one database type every repository is written against (pg and PGlite alike). */
+export type Database = PgDatabase<PgQueryResultHKT>;
+export type Transaction = PgTransaction<PgQueryResultHKT, Record<string, never>, ExtractTablesWithRelations<Record<string, never>>>;
+/** What a repository function takes: the root database or an open transaction. */
+export type Db = Database | Transaction;
+
+/** Raw SQL runner, as pg-boss's `db.executeSql` wants it. */
+export type ExecuteSql = (text: string, values?: unknown[]) => Promise<{ rows: any[] }>;
+
+export interface DatabaseHandle {
+  readonly kind: 'postgres' | 'pglite';
+  readonly db: Database;
+  readonly executeSql: ExecuteSql;
+  readonly pool?: pg.Pool;
+  readonly pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Keep the embedded database in memory (tests). */
+  memory?: boolean;
+  /** Start from a dumped data directory (tests load a migrated template). */
+  loadDataDir?: Blob;
+}
+
+export interface OpenDatabaseInput {
+  databaseUrl?: string;
+  dataDir: string;
+  poolSize?: number;
+  embedded?: EmbeddedOptions;
+}
+
+// Timestamps travel as JS Dates; bigints (counts) as numbers where they fit.
+pg.types.setTypeParser(20, (v) => {
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : v;
+});
+
+export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHandle> {
+  if (input.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: input.databaseUrl, max: input.poolSize ?? 10, application_name: 'client-organization-service' });
+    // An idle client that errors (server restart) must not crash the process; the pool replaces it.
+    pool.on('error', () => undefined);
+    const db = drizzlePg(pool) as unknown as Database;
+    return {
+      kind: 'postgres',
+      db,
+      pool,
+      executeSql: (text, values) => pool.query(text, values as unknown[]),
+      close: () => pool.end(),
+    };
+  }
+  let pglite: PGlite;
+  let releaseLock = () => {};
+  if (input.embedded?.memory) {
+    pglite = new PGlite({ loadDataDir: input.embedded.loadDataDir });
+  } else {
+    const dir = join(input.dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+    releaseLock = lockDataDir(dir);
+    pglite = new PGlite(dir, { loadDataDir: input.embedded?.loadDataDir });
+  }
+  await pglite.waitReady;
+  const db = drizzlePglite(pglite) as unknown as Database;
+  return {
+    kind: 'pglite',
+    db,
+    pglite,
+    executeSql: async (text, values) => {
+      if (values && values.length > 0) return pglite.query(text, values);
+      const results = await pglite.exec(text);
+      return { rows: results.at(-1)?.rows ?? [] };
+    },
+    close: async () => {
+      await pglite.close();
+      releaseLock();
+    },
+  };
+}
+
+/**
+ * The embedded database is a single-process store: a second process opening the same directory
+ * would corrupt it, so the directory is locked to the process that opened it.
+ */
+function lockDataDir(dir: string): () => void {
+  const file = join(dir, '.owner.pid');
+  if (existsSync(file)) {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+      throw new Error(`the embedded database in ${dir} is in use by process ${pid}; stop it or set another DATA_DIR`);
+    }
+  }
+  writeFileSync(file, String(process.pid));
+  return () => rmSync(file, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,72 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql } from 'drizzle-orm';
+import { logger } from '../observability/logger.js';
+import type { Database, DatabaseHandle, Db, Transaction } from './database.js';
+
+interface TxContext {
+  tx: Transaction;
+  afterCommit: Array<() => unknown>;
+}
+
+/**
+ * The database of the running app. `db` is the open transaction of the current async context when
+ * there is one, so repositories join a transaction without being handed it.
+ */
+export class DbService {
+  private readonly als = new AsyncLocalStorage<TxContext>();
+  migrated = false;
+
+  constructor(readonly handle: DatabaseHandle) {}
+
+  get db(): Db {
+    return this.als.getStore()?.tx ?? this.handle.db;
+  }
+
+  get root(): Database {
+    return this.handle.db;
+  }
+
+  get inTransaction(): boolean {
+    return this.als.getStore() !== undefined;
+  }
+
+  /** Runs fn in one transaction (joins the current one when nested); after-commit hooks run once it commits. */
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const current = this.als.getStore();
+    if (current) return fn(current.tx);
+    const hooks: Array<() => unknown> = [];
+    const result = await this.handle.db.transaction(async (tx) => this.als.run({ tx, afterCommit: hooks }, () => fn(tx)));
+    for (const hook of hooks) {
+      try {
+        await hook();
+      } catch (err) {
+        logger.error({ err }, 'after-commit hook failed');
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Defers a side effect (audit row, realtime push, job enqueue) until the current transaction
+   * commits; runs it at once outside a transaction. A rolled-back transaction drops it.
+   */
+  afterCommit(fn: () => unknown): void {
+    const current = this.als.getStore();
+    if (current) {
+      current.afterCommit.push(fn);
+      return;
+    }
+    void Promise.resolve()
+      .then(fn)
+      .catch((err) => logger.error({ err }, 'side effect failed'));
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.handle.db.execute(sql`select 1`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

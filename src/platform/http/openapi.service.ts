@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { RequestMethod } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { OpenAPIRegistry, OpenApiGeneratorV3, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ErrorBodySchema } from '../../contracts/errors.js';
+import { IS_PUBLIC, ORG_ROLES, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
+import { ENDPOINT, type EndpointSpec } from './endpoint.js';
+
+export interface DiscoveredRoute {
+  method: string;
+  /** Full path in OpenAPI form, e.g. `/api/orgs/{orgId}`. */
+  path: string;
+  isPublic: boolean;
+  platformRoles?: string[];
+  orgRoles?: OrgRolesPolicy;
+  spec?: EndpointSpec;
+  controller: string;
+  handler: string;
+}
+
+const API_PREFIX = '/api';
+
+const join = (...parts: string[]) =>
+  ('/' + parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')).replace(/:(\w+)/g, '{$1}');
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid input (`validation_failed` lists the fields) or a refused rule (`bad_request`)',
+  401: 'No valid token (`unauthorized`)',
+  403: 'Role or ownership refuses (`forbidden`)',
+  404: 'Unknown id, or an id of another org (`not_found`)',
+  409: 'State refuses (`conflict`)',
+  410: 'Gone',
+  429: 'Rate limit (`rate_limit`), with X-RateLimit-* and Retry-After headers',
+  503: 'Backpressure (`backpressure`) with Retry-After',
+};
+
+/** Every route of the app, read from Nest's metadata; the OpenAPI document is generated from it. */
+@Injectable()
+export class RouteCatalog {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  routes(): DiscoveredRoute[] {
+    const out: DiscoveredRoute[] = [];
+    for (const wrapper of this.discovery.getControllers()) {
+      const instance = wrapper.instance as object | undefined;
+      if (!instance || !wrapper.metatype) continue;
+      const controllerPaths = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, wrapper.metatype) ?? '');
+      const proto = Object.getPrototypeOf(instance) as Record<string, (...args: unknown[]) => unknown>;
+      for (const name of this.scanner.getAllMethodNames(proto)) {
+        const handler = proto[name]!;
+        const routePath = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+        if (routePath === undefined) continue;
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number]!.toLowerCase();
+        const targets = [handler, wrapper.metatype];
+        for (const cp of controllerPaths) {
+          for (const rp of ([] as string[]).concat(routePath)) {
+            out.push({
+              method,
+              path: join(API_PREFIX, cp, rp),
+              isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
+              platformRoles: this.reflector.getAllAndOverride<string[]>(PLATFORM_ROLES, targets),
+              orgRoles: this.reflector.getAllAndOverride<OrgRolesPolicy>(ORG_ROLES, targets),
+              spec: Reflect.getMetadata(ENDPOINT, handler) as EndpointSpec | undefined,
+              controller: wrapper.name,
+              handler: name,
+            });
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  openApiDocument(info: { title: string; version: string; serverUrl: string }): object {
+    const registry = new OpenAPIRegistry();
+    registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    const errorSchema = ErrorBodySchema;
+    for (const route of this.routes()) {
+      const spec = route.spec;
+      const status = spec?.status ?? (route.method === 'post' ? 201 : 200);
+      const responses: RouteConfig['responses'] = {
+        [status]: spec?.response
+          ? { description: 'Success', content: { 'application/json': { schema: spec.response } } }
+          : { description: status === 204 ? 'No content' : 'Success' },
+      };
+      const errorCodes = new Set<number>([400, 429, ...(spec?.errors ?? [])]);
+      if (!route.isPublic) errorCodes.add(401);
+      if (route.platformRoles || route.orgRoles) errorCodes.add(403);
+      for (const code of errorCodes) {
+        responses[code] = { description: STATUS_TEXT[code] ?? 'Error', content: { 'application/json': { schema: errorSchema } } };
+      }
+      const roles = [
+        route.platformRoles ? `Platform roles: ${route.platformRoles.join(', ')}.` : '',
+        route.orgRoles ? `Org roles: ${route.orgRoles.roles.join(', ')}.` : '',
+        route.isPublic ? 'Public (no token).' : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
+      const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+      const params =
+        (spec?.params as z.ZodObject | undefined) ??
+        (pathParams.length ? z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) : undefined);
+      registry.registerPath({
+        method: route.method as RouteConfig['method'],
+        path: route.path,
+        summary: spec?.summary ?? `${route.controller}.${route.handler}`,
+        description: [spec?.description, roles].filter(Boolean).join('\n\n') || undefined,
+        tags: spec?.tags ?? [route.controller.replace(/Controller$/, '')],
+        security: route.isPublic ? [] : [{ bearer: [] }],
+        request: {
+          params,
+          query: spec?.query as z.ZodObject | undefined,
+          body: spec?.body ? { content: { 'application/json': { schema: spec.body } } } : undefined,
+          headers: spec?.headers ? z.object(Object.fromEntries(Object.entries(spec.headers).map(([h, d]) => [h, z.string().describe(d)]))) : undefined,
+        },
+        responses,
+      });
+    }
+    const generator = new OpenApiGeneratorV3(registry.definitions);
+    return generator.generateDocument({
+      openapi: '3.0.3',
+      info: { title: info.title, version: info.version, description: 'Generated from the zod schemas of each route.' },
+      servers: [{ url: info.serverUrl }],
+    });
+  }
+}

@@ -1,0 +1,97 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PlatformRole } from '../../contracts/roles.js';
+import { IS_PUBLIC, ORG_ROLES, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
+import type { Principal } from '../auth/principal.js';
+import { RequestAuthenticator } from '../auth/request-auth.js';
+import { APP_CONFIG } from '../config/config.token.js';
+import type { AppConfig } from '../config/config.js';
+import { AppError } from '../errors/app-error.js';
+import { RateLimitService, rateLimitError, rateLimitHeaders, type Limiter } from '../rate-limit/rate-limit.service.js';
+
+/** Internal staff who may act on every org (API-MAP.md "Conventions"). */
+const ACTS_ON_EVERY_ORG: PlatformRole[] = ['superadmin', 'account_manager', 'ai_operator', 'expert'];
+
+/**
+ * The one global guard, in a fixed order: resolve the caller (if a token is sent), apply the
+ * global throttle (spec 7.1, 8), then fail closed: a token unless the route is @Public(),
+ * the platform roles, the org roles.
+ */
+@Injectable()
+export class RequestGuard implements CanActivate {
+  private readonly orgThrottle: Limiter;
+  private readonly ipThrottle: Limiter;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: RequestAuthenticator,
+    rateLimits: RateLimitService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.orgThrottle = rateLimits.limiter({ name: 'throttle-org', points: config.limits.throttleOrgPerMinute, durationS: 60 });
+    this.ipThrottle = rateLimits.limiter({ name: 'throttle-ip', points: config.limits.throttleIpPerMinute, durationS: 60 });
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const targets = [context.getHandler(), context.getClass()];
+
+    const outcome = await this.authenticator.resolve(request);
+    await this.throttle(request, reply, outcome.principal);
+
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true;
+    if (isPublic) return true;
+    const principal = outcome.principal;
+    if (!principal) {
+      const why = outcome.reason === 'missing' ? 'Authentication required' : outcome.reason === 'revoked' ? 'Session revoked, sign in again' : 'Invalid or expired token';
+      throw AppError.unauthorized(why);
+    }
+
+    const platformRoles = this.reflector.getAllAndOverride<PlatformRole[] | undefined>(PLATFORM_ROLES, targets);
+    if (platformRoles && !platformRoles.includes(principal.platformRole)) {
+      throw AppError.forbidden('Your role does not allow this');
+    }
+
+    const orgPolicy = this.reflector.getAllAndOverride<OrgRolesPolicy | undefined>(ORG_ROLES, targets);
+    if (orgPolicy) this.checkOrgRoles(request, principal, orgPolicy);
+    return true;
+  }
+
+  private checkOrgRoles(request: FastifyRequest, principal: Principal, policy: OrgRolesPolicy): void {
+    const orgId = (request.params as Record<string, string | undefined>)[policy.param ?? 'orgId'];
+    if (!orgId) throw AppError.notFound('Organization');
+    if (policy.platformRoles?.includes(principal.platformRole)) return;
+    const membership = principal.orgMemberships.find((m) => m.orgId === orgId);
+    // Not a member at all: do not reveal that the org exists.
+    if (!membership) throw AppError.notFound('Organization');
+    if (!policy.roles.includes(membership.orgRole)) throw AppError.forbidden('Your organization role does not allow this');
+  }
+
+  /**
+   * Keyed by the org of the route when the caller may act on it (else the caller's only org),
+   * else by the signed-in user, else by IP. A route's org the caller cannot reach never spends
+   * that org's budget.
+   */
+  private async throttle(request: FastifyRequest, reply: FastifyReply, principal: Principal | undefined): Promise<void> {
+    let limiter = this.ipThrottle;
+    let key = `ip:${request.ip}`;
+    if (principal) {
+      limiter = this.orgThrottle;
+      const routeOrg = (request.params as Record<string, string | undefined> | undefined)?.orgId;
+      const member = (orgId: string) => principal.orgMemberships.some((m) => m.orgId === orgId);
+      if (routeOrg && (member(routeOrg) || ACTS_ON_EVERY_ORG.includes(principal.platformRole))) {
+        key = `org:${routeOrg}`;
+      } else if (principal.orgMemberships.length === 1) {
+        key = `org:${principal.orgMemberships[0]!.orgId}`;
+      } else {
+        key = `user:${principal.userId}`;
+      }
+    }
+    const result = await limiter.consume(key);
+    if (!result.allowed) throw rateLimitError(result, 'Rate limit exceeded');
+    for (const [name, value] of Object.entries(rateLimitHeaders(result))) reply.header(name, value);
+  }
+}

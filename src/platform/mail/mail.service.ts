@@ -1,0 +1,97 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { APP_CONFIG } from '../config/config.token.js';
+import type { AppConfig } from '../config/config.js';
+import { DbService } from '../db/db.service.js';
+import { logger } from '../observability/logger.js';
+import { QueueService } from '../queue/queue.service.js';
+import { SchedulerService } from '../queue/scheduler.service.js';
+import { mailOutbox, type MailOutboxRow } from './mail.tables.js';
+
+declare module '../queue/jobs.js' {
+  interface JobMap {
+    'mail.deliver': { outboxId: string };
+  }
+}
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+/**
+ * Outgoing mail. Every message is written to the outbox in the caller's transaction, so a mail
+ * is sent exactly when the business write commits. Without SMTP_URL the outbox is the delivery
+ * (listed at /api/dev/mail outside production); with it a queued job sends through nodemailer,
+ * and a periodic sweep re-queues anything left unsent.
+ */
+@Injectable()
+export class MailService implements OnModuleInit {
+  private readonly transport?: Transporter;
+
+  constructor(
+    private readonly dbService: DbService,
+    private readonly queue: QueueService,
+    private readonly scheduler: SchedulerService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    if (config.smtpUrl) this.transport = nodemailer.createTransport(config.smtpUrl);
+  }
+
+  get delivers(): boolean {
+    return this.transport !== undefined;
+  }
+
+  onModuleInit(): void {
+    if (!this.transport) return;
+    this.queue.handle('mail.deliver', ({ outboxId }) => this.deliver(outboxId), { retryLimit: 8, retryDelaySeconds: 30, retryBackoff: true });
+    this.scheduler.every('mail.resend-stuck', 5 * 60_000, () => this.requeueStuck());
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    const [row] = await this.dbService.db
+      .insert(mailOutbox)
+      .values({ to: message.to.toLowerCase(), subject: message.subject, text: message.text, html: message.html ?? null })
+      .returning({ id: mailOutbox.id });
+    if (this.transport) {
+      this.dbService.afterCommit(() => this.queue.send('mail.deliver', { outboxId: row!.id }, { singletonKey: row!.id }));
+    }
+  }
+
+  async list(filter: { to?: string; limit: number }): Promise<MailOutboxRow[]> {
+    return this.dbService.db
+      .select()
+      .from(mailOutbox)
+      .where(filter.to ? eq(mailOutbox.to, filter.to.toLowerCase()) : undefined)
+      .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
+      .limit(filter.limit);
+  }
+
+  private async deliver(outboxId: string): Promise<void> {
+    const [row] = await this.dbService.db.select().from(mailOutbox).where(eq(mailOutbox.id, outboxId));
+    if (!row || row.sentAt) return;
+    try {
+      await this.transport!.sendMail({ from: this.config.mailFrom, to: row.to, subject: row.subject, text: row.text, html: row.html ?? undefined });
+      await this.dbService.db.update(mailOutbox).set({ sentAt: new Date(), attempts: sql`${mailOutbox.attempts} + 1` }).where(eq(mailOutbox.id, outboxId));
+    } catch (err) {
+      await this.dbService.db
+        .update(mailOutbox)
+        .set({ attempts: sql`${mailOutbox.attempts} + 1`, lastError: (err as Error).message.slice(0, 500) })
+        .where(eq(mailOutbox.id, outboxId));
+      logger.warn({ outboxId, err: (err as Error).message }, 'mail delivery failed, will retry');
+      throw err;
+    }
+  }
+
+  private async requeueStuck(): Promise<void> {
+    const stuck = await this.dbService.db
+      .select({ id: mailOutbox.id })
+      .from(mailOutbox)
+      .where(and(isNull(mailOutbox.sentAt), lt(mailOutbox.createdAt, new Date(Date.now() - 10 * 60_000)), lt(mailOutbox.attempts, 20)))
+      .limit(500);
+    for (const { id } of stuck) await this.queue.send('mail.deliver', { outboxId: id }, { singletonKey: id });
+  }
+}

@@ -1,0 +1,58 @@
+import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
+import { AuditService } from './audit/audit.service.js';
+import { TokenService } from './auth/token.service.js';
+import { APP_CONFIG } from './config/config.token.js';
+import type { AppConfig } from './config/config.js';
+import { SecretBox } from './crypto/crypto.js';
+import type { DatabaseHandle } from './db/database.js';
+import { DbService } from './db/db.service.js';
+import { AllExceptionsFilter } from './errors/http-exception.filter.js';
+import { DocsController } from './http/docs.controller.js';
+import { RouteCatalog } from './http/openapi.service.js';
+import { DevMailController } from './mail/dev-mail.controller.js';
+import { MailService } from './mail/mail.service.js';
+import { HealthController } from './observability/health.controller.js';
+import { Metrics } from './observability/metrics.js';
+import { QueueService } from './queue/queue.service.js';
+import { SchedulerService } from './queue/scheduler.service.js';
+import { RATE_LIMIT_REDIS, RateLimitService } from './rate-limit/rate-limit.service.js';
+import type { Redis } from 'ioredis';
+
+export interface PlatformDeps {
+  config: AppConfig;
+  dbService: DbService;
+  metrics: Metrics;
+  /** Redis for shared rate limits, when REDIS_URL is set. */
+  redis?: Redis;
+}
+
+/** The platform services every module may use. Holds no domain logic. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(deps: PlatformDeps): DynamicModule {
+    const providers: Provider[] = [
+      { provide: APP_CONFIG, useValue: deps.config },
+      { provide: DbService, useValue: deps.dbService },
+      { provide: Metrics, useValue: deps.metrics },
+      { provide: SecretBox, useValue: new SecretBox(deps.config.keys.encryptionKey) },
+      ...(deps.redis ? [{ provide: RATE_LIMIT_REDIS, useValue: deps.redis }] : []),
+      TokenService,
+      RateLimitService,
+      QueueService,
+      SchedulerService,
+      MailService,
+      AuditService,
+      RouteCatalog,
+      { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    ];
+    return {
+      module: PlatformModule,
+      imports: [DiscoveryModule],
+      controllers: [HealthController, DocsController, ...(deps.config.isProduction ? [] : [DevMailController])],
+      providers,
+      exports: providers.filter((p) => !(typeof p === 'object' && 'provide' in p && p.provide === APP_FILTER)),
+    };
+  }
+}

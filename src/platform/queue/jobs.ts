@@ -1,0 +1,28 @@
+/**
+ * The typed job map: job name -> payload. Each module declares its jobs in its `<domain>.jobs.ts`
+ * by augmenting this interface, so a producer and its worker cannot disagree:
+ *
+ *   declare module '../../platform/queue/jobs.js' {
+ *     interface JobMap { 'billing.generate-invoices': { month: string } }
+ *   }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JobMap {}
+
+export type JobName = keyof JobMap;
+
+export interface JobOptions {
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  expireInSeconds?: number;
+  /** At most one queued job per key (pg-boss singletonKey). */
+  singletonKey?: string;
+  startAfterSeconds?: number;
+}
+
+export interface WorkerOptions extends JobOptions {
+  /** Jobs fetched per poll. */
+  batchSize?: number;
+  pollingIntervalSeconds?: number;
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { sql } from 'drizzle-orm';
+import { DbService } from '../db/db.service.js';
+import { logger } from '../observability/logger.js';
+import { leaderLocks, periodicTaskRuns } from './leader.tables.js';
+
+export const LEADER_LOCK_TTL_MS = 30_000;
+const LEASE_RENEW_MS = 10_000;
+const TICK_MS = 1_000;
+const LOCK_NAME = 'scheduler';
+
+interface PeriodicTask {
+  name: string;
+  intervalMs: number;
+  run: () => Promise<void>;
+  running: boolean;
+}
+
+/**
+ * Periodic work on one instance at a time: instances compete for a lease (TTL 30 s, spec 8);
+ * the holder runs each task at most once per period, and the period itself is claimed in the
+ * database, so a handover never runs a period twice.
+ */
+@Injectable()
+export class SchedulerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly instanceId = randomUUID();
+  private readonly tasks: PeriodicTask[] = [];
+  private leaseTimer?: NodeJS.Timeout;
+  private tickTimer?: NodeJS.Timeout;
+  private leaseValidUntil = 0;
+  private stopped = false;
+
+  constructor(private readonly dbService: DbService) {}
+
+  every(name: string, intervalMs: number, run: () => Promise<void>): void {
+    this.tasks.push({ name, intervalMs, run, running: false });
+  }
+
+  get isLeader(): boolean {
+    return Date.now() < this.leaseValidUntil;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.renewLease();
+    this.leaseTimer = setInterval(() => void this.renewLease(), LEASE_RENEW_MS);
+    this.tickTimer = setInterval(() => void this.tick(), TICK_MS);
+    this.leaseTimer.unref();
+    this.tickTimer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.leaseTimer);
+    clearInterval(this.tickTimer);
+    if (this.isLeader) {
+      await this.dbService.root
+        .delete(leaderLocks)
+        .where(sql`${leaderLocks.name} = ${LOCK_NAME} and ${leaderLocks.holder} = ${this.instanceId}`)
+        .catch(() => undefined);
+    }
+    this.leaseValidUntil = 0;
+    while (this.tasks.some((t) => t.running)) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /** Takes the lease when free or expired, renews it when ours. */
+  async renewLease(): Promise<boolean> {
+    if (this.stopped) return false;
+    const startedAt = Date.now();
+    try {
+      const rows = await this.dbService.root.execute<{ holder: string }>(sql`
+        insert into leader_locks (name, holder, expires_at)
+        values (${LOCK_NAME}, ${this.instanceId}, now() + make_interval(secs => ${LEADER_LOCK_TTL_MS / 1000}))
+        on conflict (name) do update set holder = excluded.holder, expires_at = excluded.expires_at
+        where leader_locks.holder = excluded.holder or leader_locks.expires_at < now()
+        returning holder`);
+      const won = rowsOf(rows).length > 0;
+      // Count our lease from before the statement ran, and stop a little early: never two leaders.
+      this.leaseValidUntil = won ? startedAt + LEADER_LOCK_TTL_MS - 2_000 : 0;
+      return won;
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'leader lease renewal failed');
+      this.leaseValidUntil = 0;
+      return false;
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (!this.isLeader || this.stopped) return;
+    const now = Date.now();
+    for (const task of this.tasks) {
+      if (task.running) continue;
+      const period = Math.floor(now / task.intervalMs);
+      task.running = true;
+      void this.runOnce(task, period).finally(() => (task.running = false));
+    }
+  }
+
+  /** Claims the period in the database, then runs the task; false when the period was already run. */
+  async runOnce(task: Pick<PeriodicTask, 'name' | 'run'>, period: number): Promise<boolean> {
+    try {
+      const claimed = await this.dbService.root.execute(sql`
+        insert into ${periodicTaskRuns} (name, period, ran_at) values (${task.name}, ${period}, now())
+        on conflict (name) do update set period = excluded.period, ran_at = excluded.ran_at
+        where ${periodicTaskRuns.period} < excluded.period
+        returning name`);
+      if (rowsOf(claimed).length === 0) return false;
+      await task.run();
+      return true;
+    } catch (err) {
+      logger.error({ err, task: task.name }, 'periodic task failed');
+      return false;
+    }
+  }
+}
+
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
+}

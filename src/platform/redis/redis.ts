@@ -1,0 +1,42 @@
+import { Redis } from 'ioredis';
+import { logger } from '../observability/logger.js';
+
+/**
+ * A Redis connection that never blocks a request while Redis is down: commands fail fast
+ * (no offline queue) and the client keeps reconnecting in the background.
+ */
+export function createRedis(url: string, name: string): Redis {
+  const client = new Redis(url, {
+    lazyConnect: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectionName: `cos-${name}`,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  let warned = false;
+  client.on('error', (err) => {
+    if (!warned) logger.warn({ err: err.message, name }, 'redis connection error (retrying)');
+    warned = true;
+  });
+  client.on('ready', () => {
+    if (warned) logger.info({ name }, 'redis connection restored');
+    warned = false;
+  });
+  return client;
+}
+
+/** Resolves when the client is ready, or after `timeoutMs` (the app starts anyway and keeps retrying). */
+export async function waitForRedis(client: Redis, timeoutMs = 3000): Promise<boolean> {
+  if (client.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    client.once('ready', onReady);
+  });
+}

@@ -1,0 +1,183 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/browser.js';
+import { startServer, type RunningServer } from './support/server.js';
+
+const DEMO_PASSWORD = 'demo1234';
+const DEMO_USERS = [
+  { email: 'superadmin@platform.demo.invalid', landing: '/ops/clients', title: 'Clients' },
+  { email: 'account_manager@platform.demo.invalid', landing: '/ops/clients', title: 'Clients' },
+  { email: 'expert@platform.demo.invalid', landing: '/workspace/queue', title: 'Attention list' },
+  { email: 'org_admin@acme.demo.invalid', landing: '/client/chat', title: 'Chat' },
+  { email: 'client@acme.demo.invalid', landing: '/client/chat', title: 'Chat' },
+] as const;
+type DemoUser = (typeof DEMO_USERS)[number];
+
+interface MailItem {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  createdAt: string;
+}
+
+let server: RunningServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let pageErrors: string[];
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// A fresh context per test: its own localStorage, so no session leaks from one test to the next.
+beforeEach(async () => {
+  context = await browser.newContext({ baseURL: server.baseUrl });
+  page = await context.newPage();
+  pageErrors = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+});
+
+afterEach(async () => {
+  await context.close();
+  expect(pageErrors, 'uncaught errors in the page').toEqual([]);
+});
+
+async function waitForPath(path: string): Promise<void> {
+  await page.waitForURL((url) => url.pathname === path, { timeout: 15_000 });
+}
+
+async function expectSignedInPage(user: DemoUser): Promise<void> {
+  await waitForPath(user.landing);
+  await page.getByRole('heading', { level: 1, name: user.title, exact: true }).waitFor();
+  const currentUser = page.getByTestId('current-user');
+  await currentUser.waitFor();
+  expect(await currentUser.textContent()).toContain(user.email);
+}
+
+async function submitPasswordLogin(email: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+async function listMail(to: string): Promise<MailItem[]> {
+  const response = await fetch(`${server.baseUrl}/api/dev/mail?to=${encodeURIComponent(to)}&limit=20`);
+  expect(response.status, 'GET /api/dev/mail').toBe(200);
+  return (await response.json()) as MailItem[];
+}
+
+/** The 6-digit code of the first mail to `to` that was not in the outbox before. */
+async function waitForMailedCode(to: string, seenIds: ReadonlySet<string>): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    for (const mail of await listMail(to)) {
+      const code = mail.text.match(/\b(\d{6})\b/)?.[1];
+      if (!seenIds.has(mail.id) && code) return code;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`no mail with a 6-digit code reached ${to}`);
+}
+
+describe('sign-in through the web app', () => {
+  it('lists the demo accounts on the login page', async () => {
+    await page.goto('/login');
+    const demoAccounts = page.getByTestId('demo-accounts');
+    await demoAccounts.waitFor();
+    const text = await demoAccounts.textContent();
+    for (const user of DEMO_USERS) expect(text).toContain(user.email);
+    expect(text).toContain(DEMO_PASSWORD);
+  });
+
+  for (const user of DEMO_USERS) {
+    it(`signs ${user.email} in with the password and lands on ${user.landing}`, async () => {
+      await submitPasswordLogin(user.email, DEMO_PASSWORD);
+      await expectSignedInPage(user);
+
+      // The landing survives a reload, and `/` leads back to it.
+      await page.goto('/');
+      await expectSignedInPage(user);
+    });
+  }
+
+  it('signs in with a code sent by email', async () => {
+    const user = DEMO_USERS.find((candidate) => candidate.email.startsWith('expert@'))!;
+    await page.goto('/login');
+    await page.getByRole('tab', { name: 'Email code', exact: true }).click();
+    await page.getByLabel('Email', { exact: true }).fill(user.email);
+    const seenIds = new Set((await listMail(user.email)).map((mail) => mail.id));
+    await page.getByRole('button', { name: 'Send code', exact: true }).click();
+    await page.getByLabel('Code', { exact: true }).waitFor();
+
+    const code = await waitForMailedCode(user.email, seenIds);
+    await page.getByLabel('Code', { exact: true }).fill(code);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expectSignedInPage(user);
+
+    // The same mail is listed in the development outbox page.
+    await page.goto('/dev/mail');
+    await page.getByLabel('Recipient', { exact: true }).fill(user.email);
+    await page.getByTestId('mail-item').filter({ hasText: code }).first().waitFor();
+  });
+
+  it('shows an error for a wrong password and stays on /login', async () => {
+    await submitPasswordLogin('superadmin@platform.demo.invalid', 'not-the-password');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect((await alert.textContent())?.trim()).not.toBe('');
+    expect(new URL(page.url()).pathname).toBe('/login');
+  });
+
+  it("sends a signed-in user away from another role's page, and to /login after signing out", async () => {
+    const client = DEMO_USERS.find((candidate) => candidate.email.startsWith('client@'))!;
+    await submitPasswordLogin(client.email, DEMO_PASSWORD);
+    await expectSignedInPage(client);
+
+    await page.goto('/ops/clients');
+    await expectSignedInPage(client);
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await waitForPath('/login');
+    await page.goto('/client/chat');
+    await waitForPath('/login');
+  });
+});
+
+describe('routes without a session', () => {
+  it('sends / to /login', async () => {
+    await page.goto('/');
+    await waitForPath('/login');
+    await page.getByRole('heading', { level: 1, name: 'Sign in', exact: true }).waitFor();
+  });
+
+  it('redirects the legacy paths of spec 9.5', async () => {
+    await page.goto('/am/foo');
+    await waitForPath('/ops/foo');
+
+    await page.goto('/superadmin/users');
+    await waitForPath('/ops/users');
+
+    await page.goto('/portal/admin/team?tab=invites');
+    await waitForPath('/client/settings/team');
+    expect(new URL(page.url()).search).toBe('?tab=invites');
+
+    await page.goto('/client/admin/billing');
+    await waitForPath('/client/settings/billing');
+  });
+
+  it('shows a not found page with a link home', async () => {
+    await page.goto('/no/such/page');
+    await page.getByRole('heading', { level: 1, name: 'Not found', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Go home', exact: true }).click();
+    await waitForPath('/login');
+  });
+});

@@ -1,0 +1,71 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { createApp, type RunningApp } from '../../src/app.factory.js';
+import { loadConfig } from '../../src/platform/config/config.js';
+import { createDatabaseFrom, dropDatabase, randomDbName, withDatabase } from './databases.js';
+import { testEnv } from './env.js';
+import { HttpClient } from './http.js';
+
+export interface TestAppOptions {
+  /** Start from the demo data (default) or from an empty, migrated database. */
+  seeded?: boolean;
+  /** Extra environment (throttle limits, APP_ENV, secrets...). */
+  env?: Record<string, string | undefined>;
+  /** Use this machine's Redis when the run has REDIS_URL (default true). */
+  redis?: boolean;
+}
+
+export interface TestApp extends HttpClient {
+  running: RunningApp;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the whole service for a test file: its own copy of the template database (PostgreSQL
+ * when the run has DATABASE_URL, PGlite otherwise), its own Redis key prefix, a real HTTP port.
+ */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const seeded = options.seeded ?? true;
+  const dataDir = mkdtempSync(join(tmpdir(), 'cos-app-'));
+  const pgTemplates = inject('pgTemplates');
+  const pgliteTemplates = inject('pgliteTemplates');
+  const databaseUrl = process.env.DATABASE_URL;
+  const env: Record<string, string | undefined> = { DATA_DIR: dataDir, ...options.env };
+  let dbName: string | undefined;
+  let embedded;
+  if (databaseUrl && pgTemplates) {
+    dbName = randomDbName(pgTemplates.runPrefix);
+    await createDatabaseFrom(databaseUrl, dbName, seeded ? pgTemplates.seeded : pgTemplates.base);
+    env.DATABASE_URL = withDatabase(databaseUrl, dbName);
+  } else if (pgliteTemplates) {
+    const tar = readFileSync(seeded ? pgliteTemplates.seeded : pgliteTemplates.base);
+    embedded = { memory: true, loadDataDir: new Blob([tar]) };
+  } else {
+    throw new Error('test templates missing: is test/support/global-setup.ts configured?');
+  }
+  if (process.env.REDIS_URL && options.redis !== false) {
+    env.REDIS_URL = process.env.REDIS_URL;
+    env.REDIS_KEY_PREFIX = `cos-test:${randomBytes(6).toString('hex')}:`;
+  }
+  const config = loadConfig(testEnv(env));
+  const running = await createApp(config, { embedded, seed: false });
+  await running.app.listen(0, '127.0.0.1');
+  const address = running.app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  const client = new HttpClient(url);
+  return Object.assign(client, {
+    running,
+    url,
+    async close() {
+      await running.close();
+      if (dbName && databaseUrl) await dropDatabase(databaseUrl, dbName);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
+}

@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.spec.ts', 'test/**/*.spec.ts'],
+    exclude: ['node_modules/**', 'dist/**', 'web/**', 'test/browser/**'],
+    environment: 'node',
+    globalSetup: ['test/support/global-setup.ts'],
+    pool: 'forks',
+    // Each test file boots its own app on its own database copy; two at a time fit this machine.
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+  },
+});
