@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
+import { AuditController } from './audit/audit.controller.js';
 import { AuditService } from './audit/audit.service.js';
 import { TokenService } from './auth/token.service.js';
 import { APP_CONFIG } from './config/config.token.js';
@@ -50,7 +51,7 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       imports: [DiscoveryModule],
-      controllers: [HealthController, DocsController, ...(deps.config.isProduction ? [] : [DevMailController])],
+      controllers: [HealthController, DocsController, AuditController, ...(deps.config.isProduction ? [] : [DevMailController])],
       providers,
       exports: providers.filter((p) => !(typeof p === 'object' && 'provide' in p && p.provide === APP_FILTER)),
     };

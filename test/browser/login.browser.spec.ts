@@ -64,8 +64,8 @@ async function expectSignedInPage(user: DemoUser): Promise<void> {
 
 async function submitPasswordLogin(email: string, password: string): Promise<void> {
   await page.goto('/login');
-  await page.getByLabel('Email', { exact: true }).fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
@@ -113,19 +113,19 @@ describe('sign-in through the web app', () => {
     const user = DEMO_USERS.find((candidate) => candidate.email.startsWith('expert@'))!;
     await page.goto('/login');
     await page.getByRole('tab', { name: 'Email code', exact: true }).click();
-    await page.getByLabel('Email', { exact: true }).fill(user.email);
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.email);
     const seenIds = new Set((await listMail(user.email)).map((mail) => mail.id));
     await page.getByRole('button', { name: 'Send code', exact: true }).click();
-    await page.getByLabel('Code', { exact: true }).waitFor();
+    await page.getByRole('textbox', { name: 'Code', exact: true }).waitFor();
 
     const code = await waitForMailedCode(user.email, seenIds);
-    await page.getByLabel('Code', { exact: true }).fill(code);
+    await page.getByRole('textbox', { name: 'Code', exact: true }).fill(code);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expectSignedInPage(user);
 
     // The same mail is listed in the development outbox page.
     await page.goto('/dev/mail');
-    await page.getByLabel('Recipient', { exact: true }).fill(user.email);
+    await page.getByRole('searchbox', { name: 'Recipient', exact: true }).fill(user.email);
     await page.getByTestId('mail-item').filter({ hasText: code }).first().waitFor();
   });
 

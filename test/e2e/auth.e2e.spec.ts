@@ -35,7 +35,10 @@ describe('auth over HTTP', () => {
     }
   });
 
-  it('lists org memberships with their org on /auth/me', async () => {
+  it('lists org memberships with their org on /auth/me and in the token', async () => {
+    const clientLogin = await app.post('/api/auth/login', { email: 'client@acme.demo.invalid', password: PASSWORD });
+    const claims = JSON.parse(Buffer.from(clientLogin.body.token.split('.')[1], 'base64url').toString());
+    expect(claims.orgMemberships).toEqual([{ orgId: expect.any(String), orgRole: 'member' }]);
     const token = await app.login('org_admin@acme.demo.invalid', PASSWORD);
     const me = await app.get('/api/auth/me', { token });
     expect(me.body.orgMemberships).toEqual([expect.objectContaining({ orgRole: 'owner', orgSlug: 'acme', orgName: 'Acme Corporation' })]);
@@ -61,7 +64,8 @@ describe('auth over HTTP', () => {
   });
 
   it('answers 401 without a token, with a forged token, and with a garbage header', async () => {
-    for (const headers of [{}, { authorization: 'Bearer abc.def.ghi' }, { authorization: 'Basic Zm9vOmJhcg==' }]) {
+    const variants: Record<string, string>[] = [{}, { authorization: 'Bearer abc.def.ghi' }, { authorization: 'Basic Zm9vOmJhcg==' }];
+    for (const headers of variants) {
       const res = await app.get('/api/auth/me', { headers });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('unauthorized');

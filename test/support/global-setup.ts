@@ -50,9 +50,13 @@ export default async function setup(project: TestProject) {
     };
   }
   const baseApp = await createApp(loadConfig(testEnv({ DATA_DIR: dataDir })), { embedded: { memory: true }, seed: false });
+  // A dump is taken from a running app: drop its scheduler lease so test apps lead at once.
+  const releaseLease = (app: typeof baseApp) => app.dbService.handle.pglite!.exec('delete from leader_locks');
+  await releaseLease(baseApp);
   const baseDump = await baseApp.dbService.handle.pglite!.dumpDataDir('none');
   await baseApp.close();
   const seededApp = await createApp(loadConfig(testEnv({ DATA_DIR: dataDir })), { embedded: { memory: true, loadDataDir: baseDump }, seed: true });
+  await releaseLease(seededApp);
   const seededDump = await seededApp.dbService.handle.pglite!.dumpDataDir('none');
   await seededApp.close();
   const base = join(dataDir, 'base.tar');

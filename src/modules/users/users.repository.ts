@@ -35,7 +35,7 @@ export class UsersRepository {
         user: users,
         memberships: sql<MembershipRecord[]>`coalesce(
           (select json_agg(json_build_object('orgId', m.org_id, 'orgRole', m.org_role) order by m.created_at)
-             from ${orgMemberships} m where m.user_id = ${users.id}), '[]'::json)`,
+             from org_memberships m where m.user_id = users.id), '[]'::json)`,
       })
       .from(users)
       .where(eq(users.id, id));

@@ -1,7 +1,17 @@
 import { Injectable } from '@nestjs/common';
+import { and, desc, eq, lt, or } from 'drizzle-orm';
 import { DbService } from '../db/db.service.js';
+import type { Keyset } from '../http/pagination.js';
 import { logger } from '../observability/logger.js';
-import { auditLog } from './audit.tables.js';
+import { auditLog, type AuditRow } from './audit.tables.js';
+
+export interface AuditFilter {
+  actorId?: string;
+  resourceId?: string;
+  action?: string;
+  orgId?: string;
+  since?: Date;
+}
 
 export interface AuditEntry {
   action: string;
@@ -28,6 +38,25 @@ export class AuditService {
       return Promise.resolve();
     }
     return this.write(entry);
+  }
+
+  /** Newest first, keyset-paginated; `limit + 1` rows so the caller can tell whether more exist. */
+  async list(filter: AuditFilter, page: { limit: number; after?: Keyset }): Promise<AuditRow[]> {
+    const after = page.after;
+    return this.dbService.db
+      .select()
+      .from(auditLog)
+      .where(
+        and(
+          filter.actorId ? eq(auditLog.userId, filter.actorId) : undefined,
+          filter.resourceId ? eq(auditLog.resourceId, filter.resourceId) : undefined,
+          filter.action ? eq(auditLog.action, filter.action) : undefined,
+          filter.orgId ? eq(auditLog.orgId, filter.orgId) : undefined,
+          after ? or(lt(auditLog.createdAt, after.at), and(eq(auditLog.createdAt, after.at), lt(auditLog.id, after.id))) : undefined,
+        ),
+      )
+      .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
+      .limit(page.limit + 1);
   }
 
   private async write(entry: AuditEntry): Promise<void> {

@@ -36,6 +36,8 @@ function parsePart(ctx: ExecutionContext, part: 'body' | 'query' | 'params'): un
   if (!schema) throw new Error(`@Valid${part} used on a route without an @Endpoint ${part} schema`);
   const result = schema.safeParse(part === 'body' ? (value ?? {}) : value);
   if (!result.success) {
+    // A path that cannot name a resource (a malformed id) is an unknown resource.
+    if (part === 'params') throw AppError.notFound('Resource');
     throw new AppError('validation_failed', `Invalid ${part === 'params' ? 'path parameters' : part}`, {
       details: zodFieldErrors(result.error, part === 'body' ? undefined : part),
     });

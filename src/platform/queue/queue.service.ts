@@ -84,7 +84,7 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
 }
 
 function toSendOptions(o: JobOptions): PgBoss.SendOptions {
-  return {
+  const options: PgBoss.SendOptions = {
     retryLimit: o.retryLimit,
     retryDelay: o.retryDelaySeconds,
     retryBackoff: o.retryBackoff,
@@ -92,4 +92,6 @@ function toSendOptions(o: JobOptions): PgBoss.SendOptions {
     singletonKey: o.singletonKey,
     startAfter: o.startAfterSeconds,
   };
+  // pg-boss validates every key present, so unset ones must be absent rather than undefined.
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as PgBoss.SendOptions;
 }

@@ -1,0 +1,85 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  const dirs: string[] = [];
+  const tmp = () => {
+    const d = mkdtempSync(join(tmpdir(), 'cos-config-'));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('applies the defaults of API-MAP.md', () => {
+    const c = loadConfig({ DATA_DIR: tmp() });
+    expect(c).toMatchObject({
+      port: 3000,
+      env: 'development',
+      publicUrl: 'http://localhost:3000',
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      workspaceDomain: 'workspace.example.com',
+      limits: { orgMessageQuotaPerHour: 1000, throttleOrgPerMinute: 6000, throttleIpPerMinute: 1200, inboundQueueMaxDepth: 10000, backpressureRetryAfterS: 30 },
+      billing: { graceDays: 7 },
+      seedDemoData: true,
+    });
+    expect(c.llm.provider).toBe('offline');
+  });
+
+  it('stops on a bad value with a message naming the variable', () => {
+    expect(() => loadConfig({ DATA_DIR: tmp(), PORT: 'eighty' })).toThrow(/PORT: must be a whole number/);
+    expect(() => loadConfig({ DATA_DIR: tmp(), THROTTLE_ORG_PER_MINUTE: '0' })).toThrow(/THROTTLE_ORG_PER_MINUTE/);
+    expect(() => loadConfig({ DATA_DIR: tmp(), DATABASE_URL: 'not a url' })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ DATA_DIR: tmp(), APP_ENV: 'staging' })).toThrow(/APP_ENV/);
+    expect(() => loadConfig({ DATA_DIR: tmp(), ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/ENCRYPTION_KEY: must be 32 bytes/);
+  });
+
+  it('refuses to boot in production without ENCRYPTION_KEY or the JWT keys (spec 5.7)', () => {
+    const err = (() => {
+      try {
+        loadConfig({ APP_ENV: 'production', DATA_DIR: tmp() });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/APP_ENV=production refuses to boot without ENCRYPTION_KEY, JWT_PRIVATE_KEY, JWT_PUBLIC_KEY/);
+    const withKey = () => loadConfig({ APP_ENV: 'production', DATA_DIR: tmp(), ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+    expect(withKey).toThrow(/JWT_PRIVATE_KEY, JWT_PUBLIC_KEY/);
+  });
+
+  it('never seeds demo data in production', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const c = loadConfig({
+      APP_ENV: 'production',
+      DATA_DIR: tmp(),
+      SEED_DEMO_DATA: 'true',
+      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      JWT_PRIVATE_KEY: pair.privateKey,
+      JWT_PUBLIC_KEY: pair.publicKey,
+    });
+    expect(c.seedDemoData).toBe(false);
+    expect(c.keys.source).toEqual({ encryption: 'env', jwt: 'env' });
+  });
+
+  it('generates missing keys once into DATA_DIR with mode 0600 and reuses them', () => {
+    const dir = tmp();
+    const first = loadConfig({ DATA_DIR: dir });
+    expect(first.keys.source).toEqual({ encryption: 'generated', jwt: 'generated' });
+    for (const f of ['encryption.key', 'jwt-private.pem', 'jwt-public.pem']) {
+      expect(statSync(join(dir, 'keys', f)).mode & 0o777).toBe(0o600);
+    }
+    const second = loadConfig({ DATA_DIR: dir });
+    expect(second.keys.source).toEqual({ encryption: 'data-dir', jwt: 'data-dir' });
+    expect(second.keys.encryptionKey.equals(first.keys.encryptionKey)).toBe(true);
+    expect(second.keys.jwtPrivateKeyPem).toBe(first.keys.jwtPrivateKeyPem);
+    expect(readFileSync(join(dir, 'keys', 'jwt-public.pem'), 'utf8')).toContain('BEGIN PUBLIC KEY');
+  });
+});

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { AppError } from '../errors/app-error.js';
+
+/** `?limit=&cursor=` of API-MAP.md: limit 1..200 (default 50), an opaque cursor. */
+export const PageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+export interface Keyset {
+  /** The sort timestamp of the last item of the page. */
+  at: Date;
+  id: string;
+}
+
+export function encodeCursor(k: Keyset): string {
+  return Buffer.from(JSON.stringify([k.at.toISOString(), k.id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): Keyset | undefined {
+  if (!cursor) return undefined;
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(at);
+    if (Number.isNaN(date.getTime()) || typeof id !== 'string' || !z.uuid().safeParse(id).success) throw new Error('bad cursor');
+    return { at: date, id };
+  } catch {
+    throw new AppError('validation_failed', 'Invalid query', { details: [{ field: 'query.cursor', message: 'Invalid cursor' }] });
+  }
+}
+
+/** `{ items, nextCursor }` from a page fetched with limit + 1 rows. */
+export function pageOf<T, R>(rows: T[], limit: number, key: (row: T) => Keyset, map: (row: T) => R): { items: R[]; nextCursor: string | null } {
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  return { items: page.map(map), nextCursor: more ? encodeCursor(key(page[page.length - 1]!)) : null };
+}
+
+export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });

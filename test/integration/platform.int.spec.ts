@@ -1,0 +1,178 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DemoService } from '../../src/modules/demo/index.js';
+import { UsersService } from '../../src/modules/users/index.js';
+import { AuditService } from '../../src/platform/audit/audit.service.js';
+import { auditLog } from '../../src/platform/audit/audit.tables.js';
+import { DbService } from '../../src/platform/db/db.service.js';
+import { MailService } from '../../src/platform/mail/mail.service.js';
+import { SchedulerService } from '../../src/platform/queue/scheduler.service.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: any[] }).rows);
+
+describe('transactions, audit and demo seed', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('rolls a multi-row write back as a whole and drops its after-commit effects', async () => {
+    const db = app.running.app.get(DbService);
+    const users = app.running.app.get(UsersService);
+    let effect = false;
+    await expect(
+      db.transaction(async () => {
+        await users.create({ email: 'tx-one@example.com', platformRole: 'expert' });
+        db.afterCommit(() => (effect = true));
+        await users.create({ email: 'tx-one@example.com', platformRole: 'expert' });
+      }),
+    ).rejects.toThrow(/Email already in use/);
+    expect(await users.findByEmail('tx-one@example.com')).toBeUndefined();
+    expect(effect).toBe(false);
+  });
+
+  it('keeps the business write when the audit write fails (best-effort, spec 2.10)', async () => {
+    const db = app.running.app.get(DbService);
+    const users = app.running.app.get(UsersService);
+    const audit = app.running.app.get(AuditService);
+    await db.transaction(async () => {
+      await users.create({ email: 'audited@example.com', platformRole: 'expert' });
+      // Not a uuid: the audit insert fails after the commit.
+      await audit.record({ action: 'test.broken', userId: 'not-a-uuid' });
+      await audit.record({ action: 'test.fine', resourceId: 'audited@example.com' });
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await users.findByEmail('audited@example.com')).toBeDefined();
+    const rows = await db.root.select().from(auditLog).where(sql`${auditLog.action} like 'test.%'`);
+    expect(rows.map((r) => r.action)).toEqual(['test.fine']);
+  });
+
+  it('seeds the demo data once: a second run changes nothing', async () => {
+    const demo = app.running.app.get(DemoService);
+    const db = app.running.app.get(DbService);
+    const count = async () => rowsOf(await db.root.execute(sql`select (select count(*) from users) u, (select count(*) from orgs) o, (select count(*) from specialists) s, (select count(*) from org_memberships) m`))[0];
+    const before = await count();
+    expect(await demo.seedIfEmpty()).toBe(false);
+    expect(await count()).toEqual(before);
+    const names = rowsOf(await db.root.execute(sql`select name from specialists order by name`)).map((r: { name: string }) => r.name);
+    expect(names).toHaveLength(5);
+    expect(names).toContain('Émilie Laurent');
+    expect(names).toContain('Jean-Luc Moreau');
+  });
+
+  it('seeds into an empty database', async () => {
+    const empty = await startTestApp({ seeded: false });
+    try {
+      expect(await empty.running.app.get(DemoService).seedIfEmpty()).toBe(true);
+      expect((await empty.post('/api/auth/login', { email: 'org_admin@acme.demo.invalid', password: 'demo1234' })).status).toBe(200);
+    } finally {
+      await empty.close();
+    }
+  });
+});
+
+describe('leader lock and periodic work (spec 8)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('gives the lease to one instance until it expires (TTL 30 s)', async () => {
+    const db = app.running.app.get(DbService);
+    const a = new SchedulerService(db);
+    const b = new SchedulerService(db);
+    const own = app.running.app.get(SchedulerService);
+    // The app's own scheduler holds the lease already.
+    expect(own.isLeader).toBe(true);
+    expect(await a.renewLease()).toBe(false);
+    expect(await b.renewLease()).toBe(false);
+    expect(await own.renewLease()).toBe(true);
+    await db.root.execute(sql`update leader_locks set expires_at = now() - interval '1 second'`);
+    expect(await a.renewLease()).toBe(true);
+    expect(a.isLeader).toBe(true);
+    expect(await b.renewLease()).toBe(false);
+    expect(await own.renewLease()).toBe(false);
+    const [lock] = rowsOf(await db.root.execute(sql`select holder, extract(epoch from (expires_at - now())) as ttl from leader_locks`));
+    expect(lock.holder).toBe(a.instanceId);
+    expect(Number(lock.ttl)).toBeGreaterThan(25);
+    expect(Number(lock.ttl)).toBeLessThanOrEqual(30);
+  });
+
+  it('runs a period once, whichever instance asks', async () => {
+    const db = app.running.app.get(DbService);
+    const a = new SchedulerService(db);
+    const b = new SchedulerService(db);
+    let runs = 0;
+    const task = { name: 'test.once', run: async () => void runs++ };
+    const results = await Promise.all([a.runOnce(task, 100), b.runOnce(task, 100), a.runOnce(task, 100)]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(runs).toBe(1);
+    expect(await b.runOnce(task, 101)).toBe(true);
+    expect(runs).toBe(2);
+  });
+});
+
+describe('mail through SMTP and the job queue', () => {
+  let smtp: SMTPServer;
+  let received: Array<{ to: string[]; raw: string }>;
+  let app: TestApp;
+  beforeAll(async () => {
+    received = [];
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        let raw = '';
+        stream.on('data', (c: Buffer) => (raw += c.toString()));
+        stream.on('end', () => {
+          received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
+          callback();
+        });
+      },
+    });
+    smtp.listen(0, '127.0.0.1');
+    await once(smtp.server, 'listening');
+    const port = (smtp.server.address() as AddressInfo).port;
+    app = await startTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Service <service@example.com>' } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await new Promise<void>((r) => smtp.close(() => r()));
+  });
+
+  it('sends a committed mail once through a queued job and stamps it sent', async () => {
+    const mail = app.running.app.get(MailService);
+    const db = app.running.app.get(DbService);
+    await db.transaction(async () => {
+      await mail.send({ to: 'Someone@Example.com', subject: 'Hello', text: 'Body text' });
+    });
+    await db.transaction(async () => {
+      await mail.send({ to: 'never@example.com', subject: 'Rolled back', text: 'x' });
+      throw new Error('abort');
+    }).catch(() => undefined);
+    const deadline = Date.now() + 20_000;
+    while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(received).toHaveLength(1);
+    expect(received[0]!.to).toEqual(['someone@example.com']);
+    expect(received[0]!.raw).toContain('Subject: Hello');
+    let row;
+    while (Date.now() < deadline) {
+      [row] = rowsOf(await db.root.execute(sql`select sent_at, attempts from mail_outbox where "to" = 'someone@example.com'`));
+      if (row.sent_at) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(row.sent_at).toBeTruthy();
+    expect(row.attempts).toBe(1);
+    expect(rowsOf(await db.root.execute(sql`select 1 from mail_outbox where "to" = 'never@example.com'`))).toHaveLength(0);
+  });
+});
