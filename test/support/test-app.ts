@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/platform/config/config.js';
 import { createDatabaseFrom, dropDatabase, randomDbName, withDatabase } from './databases.js';
 import { testEnv } from './env.js';
 import { HttpClient } from './http.js';
+import { Redis } from 'ioredis';
 
 export interface TestAppOptions {
   /** Start from the demo data (default) or from an empty, migrated database. */
@@ -65,7 +66,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await running.close();
       if (dbName && databaseUrl) await dropDatabase(databaseUrl, dbName);
+      if (env.REDIS_KEY_PREFIX) await deleteRedisKeys(process.env.REDIS_URL!, env.REDIS_KEY_PREFIX);
       rmSync(dataDir, { recursive: true, force: true });
     },
   });
+}
+
+async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
 }
