@@ -13,11 +13,13 @@ import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { MailService } from '../../platform/mail/mail.service.js';
 import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
-import { OrgsService } from '../orgs/index.js';
+import { OrgsService, type OrgSummary } from '../orgs/index.js';
 import { UsersService, type UserRow } from '../users/index.js';
 import { OtpService } from './otp.service.js';
 
 const BOOTSTRAP_LOCK = 7_410_222;
+
+type UserShape = Pick<UserRow, 'id' | 'email' | 'name' | 'platformRole' | 'status' | 'totpEnabled' | 'createdAt'>;
 
 /** Sign-in methods and the session token (spec 4.3, 5). */
 @Injectable()
@@ -76,11 +78,10 @@ export class AuthService {
     return this.startSession(user, 'email_otp');
   }
 
+  /** Described from the row the guard read for this request: no second read of the user. */
   async me(principal: Principal): Promise<MeResponse> {
-    const user = await this.users.findById(principal.userId);
-    if (!user) throw AppError.unauthorized();
-    const dto = await this.toUserDto(user);
-    return { ...dto, landing: landingFor(user.platformRole), ...(principal.impersonatorId ? { impersonatorId: principal.impersonatorId } : {}) };
+    const dto = await this.toUserDto(principal.record, principal.record.orgMemberships);
+    return { ...dto, landing: landingFor(dto.platformRole), ...(principal.impersonatorId ? { impersonatorId: principal.impersonatorId } : {}) };
   }
 
   /** Creates the first superadmin (API-MAP.md "Auth"): needs BOOTSTRAP_TOKEN, refused once one exists. */
@@ -111,9 +112,9 @@ export class AuthService {
     return { token, user: await this.toUserDto(user, memberships) };
   }
 
-  async toUserDto(user: UserRow, memberships?: Awaited<ReturnType<UsersService['memberships']>>): Promise<UserDto> {
+  async toUserDto(user: UserShape, memberships?: Awaited<ReturnType<UsersService['memberships']>>): Promise<UserDto> {
     const ms = memberships ?? (await this.users.memberships(user.id));
-    const orgs = await this.orgs.summaries(ms.map((m) => m.orgId));
+    const orgs = ms.length > 0 ? await this.orgs.summaries(ms.map((m) => m.orgId)) : new Map<string, OrgSummary>();
     return {
       id: user.id,
       email: user.email,

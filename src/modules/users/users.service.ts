@@ -34,6 +34,8 @@ export class UsersService implements PrincipalLoader {
       platformRole: row.platformRole,
       status: row.status,
       passwordChangedAt: row.passwordChangedAt,
+      totpEnabled: row.totpEnabled,
+      createdAt: row.createdAt,
       orgMemberships: row.memberships,
     };
   }

@@ -16,6 +16,8 @@ export interface Principal {
   issuedAtMs: number;
   impersonatorId?: string;
   impersonationId?: string;
+  /** The user's row as read for this request (no second read needed to describe the caller). */
+  record: PrincipalRecord;
 }
 
 /** The current state of a user as the auth layer needs it; filled by the users module. */
@@ -26,6 +28,8 @@ export interface PrincipalRecord {
   platformRole: PlatformRole;
   status: UserStatus;
   passwordChangedAt: Date;
+  totpEnabled: boolean;
+  createdAt: Date;
   orgMemberships: PrincipalMembership[];
 }
 

@@ -56,6 +56,7 @@ export class RequestAuthenticator {
         issuedAtMs: claims.pwv,
         impersonatorId: claims.impersonatorId,
         impersonationId: claims.impersonationId,
+        record: user,
       },
     };
   }

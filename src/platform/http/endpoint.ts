@@ -38,7 +38,7 @@ function parsePart(ctx: ExecutionContext, part: 'body' | 'query' | 'params'): un
   if (!result.success) {
     // A path that cannot name a resource (a malformed id) is an unknown resource.
     if (part === 'params') throw AppError.notFound('Resource');
-    throw new AppError('validation_failed', `Invalid ${part === 'params' ? 'path parameters' : part}`, {
+    throw new AppError('validation_failed', `Invalid ${part}`, {
       details: zodFieldErrors(result.error, part === 'body' ? undefined : part),
     });
   }
