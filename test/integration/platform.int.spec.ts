@@ -176,3 +176,31 @@ describe('mail through SMTP and the job queue', () => {
     expect(rowsOf(await db.root.execute(sql`select 1 from mail_outbox where "to" = 'never@example.com'`))).toHaveLength(0);
   });
 });
+
+describe('users', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('refuses to assign the legacy client roles and duplicate emails (any case)', async () => {
+    const users = app.running.app.get(UsersService);
+    await expect(users.create({ email: 'legacy@example.com', platformRole: 'client_admin' })).rejects.toThrow(/cannot be assigned/);
+    await expect(users.create({ email: 'legacy@example.com', platformRole: 'client_member' })).rejects.toThrow(/cannot be assigned/);
+    await users.create({ email: 'Mixed@Example.com', platformRole: 'expert' });
+    await expect(users.create({ email: 'mixed@example.COM', platformRole: 'expert' })).rejects.toThrow(/Email already in use/);
+    expect((await users.findByEmail('MIXED@example.com'))?.email).toBe('mixed@example.com');
+  });
+
+  it('stores argon2id hashes, never the password', async () => {
+    const users = app.running.app.get(UsersService);
+    const row = await users.create({ email: 'hash@example.com', platformRole: 'expert', password: 'plain text pw' });
+    expect(row.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(await users.checkPassword(row, 'plain text pw')).toBe(true);
+    expect(await users.checkPassword(row, 'other')).toBe(false);
+    expect(await users.checkPassword(undefined, 'plain text pw')).toBe(false);
+  });
+});
