@@ -12,7 +12,7 @@ import { SecretBox, safeEqual } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { MailService } from '../../platform/mail/mail.service.js';
-import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
+import { RateLimitService, rateLimitError, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { OrgsService, type OrgSummary } from '../orgs/index.js';
 import { UsersService, type UserRow } from '../users/index.js';
 import { OtpService } from './otp.service.js';
@@ -25,6 +25,7 @@ type UserShape = Pick<UserRow, 'id' | 'email' | 'name' | 'platformRole' | 'statu
 @Injectable()
 export class AuthService {
   private readonly otpRequests: Limiter;
+  private readonly loginFailures: Limiter;
 
   constructor(
     private readonly users: UsersService,
@@ -40,12 +41,21 @@ export class AuthService {
   ) {
     // Per address: a code mail at most 5 times in 15 minutes (the endpoint still answers 204).
     this.otpRequests = rateLimits.limiter({ name: 'otp-request', points: 5, durationS: 15 * 60 });
+    // Per address: 10 wrong passwords in 15 minutes, then 429 until the window ends.
+    this.loginFailures = rateLimits.limiter({ name: 'login-failure', points: 10, durationS: 15 * 60 });
   }
 
   async login(input: { email: string; password: string; totpCode?: string }): Promise<TokenResponse> {
+    const failures = await this.loginFailures.peek(input.email);
+    if (failures.used >= failures.limit) {
+      throw rateLimitError({ allowed: false, limit: failures.limit, remaining: 0, resetAtMs: failures.resetAtMs ?? Date.now() + 1000 }, 'Too many failed sign-ins for this address');
+    }
     const user = await this.users.findByEmail(input.email);
     const ok = await this.users.checkPassword(user, input.password);
-    if (!user || !ok) throw AppError.unauthorized('Invalid email or password');
+    if (!user || !ok) {
+      await this.loginFailures.consume(input.email);
+      throw AppError.unauthorized('Invalid email or password');
+    }
     this.assertActive(user);
     if (user.totpEnabled) {
       if (!input.totpCode) throw new AppError('totp_required', 'Two-factor code required');
