@@ -7,7 +7,7 @@ export const PasswordSchema = z.string().min(8, 'Must be at least 8 characters')
 
 export const LoginRequestSchema = z.object({
   email: EmailSchema,
-  password: z.string().min(1).max(256),
+  password: z.string().min(1, 'Required').max(256),
   totpCode: z.string().regex(/^\d{6}$/).optional(),
 });
 export type LoginRequest = z.infer<typeof LoginRequestSchema>;

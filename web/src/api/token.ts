@@ -1,0 +1,36 @@
+/** The session token lives in localStorage; components subscribe to it with useSyncExternalStore. */
+const STORAGE_KEY = 'cos.token';
+
+type Listener = () => void;
+const listeners = new Set<Listener>();
+
+function notify(): void {
+  for (const listener of listeners) listener();
+}
+
+export const tokenStore = {
+  get(): string | null {
+    return localStorage.getItem(STORAGE_KEY);
+  },
+  set(token: string): void {
+    localStorage.setItem(STORAGE_KEY, token);
+    notify();
+  },
+  clear(): void {
+    if (localStorage.getItem(STORAGE_KEY) === null) return;
+    localStorage.removeItem(STORAGE_KEY);
+    notify();
+  },
+  subscribe(listener: Listener): () => void {
+    listeners.add(listener);
+    // Another tab signing in or out changes the session here too.
+    const onStorage = (event: StorageEvent): void => {
+      if (event.key === STORAGE_KEY) listener();
+    };
+    window.addEventListener('storage', onStorage);
+    return () => {
+      listeners.delete(listener);
+      window.removeEventListener('storage', onStorage);
+    };
+  },
+};

@@ -1,0 +1,42 @@
+import type { PlatformRole } from '@contracts';
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { CLIENT_ROLES, OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
+import { LandingRedirect, RequireRole } from '../auth/SessionGate';
+import { AppLayout } from '../layout/AppLayout';
+import { ChatPage } from '../pages/client/ChatPage';
+import { DevMailPage } from '../pages/dev/DevMailPage';
+import { ErrorPage } from '../pages/ErrorPage';
+import { LoginPage } from '../pages/login/LoginPage';
+import { NotFoundPage } from '../pages/NotFoundPage';
+import { ClientsPage } from '../pages/ops/ClientsPage';
+import { QueuePage } from '../pages/workspace/QueuePage';
+import { legacyRedirects } from './legacy-redirects';
+
+/** A signed-in area: its pages share the app shell and are open to `roles` only. */
+function area(path: string, roles: readonly PlatformRole[], children: RouteObject[]): RouteObject {
+  return {
+    path,
+    element: (
+      <RequireRole roles={roles}>
+        <AppLayout />
+      </RequireRole>
+    ),
+    children,
+  };
+}
+
+export const router = createBrowserRouter([
+  {
+    errorElement: <ErrorPage />,
+    children: [
+      { path: '/', element: <LandingRedirect /> },
+      { path: '/login', element: <LoginPage /> },
+      { path: '/dev/mail', element: <DevMailPage /> },
+      area('/ops', OPS_ROLES, [{ path: 'clients', element: <ClientsPage /> }]),
+      area('/workspace', WORKSPACE_ROLES, [{ path: 'queue', element: <QueuePage /> }]),
+      area('/client', CLIENT_ROLES, [{ path: 'chat', element: <ChatPage /> }]),
+      ...legacyRedirects,
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+]);

@@ -1,0 +1,66 @@
+import { Alert, Button, Center, Group, Loader } from '@mantine/core';
+import type { MeResponse, PlatformRole } from '@contracts';
+import type { ReactNode } from 'react';
+import { Navigate } from 'react-router';
+import { CurrentUserContext } from './current-user';
+import { useSession, useSignOut } from './session';
+
+function SessionLoading() {
+  return (
+    <Center h="100vh">
+      <Loader aria-label="Loading session" />
+    </Center>
+  );
+}
+
+function SessionError({ error, retry }: { error: Error; retry: () => void }) {
+  const signOut = useSignOut();
+  return (
+    <Center h="100vh" p="md">
+      <Alert color="red" title="Could not load your session" maw={480}>
+        {error.message}
+        <Group mt="md">
+          <Button onClick={retry}>Try again</Button>
+          <Button variant="default" onClick={signOut}>
+            Sign out
+          </Button>
+        </Group>
+      </Alert>
+    </Center>
+  );
+}
+
+/** Renders `children(user)` once the session is known; signed-out visitors go to /login. */
+function WithSession({ children }: { children: (user: MeResponse) => ReactNode }) {
+  const session = useSession();
+  switch (session.status) {
+    case 'signed-out':
+      return <Navigate to="/login" replace />;
+    case 'loading':
+      return <SessionLoading />;
+    case 'error':
+      return <SessionError error={session.error} retry={session.retry} />;
+    case 'signed-in':
+      return <>{children(session.user)}</>;
+  }
+}
+
+/** Pages of one role area; a user of another role is sent to their own landing. */
+export function RequireRole({ roles, children }: { roles: readonly PlatformRole[]; children: ReactNode }) {
+  return (
+    <WithSession>
+      {(user) =>
+        roles.includes(user.platformRole) ? (
+          <CurrentUserContext.Provider value={user}>{children}</CurrentUserContext.Provider>
+        ) : (
+          <Navigate to={user.landing} replace />
+        )
+      }
+    </WithSession>
+  );
+}
+
+/** `/`: the landing of the signed-in user, else /login. */
+export function LandingRedirect() {
+  return <WithSession>{(user) => <Navigate to={user.landing} replace />}</WithSession>;
+}

@@ -1,0 +1,21 @@
+import { CLIENT_ROLES, type PlatformRole } from '@contracts';
+
+/** Who may open each area of the web app (spec 5.4); everyone else is sent to their own landing. */
+export const OPS_ROLES = ['superadmin', 'account_manager', 'ai_operator'] as const satisfies readonly PlatformRole[];
+export const WORKSPACE_ROLES = ['expert'] as const satisfies readonly PlatformRole[];
+export { CLIENT_ROLES };
+
+const ROLE_LABELS: Record<PlatformRole, string> = {
+  superadmin: 'SuperAdmin',
+  account_manager: 'Account manager',
+  expert: 'Expert',
+  ai_operator: 'AI operator',
+  org_admin: 'Organization admin',
+  org_member: 'Organization member',
+  client_admin: 'Client admin (legacy)',
+  client_member: 'Client member (legacy)',
+};
+
+export function roleLabel(role: PlatformRole): string {
+  return ROLE_LABELS[role];
+}

@@ -1,0 +1,12 @@
+import { Text } from '@mantine/core';
+import { WhoIsLoggedInCard } from '../../auth/WhoIsLoggedInCard';
+import { Page } from '../../layout/Page';
+
+export function ChatPage() {
+  return (
+    <Page title="Chat">
+      <Text c="dimmed">Your conversations with your Specialists will appear here.</Text>
+      <WhoIsLoggedInCard />
+    </Page>
+  );
+}

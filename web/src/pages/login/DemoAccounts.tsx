@@ -1,0 +1,55 @@
+import { Anchor, Code, Paper, Table, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { authApi } from '../../auth/auth.api';
+
+/** Shown only where the server offers demo accounts (never in production, where the route is 404). */
+export function DemoAccounts() {
+  const { data } = useQuery({
+    queryKey: ['auth', 'demo-accounts'],
+    queryFn: ({ signal }) => authApi.demoAccounts(signal),
+    retry: false,
+    staleTime: Infinity,
+  });
+  if (!data || data.accounts.length === 0) return null;
+
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="demo-accounts-title" data-testid="demo-accounts">
+      <Title order={2} size="h5" id="demo-accounts-title">
+        Demo accounts
+      </Title>
+      <Text size="sm" c="dimmed" mb="xs">
+        Sign in with any of these accounts to try the service.
+      </Text>
+      <Table.ScrollContainer minWidth={420}>
+        <Table fz="sm">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Email</Table.Th>
+              <Table.Th>Password</Table.Th>
+              <Table.Th>Role</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {data.accounts.map((account) => (
+              <Table.Tr key={account.email}>
+                <Table.Td>{account.email}</Table.Td>
+                <Table.Td>
+                  <Code>{account.password}</Code>
+                </Table.Td>
+                <Table.Td>{account.role}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <Text size="sm" mt="xs">
+        Sign-in codes sent by mail can be read in the{' '}
+        <Anchor component={Link} to="/dev/mail">
+          development mail outbox
+        </Anchor>
+        .
+      </Text>
+    </Paper>
+  );
+}

@@ -1,0 +1,107 @@
+import { Alert, Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import { useMutation } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { fieldErrorsOf, formErrorOf } from '../../api/client';
+import { authApi } from '../../auth/auth.api';
+import { useSignIn } from '../../auth/session';
+
+export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; onEmailChange: (email: string) => void }) {
+  const signIn = useSignIn();
+  const [codeSent, setCodeSent] = useState(false);
+  const [code, setCode] = useState('');
+
+  const requestCode = useMutation({
+    mutationFn: () => authApi.requestOtp({ email }),
+    onSuccess: () => {
+      setCode('');
+      setCodeSent(true);
+    },
+  });
+  const verifyCode = useMutation({
+    mutationFn: async () => {
+      const { token } = await authApi.verifyOtp({ email, code });
+      await signIn(token);
+    },
+  });
+
+  const startOver = () => {
+    setCodeSent(false);
+    requestCode.reset();
+    verifyCode.reset();
+  };
+
+  if (!codeSent) {
+    const submit = (event: FormEvent<HTMLFormElement>) => {
+      event.preventDefault();
+      requestCode.mutate();
+    };
+    const formError = formErrorOf(requestCode.error, ['email']);
+    return (
+      <form onSubmit={submit} noValidate aria-label="Request a sign-in code">
+        <Stack>
+          {formError && (
+            <Alert color="red" role="alert" title="Could not send the code">
+              {formError}
+            </Alert>
+          )}
+          <TextInput
+            label="Email"
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(event) => onEmailChange(event.currentTarget.value)}
+            error={fieldErrorsOf(requestCode.error).email}
+          />
+          <Button type="submit" loading={requestCode.isPending}>
+            Send code
+          </Button>
+        </Stack>
+      </form>
+    );
+  }
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    verifyCode.mutate();
+  };
+  const fieldErrors = fieldErrorsOf(verifyCode.error);
+  // A failed "Send a new code" is reported here too.
+  const formError = formErrorOf(verifyCode.error, ['code']) ?? formErrorOf(requestCode.error, []);
+  return (
+    <form onSubmit={submit} noValidate aria-label="Sign in with a code">
+      <Stack>
+        <Text size="sm" data-testid="code-sent">
+          If an account exists for <strong>{email}</strong>, we sent it a 6-digit sign-in code.
+        </Text>
+        {formError && (
+          <Alert color="red" role="alert" title="Sign-in failed">
+            {formError}
+          </Alert>
+        )}
+        <TextInput
+          label="Code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+          required
+          autoFocus
+          value={code}
+          onChange={(event) => setCode(event.currentTarget.value.trim())}
+          error={fieldErrors.code}
+        />
+        <Button type="submit" loading={verifyCode.isPending}>
+          Sign in
+        </Button>
+        <Group justify="space-between">
+          <Button variant="subtle" size="xs" onClick={() => requestCode.mutate()} loading={requestCode.isPending}>
+            Send a new code
+          </Button>
+          <Button variant="subtle" size="xs" onClick={startOver}>
+            Use a different email
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
