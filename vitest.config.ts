@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.spec.ts', 'test/**/*.spec.ts'],
-    exclude: ['node_modules/**', 'dist/**', 'web/**', 'test/browser/**'],
+    exclude: ['node_modules/**', 'dist/**', 'web/**', 'test/browser/**', 'test/process/**'],
     environment: 'node',
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',

@@ -26,6 +26,12 @@ export const ASSIGNABLE_PLATFORM_ROLES = [
 export const AssignablePlatformRoleSchema = z.enum(ASSIGNABLE_PLATFORM_ROLES);
 
 export const INTERNAL_ROLES = ['superadmin', 'account_manager', 'expert', 'ai_operator'] as const satisfies readonly PlatformRole[];
+/**
+ * Internal roles that act on every org (API-MAP.md "Conventions": account managers; superadmins
+ * hold all powers; AI operators run the ops console). Experts reach orgs through their grants.
+ */
+export const ORG_WIDE_ROLES = ['superadmin', 'account_manager', 'ai_operator'] as const satisfies readonly PlatformRole[];
+
 export const CLIENT_ROLES = ['org_admin', 'org_member', 'client_admin', 'client_member'] as const satisfies readonly PlatformRole[];
 
 export function isInternalRole(role: PlatformRole): boolean {

@@ -88,9 +88,11 @@ describe('authorization guards', () => {
     expect(other.body).toEqual({ statusCode: 404, code: 'not_found', error: 'Not Found', message: 'Organization not found' });
   });
 
-  it('lets internal staff read any org', async () => {
+  it('lets account managers read any org; experts only reach orgs through grants', async () => {
     const am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
     expect((await app.get(`/api/orgs/${otherOrgId}`, { token: am })).status).toBe(200);
+    const expert = await app.login('expert@platform.demo.invalid', PASSWORD);
+    expect((await app.get(`/api/orgs/${otherOrgId}`, { token: expert })).status).toBe(404);
   });
 
   it('validates path parameters', async () => {

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { z } from 'zod';
-import { INTERNAL_ROLES } from '../../contracts/roles.js';
+import { ORG_WIDE_ROLES } from '../../contracts/roles.js';
 import { OrgRoles } from '../../platform/auth/auth.decorators.js';
 import { Endpoint, ValidParams } from '../../platform/http/endpoint.js';
 import { OrgDtoSchema, OrgIdParamsSchema } from './orgs.schemas.js';
@@ -11,9 +11,9 @@ export class OrgsController {
   constructor(private readonly orgs: OrgsService) {}
 
   @Get(':orgId')
-  @OrgRoles({ roles: ['owner', 'admin', 'member', 'billing'], platformRoles: [...INTERNAL_ROLES] })
+  @OrgRoles({ roles: ['owner', 'admin', 'member', 'billing'], platformRoles: [...ORG_WIDE_ROLES] })
   @Endpoint({
-    summary: 'One org, for its members and internal staff (another org answers 404)',
+    summary: 'One org, for its members, account managers and superadmins (another org answers 404)',
     tags: ['orgs'],
     params: OrgIdParamsSchema,
     response: OrgDtoSchema,

@@ -61,6 +61,7 @@ export const EnvSchema = z.object({
   WORKSPACE_DOMAIN: optionalString.transform((v) => v ?? 'workspace.example.com'),
   BILLING_WEBHOOK_SECRET: optionalString,
   BILLING_GRACE_DAYS: intFrom(7, 0),
+  TRUST_PROXY: z.enum(['true', 'false']).optional().transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
   SEED_DEMO_DATA: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true')),
 });

@@ -10,6 +10,8 @@ export interface AppConfig {
   readonly isProduction: boolean;
   readonly port: number;
   readonly host: string;
+  /** Take the client address from X-Forwarded-For (only behind a proxy that overwrites it). */
+  readonly trustProxy: boolean;
   readonly publicUrl: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
@@ -84,6 +86,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     isProduction,
     port: e.PORT,
     host: e.HOST,
+    trustProxy: e.TRUST_PROXY,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
     dataDir,

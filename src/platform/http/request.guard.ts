@@ -1,7 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PlatformRole } from '../../contracts/roles.js';
+import { ORG_WIDE_ROLES, type PlatformRole } from '../../contracts/roles.js';
 import { IS_PUBLIC, ORG_ROLES, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { RequestAuthenticator } from '../auth/request-auth.js';
@@ -10,8 +10,7 @@ import type { AppConfig } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { RateLimitService, rateLimitError, rateLimitHeaders, type Limiter } from '../rate-limit/rate-limit.service.js';
 
-/** Internal staff who may act on every org (API-MAP.md "Conventions"). */
-const ACTS_ON_EVERY_ORG: PlatformRole[] = ['superadmin', 'account_manager', 'ai_operator', 'expert'];
+const ACTS_ON_EVERY_ORG: readonly PlatformRole[] = ORG_WIDE_ROLES;
 
 /**
  * The one global guard, in a fixed order: resolve the caller (if a token is sent), apply the
