@@ -1,28 +1,12 @@
 import { z } from 'zod';
 
 /** Platform roles of spec 2.7. `client_admin` / `client_member` are legacy: readable, never assigned. */
-export const PLATFORM_ROLES = [
-  'superadmin',
-  'account_manager',
-  'expert',
-  'ai_operator',
-  'org_admin',
-  'org_member',
-  'client_admin',
-  'client_member',
-] as const;
+export const ASSIGNABLE_PLATFORM_ROLES = ['superadmin', 'account_manager', 'expert', 'ai_operator', 'org_admin', 'org_member'] as const;
+export const LEGACY_PLATFORM_ROLES = ['client_admin', 'client_member'] as const;
+export const PLATFORM_ROLES = [...ASSIGNABLE_PLATFORM_ROLES, ...LEGACY_PLATFORM_ROLES] as const;
 export type PlatformRole = (typeof PLATFORM_ROLES)[number];
 export const PlatformRoleSchema = z.enum(PLATFORM_ROLES);
 
-export const LEGACY_PLATFORM_ROLES = ['client_admin', 'client_member'] as const satisfies readonly PlatformRole[];
-export const ASSIGNABLE_PLATFORM_ROLES = [
-  'superadmin',
-  'account_manager',
-  'expert',
-  'ai_operator',
-  'org_admin',
-  'org_member',
-] as const satisfies readonly PlatformRole[];
 export const AssignablePlatformRoleSchema = z.enum(ASSIGNABLE_PLATFORM_ROLES);
 
 export const INTERNAL_ROLES = ['superadmin', 'account_manager', 'expert', 'ai_operator'] as const satisfies readonly PlatformRole[];

@@ -3,6 +3,15 @@ import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import { emailOtpCodes, type EmailOtpCodeRow, type OtpPurpose } from './auth.tables.js';
 
+/** The codes of one address, purpose and (for invite codes) subject. */
+const codesOf = (email: string, purpose: OtpPurpose, subjectId?: string) =>
+  and(
+    eq(emailOtpCodes.email, email),
+    eq(emailOtpCodes.purpose, purpose),
+    subjectId === undefined ? undefined : eq(emailOtpCodes.subjectId, subjectId),
+    isNull(emailOtpCodes.consumedAt),
+  );
+
 @Injectable()
 export class OtpRepository {
   constructor(private readonly dbService: DbService) {}
@@ -16,15 +25,7 @@ export class OtpRepository {
     const [row] = await this.dbService.db
       .select()
       .from(emailOtpCodes)
-      .where(
-        and(
-          eq(emailOtpCodes.email, email),
-          eq(emailOtpCodes.purpose, purpose),
-          subjectId === undefined ? undefined : eq(emailOtpCodes.subjectId, subjectId),
-          isNull(emailOtpCodes.consumedAt),
-          gt(emailOtpCodes.expiresAt, new Date()),
-        ),
-      )
+      .where(and(codesOf(email, purpose, subjectId), gt(emailOtpCodes.expiresAt, new Date())))
       .orderBy(desc(emailOtpCodes.createdAt))
       .limit(1);
     return row;
@@ -52,14 +53,7 @@ export class OtpRepository {
     await this.dbService.db
       .update(emailOtpCodes)
       .set({ consumedAt: new Date() })
-      .where(
-        and(
-          eq(emailOtpCodes.email, email),
-          eq(emailOtpCodes.purpose, purpose),
-          subjectId === undefined ? undefined : eq(emailOtpCodes.subjectId, subjectId),
-          isNull(emailOtpCodes.consumedAt),
-        ),
-      );
+      .where(codesOf(email, purpose, subjectId));
   }
 
   async deleteStale(before: Date): Promise<void> {

@@ -1,9 +1,10 @@
-import { Alert, Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { useSignIn } from '../../auth/session';
+import { FormAlert, EmailField } from './FormParts';
 
 export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; onEmailChange: (email: string) => void }) {
   const signIn = useSignIn();
@@ -39,20 +40,8 @@ export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; on
     return (
       <form onSubmit={submit} noValidate aria-label="Request a sign-in code">
         <Stack>
-          {formError && (
-            <Alert color="red" role="alert" title="Could not send the code">
-              {formError}
-            </Alert>
-          )}
-          <TextInput
-            label="Email"
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onChange={(event) => onEmailChange(event.currentTarget.value)}
-            error={fieldErrorsOf(requestCode.error).email}
-          />
+          <FormAlert title="Could not send the code" message={formError} />
+          <EmailField value={email} onChange={onEmailChange} error={fieldErrorsOf(requestCode.error).email} />
           <Button type="submit" loading={requestCode.isPending}>
             Send code
           </Button>
@@ -74,11 +63,7 @@ export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; on
         <Text size="sm" data-testid="code-sent">
           If an account exists for <strong>{email}</strong>, we sent it a 6-digit sign-in code.
         </Text>
-        {formError && (
-          <Alert color="red" role="alert" title="Sign-in failed">
-            {formError}
-          </Alert>
-        )}
+        <FormAlert title="Sign-in failed" message={formError} />
         <TextInput
           label="Code"
           inputMode="numeric"

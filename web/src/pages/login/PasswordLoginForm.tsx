@@ -1,9 +1,10 @@
-import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError, fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { useSignIn } from '../../auth/session';
+import { EmailField, FormAlert } from './FormParts';
 
 const isTotpRequired = (error: unknown): boolean => error instanceof ApiError && error.code === 'totp_required';
 
@@ -34,19 +35,11 @@ export function PasswordLoginForm({ email, onEmailChange }: { email: string; onE
   return (
     <form onSubmit={submit} noValidate aria-label="Sign in with password">
       <Stack>
-        {formError && (
-          <Alert color="red" role="alert" title="Sign-in failed">
-            {formError}
-          </Alert>
-        )}
-        <TextInput
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
+        <FormAlert title="Sign-in failed" message={formError} />
+        <EmailField
           value={email}
-          onChange={(event) => {
-            onEmailChange(event.currentTarget.value);
+          onChange={(value) => {
+            onEmailChange(value);
             setTotpRequired(false);
           }}
           error={fieldErrors.email}

@@ -1,0 +1,26 @@
+import { Alert, TextInput } from '@mantine/core';
+
+/** The alert above a sign-in form for an error that belongs to no single field. */
+export function FormAlert({ title, message }: { title: string; message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <Alert color="red" role="alert" title={title}>
+      {message}
+    </Alert>
+  );
+}
+
+/** The email field both sign-in forms share (one address across the tabs). */
+export function EmailField({ value, onChange, error }: { value: string; onChange: (email: string) => void; error?: string }) {
+  return (
+    <TextInput
+      label="Email"
+      type="email"
+      autoComplete="username"
+      required
+      value={value}
+      onChange={(event) => onChange(event.currentTarget.value)}
+      error={error}
+    />
+  );
+}
