@@ -44,7 +44,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       redis = createRedis(config.redisUrl, 'rate-limit');
       if (!(await waitForRedis(redis))) logger.warn('redis not reachable at start: limits run in memory until it is');
     } else {
-      logger.warn('REDIS_URL is not set: rate limits are kept in memory (fine for one instance only)');
+      logger.warn('REDIS_URL is not set: rate limits and real-time delivery are in memory (single instance only)');
     }
     if (config.isProduction && !config.smtpUrl) logger.warn('SMTP_URL is not set: mail is written to the outbox table and not sent');
 

@@ -1,3 +1,5 @@
 export * from './roles.js';
 export * from './errors.js';
 export * from './auth.js';
+export * from './notifications.js';
+export * from './realtime.js';

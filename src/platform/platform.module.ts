@@ -1,8 +1,12 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
-import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import type { Type } from '@nestjs/common';
 import { AuditController } from './audit/audit.controller.js';
 import { AuditService } from './audit/audit.service.js';
+import { RequestAuthenticator } from './auth/request-auth.js';
 import { TokenService } from './auth/token.service.js';
+import { RequestGuard } from './http/request.guard.js';
+import { RealtimeService } from './realtime/realtime.service.js';
 import { APP_CONFIG } from './config/config.token.js';
 import type { AppConfig } from './config/config.js';
 import { SecretBox } from './crypto/crypto.js';
@@ -17,15 +21,18 @@ import { HealthController } from './observability/health.controller.js';
 import { Metrics } from './observability/metrics.js';
 import { QueueService } from './queue/queue.service.js';
 import { SchedulerService } from './queue/scheduler.service.js';
-import { RATE_LIMIT_REDIS, RateLimitService } from './rate-limit/rate-limit.service.js';
+import { RateLimitService } from './rate-limit/rate-limit.service.js';
+import { REDIS_CLIENT } from './redis/redis.js';
 import type { Redis } from 'ioredis';
 
 export interface PlatformDeps {
   config: AppConfig;
   dbService: DbService;
   metrics: Metrics;
-  /** Redis for shared rate limits, when REDIS_URL is set. */
+  /** Redis for shared rate limits and real time, when REDIS_URL is set. */
   redis?: Redis;
+  /** The module that provides PRINCIPAL_LOADER (the users module); chosen by the composition root. */
+  principalModule: Type;
 }
 
 /** The platform services every module may use. Holds no domain logic. */
@@ -38,7 +45,7 @@ export class PlatformModule {
       { provide: DbService, useValue: deps.dbService },
       { provide: Metrics, useValue: deps.metrics },
       { provide: SecretBox, useValue: new SecretBox(deps.config.keys.encryptionKey) },
-      ...(deps.redis ? [{ provide: RATE_LIMIT_REDIS, useValue: deps.redis }] : []),
+      ...(deps.redis ? [{ provide: REDIS_CLIENT, useValue: deps.redis }] : []),
       TokenService,
       RateLimitService,
       QueueService,
@@ -46,14 +53,17 @@ export class PlatformModule {
       MailService,
       AuditService,
       RouteCatalog,
+      RequestAuthenticator,
+      RealtimeService,
       { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      { provide: APP_GUARD, useClass: RequestGuard },
     ];
     return {
       module: PlatformModule,
-      imports: [DiscoveryModule],
+      imports: [DiscoveryModule, deps.principalModule],
       controllers: [HealthController, DocsController, AuditController, ...(deps.config.isProduction ? [] : [DevMailController])],
       providers,
-      exports: providers.filter((p) => !(typeof p === 'object' && 'provide' in p && p.provide === APP_FILTER)),
+      exports: providers.filter((p) => !(typeof p === 'object' && 'provide' in p && (p.provide === APP_FILTER || p.provide === APP_GUARD))),
     };
   }
 }

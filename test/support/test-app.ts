@@ -18,11 +18,14 @@ export interface TestAppOptions {
   env?: Record<string, string | undefined>;
   /** Use this machine's Redis when the run has REDIS_URL (default true). */
   redis?: boolean;
+  /** Another instance of the same deployment: same PostgreSQL database and Redis prefix (PostgreSQL runs only). */
+  shareWith?: TestApp;
 }
 
 export interface TestApp extends HttpClient {
   running: RunningApp;
   url: string;
+  env: Record<string, string | undefined>;
   close(): Promise<void>;
 }
 
@@ -39,7 +42,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const env: Record<string, string | undefined> = { DATA_DIR: dataDir, ...options.env };
   let dbName: string | undefined;
   let embedded;
-  if (databaseUrl && pgTemplates) {
+  if (options.shareWith) {
+    if (!options.shareWith.env.DATABASE_URL) throw new Error('shareWith needs a PostgreSQL run');
+    env.DATABASE_URL = options.shareWith.env.DATABASE_URL;
+  } else if (databaseUrl && pgTemplates) {
     dbName = randomDbName(pgTemplates.runPrefix);
     await createDatabaseFrom(databaseUrl, dbName, seeded ? pgTemplates.seeded : pgTemplates.base);
     env.DATABASE_URL = withDatabase(databaseUrl, dbName);
@@ -51,7 +57,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   }
   if (process.env.REDIS_URL && options.redis !== false) {
     env.REDIS_URL = process.env.REDIS_URL;
-    env.REDIS_KEY_PREFIX = `cos-test:${randomBytes(6).toString('hex')}:`;
+    env.REDIS_KEY_PREFIX = options.shareWith?.env.REDIS_KEY_PREFIX ?? `cos-test:${randomBytes(6).toString('hex')}:`;
   }
   const config = loadConfig(testEnv(env));
   const running = await createApp(config, { embedded, seed: false });
@@ -63,6 +69,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   return Object.assign(client, {
     running,
     url,
+    env,
     async close() {
       await running.close();
       if (dbName && databaseUrl) await dropDatabase(databaseUrl, dbName);

@@ -4,8 +4,8 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
+import { REDIS_CLIENT } from '../redis/redis.js';
 
-export const RATE_LIMIT_REDIS = Symbol('RATE_LIMIT_REDIS');
 
 export interface LimitDefinition {
   /** Stable name; part of the store key. */
@@ -88,7 +88,7 @@ export class RateLimitService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Optional() @Inject(RATE_LIMIT_REDIS) private readonly redis?: Redis,
+    @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis,
   ) {}
 
   limiter(definition: LimitDefinition): Limiter {

@@ -1,6 +1,9 @@
 import { Redis } from 'ioredis';
 import { logger } from '../observability/logger.js';
 
+/** DI token of the app's Redis connection (present only with REDIS_URL). */
+export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
+
 /**
  * A Redis connection that never blocks a request while Redis is down: commands fail fast
  * (no offline queue) and the client keeps reconnecting in the background.

@@ -1,0 +1,102 @@
+import type { NotificationDto } from './notifications.js';
+
+/**
+ * The real-time surface of spec 6.1: namespace `/notifications`, rooms `user:<userId>`,
+ * `org:<orgId>`, `experts`, `conversation:<id>`. Every event is emitted after the write it
+ * describes has committed. The spec leaves the queue and conversation payloads open; these are
+ * the shapes the service sends.
+ */
+export const REALTIME_NAMESPACE = '/notifications';
+
+export type ConversationStatus = 'pending' | 'awaiting_client' | 'resolved' | 'snoozed';
+
+/** A message as the receiving room may see it (client roles never receive internal notes). */
+export interface RealtimeMessage {
+  id: string;
+  conversationId: string;
+  role: 'client' | 'specialist' | 'expert' | 'system';
+  sender_id: string | null;
+  content: string;
+  is_internal: boolean;
+  createdAt: string;
+  correctedAt: string | null;
+}
+
+/** An attention-list item (its status type is the conversation status type, spec 2.5). */
+export interface QueueItemPayload {
+  id: string;
+  conversationId: string;
+  orgId: string;
+  status: ConversationStatus;
+  /** Why the item is on the list: an explicit human request or a genuine failure. */
+  reason: 'escalation' | 'agent_failure';
+  sla_deadline: string | null;
+  deferred_until: string | null;
+  assigned_expert_id: string | null;
+  updatedAt: string;
+}
+
+export interface QueueStatusPayload {
+  id: string;
+  conversationId: string;
+  orgId: string;
+  from: ConversationStatus;
+  to: ConversationStatus;
+  updatedAt: string;
+}
+
+export interface ConversationStatusPayload {
+  conversationId: string;
+  orgId: string;
+  from: ConversationStatus;
+  to: ConversationStatus;
+  resolvedAt: string | null;
+  snoozeUntil: string | null;
+  /** The user who changed it, or null for the system (a snooze expiring). */
+  changedBy: string | null;
+  at: string;
+}
+
+export interface MessageEventPayload {
+  conversationId: string;
+  orgId: string;
+  message: RealtimeMessage;
+}
+
+/** Every server-to-client event and its payload. */
+export interface ServerToClientEvents {
+  /** Room `user:<recipient>`: the NotificationDto, identical to REST. */
+  'notification:new': (notification: NotificationDto) => void;
+  /** Room `experts` (and the org room): an item joined the attention list. */
+  expert_queue_item_added: (item: QueueItemPayload) => void;
+  /** Room `experts`: an item was resolved. */
+  queue_item_resolved: (payload: QueueStatusPayload) => void;
+  /** Room `experts`: an item's status changed. */
+  queue_item_status_updated: (payload: QueueStatusPayload) => void;
+  /** Room `experts`: a non-terminal change (assignment, deferral, SLA). */
+  queue_item_updated: (item: QueueItemPayload) => void;
+  /** Rooms `conversation:<id>` and `org:<orgId>`. */
+  conversation_status_changed: (payload: ConversationStatusPayload) => void;
+  /** Rooms `org:<orgId>` and `conversation:<id>`: a Specialist reply was delivered. */
+  agent_message_sent: (payload: MessageEventPayload) => void;
+  /** Rooms `org:<orgId>` and `conversation:<id>`: a user message arrived. */
+  user_message_received: (payload: MessageEventPayload) => void;
+  /** Room `conversation:<id>`: an Expert follow-up or internal note was added. */
+  workspace_message_added: (payload: MessageEventPayload) => void;
+}
+
+export type ServerEventName = keyof ServerToClientEvents;
+export type ServerEventPayload<E extends ServerEventName> = Parameters<ServerToClientEvents[E]>[0];
+
+/** Acknowledgement of join_conversation / leave_conversation. */
+export type RoomAck = { ok: true } | { ok: false; error: 'forbidden' | 'invalid' };
+
+export interface ClientToServerEvents {
+  join_conversation: (conversationId: string, ack?: (result: RoomAck) => void) => void;
+  leave_conversation: (conversationId: string, ack?: (result: RoomAck) => void) => void;
+}
+
+export const userRoom = (userId: string) => `user:${userId}`;
+export const orgRoom = (orgId: string) => `org:${orgId}`;
+export const conversationRoom = (conversationId: string) => `conversation:${conversationId}`;
+export const EXPERTS_ROOM = 'experts';
