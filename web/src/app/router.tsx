@@ -4,6 +4,7 @@ import { CLIENT_ROLES, OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
 import { LandingRedirect, RequireRole } from '../auth/SessionGate';
 import { AppLayout } from '../layout/AppLayout';
 import { ChatPage } from '../pages/client/ChatPage';
+import { InboxPage } from '../pages/client/InboxPage';
 import { DevMailPage } from '../pages/dev/DevMailPage';
 import { ErrorPage } from '../pages/ErrorPage';
 import { LoginPage } from '../pages/login/LoginPage';
@@ -34,7 +35,10 @@ export const router = createBrowserRouter([
       { path: '/dev/mail', element: <DevMailPage /> },
       area('/ops', OPS_ROLES, [{ path: 'clients', element: <ClientsPage /> }]),
       area('/workspace', WORKSPACE_ROLES, [{ path: 'queue', element: <QueuePage /> }]),
-      area('/client', CLIENT_ROLES, [{ path: 'chat', element: <ChatPage /> }]),
+      area('/client', CLIENT_ROLES, [
+        { path: 'chat', element: <ChatPage /> },
+        { path: 'inbox', element: <InboxPage /> },
+      ]),
       ...legacyRedirects,
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -3,13 +3,16 @@ import { Outlet } from 'react-router';
 import { useCurrentUser } from '../auth/current-user';
 import { roleLabel } from '../auth/roles';
 import { useSignOut } from '../auth/session';
+import { NotificationBell } from '../notifications/NotificationBell';
+import { useNotificationsSocket } from '../notifications/useNotificationsSocket';
 
 export const PRODUCT_NAME = 'Client Organization Service';
 
-/** The shell of every signed-in area: product name, who is signed in, and Sign out. */
+/** The shell of every signed-in area: product name, notifications (kept live), who is signed in, and Sign out. */
 export function AppLayout() {
   const user = useCurrentUser();
   const signOut = useSignOut();
+  useNotificationsSocket();
 
   return (
     <AppShell header={{ height: 64 }} padding="md">
@@ -19,6 +22,7 @@ export function AppLayout() {
             {PRODUCT_NAME}
           </Text>
           <Group gap="md" wrap="nowrap">
+            <NotificationBell />
             <Stack gap={0} align="flex-end" data-testid="current-user" aria-label="Signed-in user">
               <Text size="sm" fw={500}>
                 {user.name}
