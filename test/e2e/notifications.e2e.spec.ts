@@ -213,3 +213,34 @@ describe('real-time notifications (spec 5.5, 6.1)', () => {
     }
   });
 });
+
+describe('notifying several recipients', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('is best-effort per recipient: one failure does not block the rest', async () => {
+    const { NotificationsRepository } = await import('../../src/modules/notifications/notifications.repository.js');
+    const repo = app.running.app.get(NotificationsRepository);
+    const service = app.running.app.get(NotificationsService);
+    const users = app.running.app.get(UsersService);
+    const ids = await Promise.all(['a', 'b', 'c'].map(async (n) => (await users.create({ email: `each-${n}@example.com`, platformRole: 'org_member' })).id));
+    const original = repo.insert.bind(repo);
+    repo.insert = async (values) => {
+      if (values.recipientUserId === ids[1]) throw new Error('disk full for this one');
+      return original(values);
+    };
+    try {
+      const result = await service.notifyEach([ids[0]!, ids[1]!, ids[2]!, ids[0]!], { type: 'billing.payment_failed', message: 'Payment failed' });
+      expect(result.failed).toEqual([ids[1]]);
+      expect(result.sent.map((n) => n.userId)).toEqual([ids[0], ids[2]]);
+    } finally {
+      repo.insert = original;
+    }
+    expect(await service.list(ids[2]!, { limit: 10, offset: 0 })).toHaveLength(1);
+  });
+});
