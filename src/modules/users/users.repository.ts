@@ -28,9 +28,14 @@ export class UsersRepository {
     return row;
   }
 
-  /** The user and their memberships in one round trip (the per-request auth read). */
-  async findWithMemberships(id: string): Promise<(UserRow & { memberships: MembershipRecord[] }) | undefined> {
-    const rows = await this.db
+  /**
+   * The user and their memberships in one round trip: the read every authenticated request makes.
+   * A named prepared statement, so PostgreSQL plans it once per connection.
+   */
+  private principalQuery?: ReturnType<UsersRepository['buildPrincipalQuery']>;
+
+  private buildPrincipalQuery() {
+    return this.dbService.root
       .select({
         user: users,
         memberships: sql<MembershipRecord[]>`coalesce(
@@ -38,8 +43,13 @@ export class UsersRepository {
              from org_memberships m where m.user_id = users.id), '[]'::json)`,
       })
       .from(users)
-      .where(eq(users.id, id));
-    const row = rows[0];
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare('users_principal_by_id');
+  }
+
+  async findWithMemberships(id: string): Promise<(UserRow & { memberships: MembershipRecord[] }) | undefined> {
+    this.principalQuery ??= this.buildPrincipalQuery();
+    const [row] = await this.principalQuery.execute({ id });
     return row ? { ...row.user, memberships: row.memberships } : undefined;
   }
 
