@@ -29,6 +29,9 @@ export interface RunningApp {
 }
 
 const OPS_PATHS = new Set(['/health', '/ready', '/metrics']);
+/** Request ids: unique per instance and process (cheaper than a UUID per request). */
+const INSTANCE_ID = randomUUID().slice(0, 8);
+let requestCounter = 0;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Builds the whole service from a config: database migrated, Nest app initialised, web app mounted. */
@@ -54,7 +57,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       requestIdHeader: false,
       genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
         const given = req.headers['x-request-id'];
-        return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${INSTANCE_ID}-${(++requestCounter).toString(36)}`;
       },
       // The operational endpoints answer at the root as well as under /api.
       rewriteUrl: (req: { url?: string }) => {
@@ -70,10 +73,6 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     });
     app.setGlobalPrefix('api');
     const fastify = app.getHttpAdapter().getInstance();
-    fastify.addHook('onRequest', (request, reply, done) => {
-      reply.header('x-request-id', request.id);
-      done();
-    });
     metrics.install(fastify);
     await mountWebApp(app);
     await app.init();

@@ -38,6 +38,21 @@ describe('transactions, audit and demo seed', () => {
     expect(effect).toBe(false);
   });
 
+  it('hands each transaction its own context, joins nested calls, and leaves none behind', async () => {
+    const db = app.running.app.get(DbService);
+    const seen: boolean[] = [];
+    const run = (delay: number) =>
+      db.transaction(async (tx) => {
+        await new Promise((r) => setTimeout(r, delay));
+        seen.push(db.db === tx);
+        await db.transaction(async (inner) => void seen.push(inner === tx));
+      });
+    await Promise.all([run(30), run(5)]);
+    expect(seen).toEqual([true, true, true, true]);
+    expect(db.inTransaction).toBe(false);
+    expect(db.db).toBe(db.root);
+  });
+
   it('keeps the business write when the audit write fails (best-effort, spec 2.10)', async () => {
     const db = app.running.app.get(DbService);
     const users = app.running.app.get(UsersService);

@@ -12,6 +12,8 @@ declare module 'fastify' {
   }
 }
 
+const MISSING: Promise<AuthOutcome> = Promise.resolve({ reason: 'missing' });
+
 export function bearerToken(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;
@@ -31,6 +33,7 @@ export class RequestAuthenticator {
   ) {}
 
   resolve(request: FastifyRequest): Promise<AuthOutcome> {
+    if (request.headers.authorization === undefined) return MISSING;
     request.authOutcome ??= this.authenticate(bearerToken(request.headers.authorization)).then((outcome) => {
       if (outcome.principal) request.principal = outcome.principal;
       return outcome;

@@ -14,6 +14,7 @@ interface TxContext {
  */
 export class DbService {
   private readonly als = new AsyncLocalStorage<TxContext>();
+  private openTransactions = 0;
   migrated = false;
 
   constructor(readonly handle: DatabaseHandle) {}
@@ -35,7 +36,15 @@ export class DbService {
     const current = this.als.getStore();
     if (current) return fn(current.tx);
     const hooks: Array<() => unknown> = [];
-    const result = await this.handle.db.transaction(async (tx) => this.als.run({ tx, afterCommit: hooks }, () => fn(tx)));
+    let result: T;
+    this.openTransactions++;
+    try {
+      result = await this.handle.db.transaction(async (tx) => this.als.run({ tx, afterCommit: hooks }, () => fn(tx)));
+    } finally {
+      // On Node 20 an enabled AsyncLocalStorage taxes every promise of the process (async hooks):
+      // keep it enabled only while a transaction is open. run() enables it again.
+      if (--this.openTransactions === 0) this.als.disable();
+    }
     for (const hook of hooks) {
       try {
         await hook();

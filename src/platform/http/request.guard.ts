@@ -38,6 +38,7 @@ export class RequestGuard implements CanActivate {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const targets = [context.getHandler(), context.getClass()];
 
+    reply.header('x-request-id', request.id);
     const outcome = await this.authenticator.resolve(request);
     await this.throttle(request, reply, outcome.principal);
 
