@@ -1,14 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
+import type { Keyset } from '../../platform/http/pagination.js';
 import { specialists, type SpecialistRow } from './specialists.tables.js';
 
+type NewSpecialistRow = typeof specialists.$inferInsert;
+
+/** The catalog is platform-wide (no org): one pool every org draws from. */
 @Injectable()
 export class SpecialistsRepository {
   constructor(private readonly dbService: DbService) {}
 
-  async list(): Promise<SpecialistRow[]> {
-    return this.dbService.db.select().from(specialists).orderBy(asc(specialists.name));
+  /** Oldest first (a stable catalog order), keyset-paginated; limit + 1 rows. */
+  async list(page: { limit: number; after?: Keyset }): Promise<SpecialistRow[]> {
+    const after = page.after;
+    return this.dbService.db
+      .select()
+      .from(specialists)
+      .where(after ? or(gt(specialists.createdAt, after.at), and(eq(specialists.createdAt, after.at), gt(specialists.id, after.id))) : undefined)
+      .orderBy(asc(specialists.createdAt), asc(specialists.id))
+      .limit(page.limit + 1);
+  }
+
+  async findById(id: string): Promise<SpecialistRow | undefined> {
+    const [row] = await this.dbService.db.select().from(specialists).where(eq(specialists.id, id));
+    return row;
   }
 
   async findBySlug(slug: string): Promise<SpecialistRow | undefined> {
@@ -16,8 +32,17 @@ export class SpecialistsRepository {
     return row;
   }
 
-  async insert(values: typeof specialists.$inferInsert): Promise<SpecialistRow> {
+  async insert(values: NewSpecialistRow): Promise<SpecialistRow> {
     const [row] = await this.dbService.db.insert(specialists).values(values).returning();
     return row!;
+  }
+
+  async update(id: string, values: Partial<NewSpecialistRow>): Promise<SpecialistRow | undefined> {
+    const [row] = await this.dbService.db
+      .update(specialists)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(specialists.id, id))
+      .returning();
+    return row;
   }
 }
