@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './auth.js';
 export * from './notifications.js';
 export * from './realtime.js';
+export * from './orgs.js';
