@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** Org slug (spec 2.1): 3 to 63 characters, lowercase letters, digits and inner hyphens. */
 export const ORG_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 
@@ -17,3 +19,69 @@ export function previewWorkspaceAlias(firstName: string | null | undefined, orgS
   if (!first || !slug) return null;
   return `${first}.${slug}@${workspaceDomain}`;
 }
+
+
+/** The 13 industries of spec 2.1 (their values are ours: the spec leaves them open). */
+export const INDUSTRIES = [
+  { value: 'technology', label: 'Technology & software' },
+  { value: 'healthcare', label: 'Healthcare & life sciences' },
+  { value: 'finance', label: 'Finance & insurance' },
+  { value: 'retail', label: 'Retail & e-commerce' },
+  { value: 'manufacturing', label: 'Manufacturing' },
+  { value: 'education', label: 'Education' },
+  { value: 'real_estate', label: 'Real estate & construction' },
+  { value: 'professional_services', label: 'Professional services' },
+  { value: 'hospitality', label: 'Hospitality & travel' },
+  { value: 'media', label: 'Media & entertainment' },
+  { value: 'logistics', label: 'Transportation & logistics' },
+  { value: 'nonprofit', label: 'Nonprofit & public sector' },
+  { value: 'other', label: 'Other' },
+] as const;
+export const INDUSTRY_VALUES = INDUSTRIES.map((i) => i.value) as [string, ...string[]];
+
+export const MAX_CORPORATE_DOMAINS = 10;
+const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
+
+export const SlugAvailabilitySchema = z.object({
+  slug: z.string(),
+  valid: z.boolean(),
+  available: z.boolean(),
+  reason: z.enum(['invalid_format', 'reserved_word', 'taken']).nullable(),
+});
+export type SlugAvailability = z.infer<typeof SlugAvailabilitySchema>;
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'Not a real date');
+
+/** Step 1 of the wizard (API-MAP.md "AM wizard"); the server adds the rules that need data. */
+export const OrgStep1Fields = {
+  legalName: z.string().trim().min(1, 'Required').max(200),
+  slug: z.string().trim().toLowerCase(),
+  industry: z.enum(INDUSTRY_VALUES),
+  corporateDomains: z
+    .array(z.string().trim().toLowerCase().regex(DOMAIN, 'Not a domain name'))
+    .min(1, 'At least one corporate domain')
+    .max(MAX_CORPORATE_DOMAINS, `At most ${MAX_CORPORATE_DOMAINS} corporate domains`),
+  adminEmail: z.string().trim().toLowerCase().pipe(z.email('Invalid email address')),
+  website: z.string().trim().min(1, 'Required').max(2048),
+  timezone: z.string().trim().min(1, 'Required'),
+  logoUrl: z.url().max(2048).nullish(),
+  billingEmail: z.string().trim().toLowerCase().pipe(z.email('Invalid email address')).nullish(),
+  companySize: z.string().trim().max(50).nullish(),
+  trialEndDate: isoDate.nullish(),
+  trialMode: z.enum(['default', 'none']).optional(),
+};
+export const CreateOrgSchema = z.object(OrgStep1Fields);
+export type CreateOrgInput = z.infer<typeof CreateOrgSchema>;
+export const UpdateOrgSchema = z
+  .object({ ...OrgStep1Fields, assignedAmId: z.uuid().optional() })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, 'Send at least one field');
+export type UpdateOrgInput = z.infer<typeof UpdateOrgSchema>;
+
+export const Phase0StatusSchema = z.object({
+  ready: z.boolean(),
+  missing: z.array(z.string()),
+  specialistAssigned: z.boolean(),
+  expertMapped: z.boolean(),
+});
+export type Phase0Status = z.infer<typeof Phase0StatusSchema>;

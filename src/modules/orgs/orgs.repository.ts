@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, desc, eq, ilike, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
-import { orgs, type NewOrgRow, type OrgRow } from './orgs.tables.js';
+import type { Keyset } from '../../platform/http/pagination.js';
+import { orgs, slugReservations, type NewOrgRow, type OrgRow, type OrgStatus } from './orgs.tables.js';
 
 @Injectable()
 export class OrgsRepository {
@@ -30,8 +31,60 @@ export class OrgsRepository {
     return this.db.select().from(orgs).where(inArray(orgs.id, ids));
   }
 
+  /** Newest first; limit + 1 rows. */
+  async list(filter: { status?: OrgStatus; q?: string }, page: { limit: number; after?: Keyset }): Promise<OrgRow[]> {
+    const after = page.after;
+    const q = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+    return this.db
+      .select()
+      .from(orgs)
+      .where(
+        and(
+          filter.status ? eq(orgs.status, filter.status) : undefined,
+          q ? or(ilike(orgs.legalName, q), ilike(orgs.slug, q), ilike(orgs.adminEmail, q)) : undefined,
+          after ? or(lt(orgs.createdAt, after.at), and(eq(orgs.createdAt, after.at), lt(orgs.id, after.id))) : undefined,
+        ),
+      )
+      .orderBy(desc(orgs.createdAt), desc(orgs.id))
+      .limit(page.limit + 1);
+  }
+
   async insert(values: NewOrgRow): Promise<OrgRow> {
     const [row] = await this.db.insert(orgs).values(values).returning();
     return row!;
+  }
+
+  async update(id: string, values: Partial<NewOrgRow>): Promise<OrgRow | undefined> {
+    const [row] = await this.db
+      .update(orgs)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(orgs.id, id))
+      .returning();
+    return row;
+  }
+
+  /** Moves an org from one status to another; undefined when it was no longer in `from`. */
+  async transition(id: string, from: OrgStatus, values: Partial<NewOrgRow> & { status: OrgStatus }): Promise<OrgRow | undefined> {
+    const [row] = await this.db
+      .update(orgs)
+      .set({ ...values, updatedAt: new Date() })
+      .where(and(eq(orgs.id, id), eq(orgs.status, from)))
+      .returning();
+    return row;
+  }
+
+  async findReservation(slug: string): Promise<{ orgId: string; kind: 'reserved' | 'alias' } | undefined> {
+    const [row] = await this.db.select({ orgId: slugReservations.orgId, kind: slugReservations.kind }).from(slugReservations).where(eq(slugReservations.slug, slug));
+    return row;
+  }
+
+  /** Reserves a slug for an org for good; false when another org already reserved it. */
+  async reserve(slug: string, orgId: string, kind: 'reserved' | 'alias'): Promise<boolean> {
+    const rows = await this.db
+      .insert(slugReservations)
+      .values({ slug, orgId, kind })
+      .onConflictDoUpdate({ target: slugReservations.slug, set: { slug: sql`excluded.slug` }, where: eq(slugReservations.orgId, orgId) })
+      .returning({ orgId: slugReservations.orgId });
+    return rows.length === 1;
   }
 }

@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import type { CreateOrgInput, Phase0Status, SlugAvailability, UpdateOrgInput } from '../../contracts/orgs.js';
+import type { FieldError } from '../../contracts/errors.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
+import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { pageOf, type Keyset } from '../../platform/http/pagination.js';
+import { UsersService } from '../users/index.js';
 import { OrgsRepository } from './orgs.repository.js';
+import { isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk } from './orgs.rules.js';
 import type { OrgDto } from './orgs.schemas.js';
-import type { NewOrgRow, OrgRow } from './orgs.tables.js';
+import type { NewOrgRow, OrgRow, OrgStatus } from './orgs.tables.js';
 
 export interface OrgSummary {
   id: string;
@@ -11,10 +19,29 @@ export interface OrgSummary {
   status: OrgRow['status'];
 }
 
-/** Organizations. The setup wizard and its rules arrive with the account-manager issue. */
+/** Informational Phase 0 indicators that other modules provide (assignments, Expert grants). */
+export type Phase0Indicator = (orgId: string) => Promise<boolean>;
+
+const isUniqueViolation = (err: unknown) => (err as { cause?: { code?: string } })?.cause?.code === '23505' || (err as { code?: string })?.code === '23505';
+
+/** Organizations and the account manager's setup wizard (spec 2.1, 3.2, 4.2). */
 @Injectable()
 export class OrgsService {
-  constructor(private readonly repo: OrgsRepository) {}
+  private specialistAssigned: Phase0Indicator = async () => false;
+  private expertMapped: Phase0Indicator = async () => false;
+
+  constructor(
+    private readonly repo: OrgsRepository,
+    private readonly users: UsersService,
+    private readonly audit: AuditService,
+    private readonly dbService: DbService,
+  ) {}
+
+  /** The assignments and Expert modules report their part of the Phase 0 status here. */
+  setPhase0Indicators(indicators: { specialistAssigned?: Phase0Indicator; expertMapped?: Phase0Indicator }): void {
+    if (indicators.specialistAssigned) this.specialistAssigned = indicators.specialistAssigned;
+    if (indicators.expertMapped) this.expertMapped = indicators.expertMapped;
+  }
 
   findBySlug(slug: string): Promise<OrgRow | undefined> {
     return this.repo.findBySlug(slug.toLowerCase());
@@ -25,9 +52,7 @@ export class OrgsService {
   }
 
   async get(id: string): Promise<OrgDto> {
-    const row = await this.repo.findById(id);
-    if (!row) throw AppError.notFound('Organization');
-    return toOrgDto(row);
+    return toOrgDto(await this.require(id));
   }
 
   async summaries(ids: string[]): Promise<Map<string, OrgSummary>> {
@@ -35,10 +60,155 @@ export class OrgsService {
     return new Map(rows.map((r) => [r.id, { id: r.id, slug: r.slug, legalName: r.legalName, status: r.status }]));
   }
 
-  /** Creates an org row as given (used by the demo seed; the wizard adds its validation on top). */
+  /** Creates an org row as given (the demo seed); the wizard goes through createOrg. */
   create(values: NewOrgRow): Promise<OrgRow> {
     return this.repo.insert(values);
   }
+
+  async list(filter: { status?: OrgStatus; q?: string }, page: { limit: number; after?: Keyset }) {
+    return pageOf(await this.repo.list(filter, page), page.limit, (r) => ({ at: r.createdAt, id: r.id }), toOrgDto);
+  }
+
+  /** 'taken' means held by another org that is not deactivated, or reserved for good. */
+  async slugAvailability(raw: string, forOrgId?: string): Promise<SlugAvailability> {
+    const slug = raw.trim().toLowerCase();
+    const problem = slugFormatProblem(slug);
+    if (problem) return { slug, valid: false, available: false, reason: problem };
+    const holder = await this.repo.findBySlug(slug);
+    const reservation = await this.repo.findReservation(slug);
+    const taken = (holder && holder.id !== forOrgId) || (reservation && reservation.orgId !== forOrgId);
+    return { slug, valid: true, available: !taken, reason: taken ? 'taken' : null };
+  }
+
+  async createOrg(actor: Principal, input: CreateOrgInput): Promise<OrgDto> {
+    this.assertStep1(input);
+    const org = await this.dbService.transaction(async () => {
+      await this.assertSlugFree(input.slug);
+      try {
+        return await this.repo.insert({
+          legalName: input.legalName,
+          slug: input.slug,
+          industry: input.industry,
+          corporateDomains: input.corporateDomains,
+          adminEmail: input.adminEmail,
+          website: input.website,
+          timezone: input.timezone,
+          logoUrl: input.logoUrl ?? null,
+          billingEmail: input.billingEmail ?? null,
+          companySize: input.companySize ?? null,
+          trialEndDate: input.trialEndDate ?? null,
+          trialMode: input.trialMode ?? 'default',
+          status: 'pending_am_setup',
+          assignedAmId: actor.userId,
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw AppError.conflict('This slug is taken', { field: 'slug' });
+        throw err;
+      }
+    });
+    await this.audit.record({ action: 'org.created', userId: actor.userId, resourceId: org.id, orgId: org.id, impersonatorId: actor.impersonatorId, meta: { slug: org.slug } });
+    return toOrgDto(org);
+  }
+
+  /** Step-1 re-edit; the slug only while the client has not confirmed; the assigned AM by a superadmin. */
+  async updateOrg(actor: Principal, id: string, input: UpdateOrgInput): Promise<OrgDto> {
+    const before = await this.require(id);
+    this.assertStep1(input);
+    const changes: Partial<NewOrgRow> = {};
+    for (const key of ['legalName', 'industry', 'corporateDomains', 'adminEmail', 'website', 'timezone', 'logoUrl', 'billingEmail', 'companySize', 'trialEndDate', 'trialMode'] as const) {
+      if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
+    }
+    if (input.trialMode === 'none' && before.trialEndDate && input.trialEndDate === undefined) changes.trialEndDate = null;
+    const after = await this.dbService.transaction(async () => {
+      if (input.slug !== undefined && input.slug !== before.slug) {
+        if (!slugEditable(before.status)) throw AppError.conflict('The slug cannot change once the client has confirmed');
+        await this.assertSlugFree(input.slug, id);
+        changes.slug = input.slug;
+      }
+      if (input.assignedAmId !== undefined && input.assignedAmId !== before.assignedAmId) {
+        if (actor.platformRole !== 'superadmin') throw AppError.forbidden('Only a superadmin can change the assigned AM');
+        const am = await this.users.findById(input.assignedAmId);
+        if (!am || am.platformRole !== 'account_manager') throw AppError.badRequest('assignedAmId must be an account manager');
+        changes.assignedAmId = input.assignedAmId;
+      }
+      try {
+        return (await this.repo.update(id, changes))!;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw AppError.conflict('This slug is taken', { field: 'slug' });
+        throw err;
+      }
+    });
+    await this.audit.record({
+      action: 'org.updated',
+      userId: actor.userId,
+      resourceId: id,
+      orgId: id,
+      impersonatorId: actor.impersonatorId,
+      meta: { changes: diff(before, after, Object.keys(changes) as Array<keyof OrgRow>) },
+    });
+    return toOrgDto(after);
+  }
+
+  async phase0Status(id: string): Promise<Phase0Status> {
+    const org = await this.require(id);
+    const am = org.assignedAmId ? await this.users.findById(org.assignedAmId) : undefined;
+    const missing = phase0Missing(org, am?.name);
+    const [specialistAssigned, expertMapped] = await Promise.all([this.specialistAssigned(id), this.expertMapped(id)]);
+    return { ready: missing.length === 0, missing, specialistAssigned, expertMapped };
+  }
+
+  /** finishOrgSetup: the gate passes, the org becomes active, the slug is reserved for good; no email, no trial clock. */
+  async finish(actor: Principal, id: string): Promise<OrgDto> {
+    const org = await this.dbService.transaction(async () => {
+      const current = await this.require(id);
+      if (current.status !== 'pending_am_setup') throw AppError.conflict(`An org in ${current.status} cannot be finished`);
+      const gate = await this.phase0Status(id);
+      if (!gate.ready) throw new AppError('phase0_gate_failed', 'The Phase 0 gate does not pass', { details: { missing: gate.missing } });
+      if (!(await this.repo.reserve(current.slug, id, 'reserved'))) throw AppError.conflict('This slug is reserved by another org', { field: 'slug' });
+      const next = await this.repo.transition(id, 'pending_am_setup', { status: 'active' });
+      if (!next) throw AppError.conflict('The org changed meanwhile; reload and try again');
+      return next;
+    });
+    await this.audit.record({ action: 'org.finished', userId: actor.userId, resourceId: id, orgId: id, impersonatorId: actor.impersonatorId, meta: { slug: org.slug } });
+    return toOrgDto(org);
+  }
+
+  private async require(id: string): Promise<OrgRow> {
+    const org = await this.repo.findById(id);
+    if (!org) throw AppError.notFound('Organization');
+    return org;
+  }
+
+  private async assertSlugFree(slug: string, forOrgId?: string): Promise<void> {
+    const availability = await this.slugAvailability(slug, forOrgId);
+    if (availability.reason === 'taken') throw AppError.conflict('This slug is taken', { field: 'slug' });
+    if (!availability.valid) {
+      const message = availability.reason === 'reserved_word' ? 'This word is reserved' : 'Lowercase letters, digits and inner hyphens; 3 to 63 characters';
+      throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'slug', message }] });
+    }
+  }
+
+  /** The rules of spec 2.1 that a schema cannot say. */
+  private assertStep1(input: Partial<CreateOrgInput>): void {
+    const errors: FieldError[] = [];
+    input.corporateDomains?.forEach((d, i) => {
+      if (isConsumerMailDomain(d)) errors.push({ field: `corporateDomains.${i}`, message: 'Personal consumer-mail domains are not allowed' });
+      if (input.corporateDomains!.indexOf(d) !== i) errors.push({ field: `corporateDomains.${i}`, message: 'Listed twice' });
+    });
+    if (input.timezone !== undefined && !isIanaTimezone(input.timezone)) errors.push({ field: 'timezone', message: 'Not an IANA timezone' });
+    if (input.trialEndDate && !trialDateOk(input.trialEndDate)) errors.push({ field: 'trialEndDate', message: 'Must be strictly in the future' });
+    if (input.trialMode === 'none' && input.trialEndDate) errors.push({ field: 'trialEndDate', message: 'No trial end date with trial mode none' });
+    if (input.slug !== undefined) {
+      const problem = slugFormatProblem(input.slug);
+      if (problem === 'invalid_format') errors.push({ field: 'slug', message: 'Lowercase letters, digits and inner hyphens; 3 to 63 characters' });
+      if (problem === 'reserved_word') errors.push({ field: 'slug', message: 'This word is reserved' });
+    }
+    if (errors.length > 0) throw new AppError('validation_failed', 'Invalid body', { details: errors });
+  }
+}
+
+function diff(before: OrgRow, after: OrgRow, keys: Array<keyof OrgRow>): Record<string, { from: unknown; to: unknown }> {
+  return Object.fromEntries(keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => [k, { from: before[k], to: after[k] }]));
 }
 
 export function toOrgDto(r: OrgRow): OrgDto {

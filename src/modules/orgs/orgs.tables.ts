@@ -45,3 +45,16 @@ export const orgs = pgTable(
 );
 export type OrgRow = typeof orgs.$inferSelect;
 export type NewOrgRow = typeof orgs.$inferInsert;
+
+/**
+ * Slugs held forever: reserved when an org is confirmed (Phase 2) or finished without invite,
+ * and rebrand aliases. Never recycled, even after the org is deactivated.
+ */
+export const slugReservations = pgTable('slug_reservations', {
+  slug: text('slug').primaryKey(),
+  orgId: uuid('org_id')
+    .notNull()
+    .references(() => orgs.id, { onDelete: 'restrict' }),
+  kind: text('kind').$type<'reserved' | 'alias'>().notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

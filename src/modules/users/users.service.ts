@@ -87,6 +87,13 @@ export class UsersService implements PrincipalLoader {
     return row;
   }
 
+  /** A name-only edit: sessions stay valid (spec 4.7 rule 4). */
+  async setName(userId: string, name: string): Promise<UserRow> {
+    const row = await this.repo.update(userId, { name });
+    if (!row) throw AppError.notFound('User');
+    return row;
+  }
+
   /** Changes a user's status; leaving `active` revokes every session (spec 4.7 rule 4). */
   async setStatus(userId: string, status: UserStatus): Promise<UserRow> {
     const row = await this.repo.update(userId, status === 'active' ? { status } : { status, passwordChangedAt: new Date() });
