@@ -4,3 +4,4 @@ export * from './auth.js';
 export * from './notifications.js';
 export * from './realtime.js';
 export * from './orgs.js';
+export * from './assignments.js';

@@ -26,6 +26,12 @@ export class OrgsRepository {
     return row;
   }
 
+  /** Reads the org and locks its row until the transaction ends (serializes work on one org). */
+  async lockById(id: string): Promise<OrgRow | undefined> {
+    const [row] = await this.db.select().from(orgs).where(eq(orgs.id, id)).for('update');
+    return row;
+  }
+
   async findByIds(ids: string[]): Promise<OrgRow[]> {
     if (ids.length === 0) return [];
     return this.db.select().from(orgs).where(inArray(orgs.id, ids));

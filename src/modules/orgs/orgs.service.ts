@@ -51,6 +51,13 @@ export class OrgsService {
     return this.repo.findById(id);
   }
 
+  /** The org, its row locked for the current transaction (404 when unknown). */
+  async lockForUpdate(id: string): Promise<OrgRow> {
+    const org = await this.repo.lockById(id);
+    if (!org) throw AppError.notFound('Organization');
+    return org;
+  }
+
   async get(id: string): Promise<OrgDto> {
     return toOrgDto(await this.require(id));
   }

@@ -1,3 +1,4 @@
 export { SpecialistsModule } from './specialists.module.js';
 export { SpecialistsService, type NewSpecialist } from './specialists.service.js';
 export type { SpecialistRow, MonthlyRateConfig } from './specialists.tables.js';
+export { AssignmentsService } from './assignments.service.js';

@@ -1,7 +1,25 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { OrgsModule, OrgsService } from '../orgs/index.js';
+import { AssignmentsController } from './assignments.controller.js';
+import { AssignmentsRepository } from './assignments.repository.js';
+import { AssignmentsService } from './assignments.service.js';
 import { SpecialistsController } from './specialists.controller.js';
 import { SpecialistsRepository } from './specialists.repository.js';
 import { SpecialistsService } from './specialists.service.js';
 
-@Module({ controllers: [SpecialistsController], providers: [SpecialistsRepository, SpecialistsService], exports: [SpecialistsService] })
-export class SpecialistsModule {}
+@Module({
+  imports: [OrgsModule],
+  controllers: [SpecialistsController, AssignmentsController],
+  providers: [SpecialistsRepository, SpecialistsService, AssignmentsRepository, AssignmentsService],
+  exports: [SpecialistsService, AssignmentsService],
+})
+export class SpecialistsModule implements OnModuleInit {
+  constructor(
+    private readonly orgs: OrgsService,
+    private readonly assignments: AssignmentsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.orgs.setPhase0Indicators({ specialistAssigned: (orgId) => this.assignments.hasAssignment(orgId) });
+  }
+}

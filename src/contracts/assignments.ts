@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD');
+
+/** monthlyRate: null (the catalog rate applies) or 1..99999 with an overrideReason (spec 2.3). */
+const rateFields = {
+  monthlyRate: z.number().min(1, 'Must be at least 1').max(99999, 'Must be at most 99999').nullable().optional(),
+  overrideReason: z.string().trim().max(500).nullable().optional(),
+  rateEffectiveFrom: day.nullable().optional(),
+  rateEffectiveUntil: day.nullable().optional(),
+};
+
+function rateRules<T extends { monthlyRate?: number | null; overrideReason?: string | null; rateEffectiveFrom?: string | null; rateEffectiveUntil?: string | null }>(v: T, ctx: z.RefinementCtx) {
+  if (typeof v.monthlyRate === 'number' && !v.overrideReason) {
+    ctx.addIssue({ code: 'custom', path: ['overrideReason'], message: 'Required with a monthlyRate override' });
+  }
+  if (v.rateEffectiveFrom && v.rateEffectiveUntil && v.rateEffectiveUntil < v.rateEffectiveFrom) {
+    ctx.addIssue({ code: 'custom', path: ['rateEffectiveUntil'], message: 'Must not be before rateEffectiveFrom' });
+  }
+}
+
+export const AssignSpecialistSchema = z.object({ specialistId: z.uuid(), ...rateFields }).superRefine(rateRules);
+export type AssignSpecialistInput = z.infer<typeof AssignSpecialistSchema>;
+
+export const UpdateAssignmentSchema = z
+  .object({ ...rateFields, monthlyRate: rateFields.monthlyRate.unwrap() })
+  .superRefine(rateRules);
+export type UpdateAssignmentInput = z.infer<typeof UpdateAssignmentSchema>;
+
+export const RateSchema = z.object({ amount: z.number(), currency: z.string(), source: z.enum(['override', 'specialist']) }).nullable();
+
+export const OsaDtoSchema = z.object({
+  id: z.uuid(),
+  assignmentId: z.uuid(),
+  orgId: z.uuid(),
+  specialistId: z.uuid(),
+  isPrimary: z.boolean(),
+  monthlyRate: z.number().nullable(),
+  overrideReason: z.string().nullable(),
+  monthly_rate_config: z.object({
+    base_rate: z.number().nullable(),
+    currency: z.string(),
+    rate_effective_from: z.string().nullable(),
+    rate_effective_until: z.string().nullable(),
+  }),
+  rate: RateSchema,
+  email_alias: z.string(),
+  mailboxUserId: z.string().nullable(),
+  mailboxProvisionedAt: z.string().nullable(),
+  mailboxSuspendedAt: z.string().nullable(),
+  mailboxArchivedAt: z.string().nullable(),
+  mailboxStatus: z.enum(['archived', 'suspended', 'provisioned', 'provisioning', 'none']),
+  specialist: z.object({ id: z.uuid(), name: z.string(), slug: z.string(), avatarUrl: z.string().nullable(), skillTags: z.array(z.string()) }),
+  createdAt: z.string(),
+});
+export type OsaDto = z.infer<typeof OsaDtoSchema>;

@@ -1,0 +1,66 @@
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { z } from 'zod';
+import { AssignSpecialistSchema, OsaDtoSchema, UpdateAssignmentSchema } from '../../contracts/assignments.js';
+import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
+import { AssignmentsService } from './assignments.service.js';
+
+const OrgParams = z.object({ orgId: z.uuid() });
+const AssignmentParams = z.object({ orgId: z.uuid(), assignmentId: z.uuid() });
+const SpecialistParams = z.object({ orgId: z.uuid(), specialistId: z.uuid() });
+
+/** Specialist assignments (spec 4.2): account managers and superadmins. */
+@Controller('am/orgs/:orgId')
+@PlatformRoles('account_manager', 'superadmin')
+export class AssignmentsController {
+  constructor(private readonly assignments: AssignmentsService) {}
+
+  @Get('specialist-assignments')
+  @Endpoint({ summary: "The org's active assignments, oldest first", tags: ['assignments'], params: OrgParams, response: z.array(OsaDtoSchema), errors: [404] })
+  list(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return this.assignments.list(p.orgId);
+  }
+
+  @Post('specialist')
+  @HttpCode(201)
+  @Endpoint({
+    summary: 'Assign a catalog Specialist (the first becomes primary; the workspace alias is generated)',
+    description: 'monthlyRate: null or 1..99999 with overrideReason; rateEffectiveFrom/Until bound the override. 400 when no alias can be generated (spec 2.3.1 rule 3).',
+    tags: ['assignments'],
+    params: OrgParams,
+    body: AssignSpecialistSchema,
+    response: OsaDtoSchema,
+    status: 201,
+    errors: [404, 409],
+  })
+  assign(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgParams>, @ValidBody() body: z.infer<typeof AssignSpecialistSchema>) {
+    return this.assignments.assign(actor, p.orgId, body);
+  }
+
+  @Get('specialist-assignments/:assignmentId')
+  @Endpoint({ summary: 'OSA detail: assignment fields, mailbox metadata and the Specialist', tags: ['assignments'], params: AssignmentParams, response: OsaDtoSchema, errors: [404] })
+  get(@ValidParams() p: z.infer<typeof AssignmentParams>) {
+    return this.assignments.get(p.orgId, p.assignmentId);
+  }
+
+  @Patch('specialist-assignments/:assignmentId')
+  @Endpoint({
+    summary: 'Change the monthly rate (a new version in the rate history)',
+    tags: ['assignments'],
+    params: AssignmentParams,
+    body: UpdateAssignmentSchema,
+    response: OsaDtoSchema,
+    errors: [404],
+  })
+  update(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof AssignmentParams>, @ValidBody() body: z.infer<typeof UpdateAssignmentSchema>) {
+    return this.assignments.updateRate(actor, p.orgId, p.assignmentId, body);
+  }
+
+  @Delete('specialist/:specialistId')
+  @HttpCode(204)
+  @Endpoint({ summary: 'Unassign (a primary hands over to the oldest remaining assignment)', tags: ['assignments'], params: SpecialistParams, status: 204, errors: [404] })
+  async unassign(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof SpecialistParams>) {
+    await this.assignments.unassign(actor, p.orgId, p.specialistId);
+  }
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { DbService } from '../../platform/db/db.service.js';
+import { orgSpecialistAssignments as osa, osaRateHistory, type OsaRow } from './assignments.tables.js';
+import { specialists, type SpecialistRow } from './specialists.tables.js';
+
+export type OsaWithSpecialist = OsaRow & { specialist: SpecialistRow };
+
+/** Assignment queries; every one is scoped by the org first. */
+@Injectable()
+export class AssignmentsRepository {
+  constructor(private readonly dbService: DbService) {}
+
+  private get db() {
+    return this.dbService.db;
+  }
+
+  async listActive(orgId: string): Promise<OsaWithSpecialist[]> {
+    const rows = await this.db
+      .select({ osa, specialist: specialists })
+      .from(osa)
+      .innerJoin(specialists, eq(specialists.id, osa.specialistId))
+      .where(and(eq(osa.orgId, orgId), isNull(osa.unassignedAt)))
+      .orderBy(asc(osa.createdAt), asc(osa.id));
+    return rows.map((r) => ({ ...r.osa, specialist: r.specialist }));
+  }
+
+  async findActive(orgId: string, assignmentId: string): Promise<OsaWithSpecialist | undefined> {
+    const [row] = await this.db
+      .select({ osa, specialist: specialists })
+      .from(osa)
+      .innerJoin(specialists, eq(specialists.id, osa.specialistId))
+      .where(and(eq(osa.orgId, orgId), eq(osa.id, assignmentId), isNull(osa.unassignedAt)));
+    return row ? { ...row.osa, specialist: row.specialist } : undefined;
+  }
+
+  async findActiveBySpecialist(orgId: string, specialistId: string): Promise<OsaRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(osa)
+      .where(and(eq(osa.orgId, orgId), eq(osa.specialistId, specialistId), isNull(osa.unassignedAt)));
+    return row;
+  }
+
+  async aliasTaken(address: string): Promise<boolean> {
+    const rows = await this.db.select({ id: osa.id }).from(osa).where(and(eq(osa.emailAlias, address), isNull(osa.unassignedAt))).limit(1);
+    return rows.length > 0;
+  }
+
+  async insert(values: typeof osa.$inferInsert): Promise<OsaRow> {
+    const [row] = await this.db.insert(osa).values(values).returning();
+    return row!;
+  }
+
+  async update(orgId: string, id: string, values: Partial<typeof osa.$inferInsert>): Promise<OsaRow | undefined> {
+    const [row] = await this.db
+      .update(osa)
+      .set({ ...values, updatedAt: new Date() })
+      .where(and(eq(osa.orgId, orgId), eq(osa.id, id)))
+      .returning();
+    return row;
+  }
+
+  async addRateHistory(values: typeof osaRateHistory.$inferInsert): Promise<void> {
+    await this.db.insert(osaRateHistory).values(values);
+  }
+
+  async rateHistory(orgId: string, assignmentId: string) {
+    return this.db
+      .select()
+      .from(osaRateHistory)
+      .where(and(eq(osaRateHistory.orgId, orgId), eq(osaRateHistory.assignmentId, assignmentId)))
+      .orderBy(asc(osaRateHistory.createdAt));
+  }
+}

@@ -1,0 +1,173 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AssignSpecialistInput, OsaDto, UpdateAssignmentInput } from '../../contracts/assignments.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { firstNameOf } from '../../contracts/orgs.js';
+import { OrgsService } from '../orgs/index.js';
+import { AssignmentsRepository, type OsaWithSpecialist } from './assignments.repository.js';
+import { mailboxBadge, resolveRate } from './rates.js';
+import { SpecialistsRepository } from './specialists.repository.js';
+import { generateWorkspaceAlias } from './workspace-alias.js';
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+export function toOsaDto(a: OsaWithSpecialist): OsaDto {
+  const catalog = a.specialist.monthlyRateConfig;
+  const rate = resolveRate(a, catalog, today());
+  return {
+    id: a.id,
+    assignmentId: a.id,
+    orgId: a.orgId,
+    specialistId: a.specialistId,
+    isPrimary: a.isPrimary,
+    monthlyRate: a.monthlyRate,
+    overrideReason: a.overrideReason,
+    monthly_rate_config: {
+      base_rate: rate?.amount ?? null,
+      currency: catalog.currency,
+      rate_effective_from: a.rateEffectiveFrom,
+      rate_effective_until: a.rateEffectiveUntil,
+    },
+    rate,
+    email_alias: a.emailAlias,
+    mailboxUserId: a.mailboxUserId,
+    mailboxProvisionedAt: a.mailboxProvisionedAt?.toISOString() ?? null,
+    mailboxSuspendedAt: a.mailboxSuspendedAt?.toISOString() ?? null,
+    mailboxArchivedAt: a.mailboxArchivedAt?.toISOString() ?? null,
+    mailboxStatus: mailboxBadge(a),
+    specialist: { id: a.specialist.id, name: a.specialist.name, slug: a.specialist.slug, avatarUrl: a.specialist.avatarUrl, skillTags: a.specialist.skillTags },
+    createdAt: a.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Assigning catalog Specialists to orgs (spec 2.3, 4.2): the first becomes primary and exactly
+ * one stays primary (a database rule too); rates are versioned; the workspace alias is generated
+ * here. Work on one org is serialized by locking the org row.
+ */
+@Injectable()
+export class AssignmentsService {
+  constructor(
+    private readonly repo: AssignmentsRepository,
+    private readonly catalog: SpecialistsRepository,
+    private readonly orgs: OrgsService,
+    private readonly audit: AuditService,
+    private readonly dbService: DbService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async list(orgId: string): Promise<OsaDto[]> {
+    await this.orgs.get(orgId);
+    return (await this.repo.listActive(orgId)).map(toOsaDto);
+  }
+
+  async get(orgId: string, assignmentId: string): Promise<OsaDto> {
+    return toOsaDto(await this.require(orgId, assignmentId));
+  }
+
+  async hasAssignment(orgId: string): Promise<boolean> {
+    return (await this.repo.listActive(orgId)).length > 0;
+  }
+
+  async assign(actor: Principal, orgId: string, input: AssignSpecialistInput): Promise<OsaDto> {
+    const created = await this.dbService.transaction(async () => {
+      const org = await this.orgs.lockForUpdate(orgId);
+      const specialist = await this.catalog.findById(input.specialistId);
+      if (!specialist) throw AppError.notFound('Specialist');
+      if (await this.repo.findActiveBySpecialist(orgId, specialist.id)) throw AppError.conflict('This Specialist is already assigned to the org');
+      const alias = await generateWorkspaceAlias(firstNameOf(specialist.name), org.slug, this.config.workspaceDomain, (a) => this.repo.aliasTaken(a));
+      const isPrimary = (await this.repo.listActive(orgId)).every((a) => !a.isPrimary);
+      const row = await this.repo.insert({
+        orgId,
+        specialistId: specialist.id,
+        isPrimary,
+        monthlyRate: input.monthlyRate ?? null,
+        overrideReason: input.monthlyRate != null ? (input.overrideReason ?? null) : null,
+        rateEffectiveFrom: input.rateEffectiveFrom ?? null,
+        rateEffectiveUntil: input.rateEffectiveUntil ?? null,
+        emailAlias: alias,
+      });
+      await this.repo.addRateHistory({
+        assignmentId: row.id,
+        orgId,
+        monthlyRate: row.monthlyRate,
+        overrideReason: row.overrideReason,
+        rateEffectiveFrom: row.rateEffectiveFrom,
+        rateEffectiveUntil: row.rateEffectiveUntil,
+        changedBy: actor.userId,
+      });
+      return { ...row, specialist };
+    });
+    await this.audit.record({
+      action: 'osa.assigned',
+      userId: actor.userId,
+      resourceId: created.id,
+      orgId,
+      impersonatorId: actor.impersonatorId,
+      meta: { specialistId: created.specialistId, isPrimary: created.isPrimary, monthlyRate: created.monthlyRate, email_alias: created.emailAlias },
+    });
+    return toOsaDto(created);
+  }
+
+  /** A rate change is a new version in the rate history (billing prorates across versions). */
+  async updateRate(actor: Principal, orgId: string, assignmentId: string, input: UpdateAssignmentInput): Promise<OsaDto> {
+    const { before, after } = await this.dbService.transaction(async () => {
+      await this.orgs.lockForUpdate(orgId);
+      const current = await this.require(orgId, assignmentId);
+      const values = {
+        monthlyRate: input.monthlyRate,
+        overrideReason: input.monthlyRate != null ? (input.overrideReason ?? null) : null,
+        rateEffectiveFrom: input.rateEffectiveFrom === undefined ? current.rateEffectiveFrom : input.rateEffectiveFrom,
+        rateEffectiveUntil: input.rateEffectiveUntil === undefined ? current.rateEffectiveUntil : input.rateEffectiveUntil,
+      };
+      const row = await this.repo.update(orgId, assignmentId, values);
+      await this.repo.addRateHistory({ assignmentId, orgId, ...values, changedBy: actor.userId });
+      return { before: current, after: { ...row!, specialist: current.specialist } };
+    });
+    await this.audit.record({
+      action: 'osa.rate_updated',
+      userId: actor.userId,
+      resourceId: assignmentId,
+      orgId,
+      impersonatorId: actor.impersonatorId,
+      meta: { from: { monthlyRate: before.monthlyRate, overrideReason: before.overrideReason }, to: { monthlyRate: after.monthlyRate, overrideReason: after.overrideReason } },
+    });
+    return toOsaDto(after);
+  }
+
+  /** Unassigns (the row stays for billing history); a primary hands over to the oldest remaining. */
+  async unassign(actor: Principal, orgId: string, specialistId: string): Promise<void> {
+    const removed = await this.dbService.transaction(async () => {
+      await this.orgs.lockForUpdate(orgId);
+      const current = await this.repo.findActiveBySpecialist(orgId, specialistId);
+      if (!current) throw AppError.notFound('Assignment');
+      const now = new Date();
+      await this.repo.update(orgId, current.id, {
+        unassignedAt: now,
+        isPrimary: false,
+        ...(current.mailboxUserId && !current.mailboxArchivedAt ? { mailboxArchivedAt: now } : {}),
+      });
+      if (current.isPrimary) {
+        const [next] = await this.repo.listActive(orgId);
+        if (next) await this.repo.update(orgId, next.id, { isPrimary: true });
+      }
+      return current;
+    });
+    await this.audit.record({ action: 'osa.unassigned', userId: actor.userId, resourceId: removed.id, orgId, impersonatorId: actor.impersonatorId, meta: { specialistId } });
+  }
+
+  async rateHistory(orgId: string, assignmentId: string) {
+    await this.require(orgId, assignmentId);
+    return this.repo.rateHistory(orgId, assignmentId);
+  }
+
+  private async require(orgId: string, assignmentId: string): Promise<OsaWithSpecialist> {
+    const row = await this.repo.findActive(orgId, assignmentId);
+    if (!row) throw AppError.notFound('Assignment');
+    return row;
+  }
+}

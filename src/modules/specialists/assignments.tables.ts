@@ -1,0 +1,63 @@
+import { sql } from 'drizzle-orm';
+import { boolean, date, index, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { orgs } from '../orgs/orgs.tables.js';
+import { specialists } from './specialists.tables.js';
+
+/**
+ * OrgSpecialistAssignment (spec 2.3): the unit of operation and billing. Unassigning keeps the
+ * row (`unassigned_at`) for billing history; only active rows count for the uniqueness rules.
+ */
+export const orgSpecialistAssignments = pgTable(
+  'org_specialist_assignments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    specialistId: uuid('specialist_id')
+      .notNull()
+      .references(() => specialists.id, { onDelete: 'restrict' }),
+    isPrimary: boolean('is_primary').notNull().default(false),
+    /** Null: the catalog rate applies. */
+    monthlyRate: numeric('monthly_rate', { precision: 10, scale: 2, mode: 'number' }),
+    overrideReason: text('override_reason'),
+    rateEffectiveFrom: date('rate_effective_from', { mode: 'string' }),
+    rateEffectiveUntil: date('rate_effective_until', { mode: 'string' }),
+    emailAlias: text('email_alias').notNull(),
+    mailboxUserId: text('mailbox_user_id'),
+    mailboxProvisionedAt: timestamp('mailbox_provisioned_at', { withTimezone: true }),
+    mailboxSuspendedAt: timestamp('mailbox_suspended_at', { withTimezone: true }),
+    mailboxArchivedAt: timestamp('mailbox_archived_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    unassignedAt: timestamp('unassigned_at', { withTimezone: true }),
+  },
+  (t) => [
+    // Exactly one primary per org, enforced by the database.
+    uniqueIndex('osa_one_primary_per_org').on(t.orgId).where(sql`${t.isPrimary} and ${t.unassignedAt} is null`),
+    uniqueIndex('osa_org_specialist_active').on(t.orgId, t.specialistId).where(sql`${t.unassignedAt} is null`),
+    uniqueIndex('osa_email_alias_active').on(t.emailAlias).where(sql`${t.unassignedAt} is null`),
+    index('osa_org_idx').on(t.orgId),
+    index('osa_specialist_idx').on(t.specialistId),
+  ],
+);
+export type OsaRow = typeof orgSpecialistAssignments.$inferSelect;
+
+/** Every rate an OSA has had (spec 2.3: rate changes are versioned). */
+export const osaRateHistory = pgTable(
+  'osa_rate_history',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    assignmentId: uuid('assignment_id')
+      .notNull()
+      .references(() => orgSpecialistAssignments.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id').notNull(),
+    monthlyRate: numeric('monthly_rate', { precision: 10, scale: 2, mode: 'number' }),
+    overrideReason: text('override_reason'),
+    rateEffectiveFrom: date('rate_effective_from', { mode: 'string' }),
+    rateEffectiveUntil: date('rate_effective_until', { mode: 'string' }),
+    changedBy: uuid('changed_by'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('osa_rate_history_assignment_idx').on(t.assignmentId, t.createdAt)],
+);
