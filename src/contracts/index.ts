@@ -5,3 +5,4 @@ export * from './notifications.js';
 export * from './realtime.js';
 export * from './orgs.js';
 export * from './assignments.js';
+export * from './experts.js';
