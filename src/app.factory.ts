@@ -8,6 +8,7 @@ import type { AppConfig } from './platform/config/config.js';
 import { openDatabase, type EmbeddedOptions } from './platform/db/database.js';
 import { DbService } from './platform/db/db.service.js';
 import { runMigrations } from './platform/db/migrate.js';
+import { InflightTracker } from './platform/http/inflight.interceptor.js';
 import { mountWebApp } from './platform/http/web-app.js';
 import { configureLogger, logger, PinoNestLogger } from './platform/observability/logger.js';
 import { Metrics } from './platform/observability/metrics.js';
@@ -87,7 +88,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       async close() {
         if (closed) return;
         closed = true;
+        const inflight = app.get(InflightTracker);
+        // Stops accepting, runs the shutdown hooks (job queue waits for its jobs), then lets
+        // handlers whose clients left finish before the database goes away.
         await app.close();
+        await inflight.drain(15_000);
         redis?.disconnect();
         await handle.close();
       },

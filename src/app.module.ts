@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, type PlatformDeps } from './platform/platform.module.js';
 import { AuthModule } from './modules/auth/index.js';
 import { DemoModule } from './modules/demo/index.js';
+import { ExpertsModule } from './modules/experts/index.js';
 import { NotificationsModule } from './modules/notifications/index.js';
 import { OrgsModule } from './modules/orgs/index.js';
 import { SpecialistsModule } from './modules/specialists/index.js';
@@ -20,6 +21,7 @@ export class AppModule {
         SpecialistsModule,
         AuthModule,
         NotificationsModule,
+        ExpertsModule,
         ...(deps.config.isProduction ? [] : [DemoModule.forRoot({ routes: true })]),
       ],
     };

@@ -69,7 +69,10 @@ export interface LoadTarget {
   /** Short name used in the table and the JSON file. */
   name: string;
   url: string;
+  /** GET unless given; a POST sends `body` as JSON (the same bytes on every request). */
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
+  body?: unknown;
 }
 
 export interface RunCounts {
@@ -87,6 +90,7 @@ export interface RunCounts {
 export interface Measurement extends RunCounts {
   name: string;
   url: string;
+  method: 'GET' | 'POST';
   reqPerSecMean: number;
   reqPerSecStddev: number;
   latencyMeanMs: number;
@@ -136,11 +140,13 @@ export function problemsOf(counts: RunCounts): string | undefined {
 }
 
 function run(target: LoadTarget, settings: LoadSettings, durationS: number): Promise<AutocannonResult> {
+  const hasBody = target.body !== undefined;
   return Promise.resolve(
     autocannon({
       url: target.url,
-      method: 'GET',
-      headers: target.headers,
+      method: target.method ?? 'GET',
+      headers: hasBody ? { ...target.headers, 'content-type': 'application/json' } : target.headers,
+      body: hasBody ? JSON.stringify(target.body) : undefined,
       connections: settings.connections,
       pipelining: settings.pipelining,
       duration: durationS,
@@ -165,6 +171,7 @@ export async function measure(target: LoadTarget, settings: LoadSettings): Promi
   const measurement: Measurement = {
     name: target.name,
     url: target.url,
+    method: target.method ?? 'GET',
     ...countsOf(result),
     reqPerSecMean: result.requests.mean,
     reqPerSecStddev: result.requests.stddev,
@@ -175,6 +182,6 @@ export async function measure(target: LoadTarget, settings: LoadSettings): Promi
     warmup,
   };
   const problems = problemsOf(measurement);
-  if (problems) throw new LoadFailure(`measured run of ${target.name} (${target.url}) failed: ${problems}`, measurement);
+  if (problems) throw new LoadFailure(`measured run of ${target.name} (${target.method ?? 'GET'} ${target.url}) failed: ${problems}`, measurement);
   return measurement;
 }

@@ -1,11 +1,12 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import type { Type } from '@nestjs/common';
 import { AuditController } from './audit/audit.controller.js';
 import { AuditService } from './audit/audit.service.js';
 import { RequestAuthenticator } from './auth/request-auth.js';
 import { TokenService } from './auth/token.service.js';
 import { RequestGuard } from './http/request.guard.js';
+import { InflightTracker } from './http/inflight.interceptor.js';
 import { RealtimeService } from './realtime/realtime.service.js';
 import { APP_CONFIG } from './config/config.token.js';
 import type { AppConfig } from './config/config.js';
@@ -55,6 +56,8 @@ export class PlatformModule {
       RouteCatalog,
       RequestAuthenticator,
       RealtimeService,
+      InflightTracker,
+      { provide: APP_INTERCEPTOR, useExisting: InflightTracker },
       { provide: APP_FILTER, useClass: AllExceptionsFilter },
       { provide: APP_GUARD, useClass: RequestGuard },
     ];
@@ -63,7 +66,7 @@ export class PlatformModule {
       imports: [DiscoveryModule, deps.principalModule],
       controllers: [HealthController, DocsController, AuditController, ...(deps.config.isProduction ? [] : [DevMailController])],
       providers,
-      exports: providers.filter((p) => !(typeof p === 'object' && 'provide' in p && (p.provide === APP_FILTER || p.provide === APP_GUARD))),
+      exports: providers.filter((p) => !(typeof p === 'object' && 'provide' in p && (p.provide === APP_FILTER || p.provide === APP_GUARD || p.provide === APP_INTERCEPTOR))),
     };
   }
 }

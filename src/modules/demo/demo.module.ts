@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/index.js';
+import { ExpertsModule } from '../experts/index.js';
 import { OrgsModule } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
 import { UsersModule } from '../users/index.js';
@@ -12,7 +13,7 @@ export class DemoModule {
   static forRoot(opts: { routes: boolean }): DynamicModule {
     return {
       module: DemoModule,
-      imports: [UsersModule, OrgsModule, SpecialistsModule, AuthModule],
+      imports: [UsersModule, OrgsModule, SpecialistsModule, AuthModule, ExpertsModule],
       controllers: opts.routes ? [DemoController] : [],
       providers: [DemoService],
       exports: [DemoService],

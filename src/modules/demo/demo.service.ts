@@ -4,6 +4,7 @@ import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { AuthService } from '../auth/index.js';
+import { ExpertsService } from '../experts/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { SpecialistsService } from '../specialists/index.js';
 import { UsersService } from '../users/index.js';
@@ -29,6 +30,7 @@ export class DemoService {
     private readonly orgs: OrgsService,
     private readonly specialists: SpecialistsService,
     private readonly auth: AuthService,
+    private readonly experts: ExpertsService,
   ) {}
 
   /** Seeds the demo accounts, org and catalog on a database that has no users. Idempotent. */
@@ -75,6 +77,9 @@ export class DemoService {
         (await this.users.findByEmail(email)) ??
         (await this.users.create({ email, name: `Demo ${spec.label}`, platformRole: spec.platformRole }));
       if (org && spec.orgRole) await this.users.addMembership(org.id, row.id, spec.orgRole);
+      // API-MAP.md: with an orgSlug the demo Expert gets an org-wide grant, the demo AM becomes the assigned AM.
+      if (org && role === 'expert') await this.experts.ensureOrgWideGrant(org.id, row.id);
+      if (org && role === 'account_manager') await this.orgs.setAssignedAm(org.id, row.id);
       return row;
     });
     if (user.status !== 'active') throw AppError.unauthorized(`This account is ${user.status}`);

@@ -55,6 +55,11 @@ export class OrgsRepository {
       .limit(page.limit + 1);
   }
 
+  async idsAssignedTo(amId: string): Promise<string[]> {
+    const rows = await this.db.select({ id: orgs.id }).from(orgs).where(and(eq(orgs.assignedAmId, amId), ne(orgs.status, 'deactivated')));
+    return rows.map((r) => r.id);
+  }
+
   async insert(values: NewOrgRow): Promise<OrgRow> {
     const [row] = await this.db.insert(orgs).values(values).returning();
     return row!;

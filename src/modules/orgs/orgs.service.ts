@@ -51,6 +51,16 @@ export class OrgsService {
     return this.repo.findById(id);
   }
 
+  /** The orgs an AM is the assigned AM of (their socket joins these org rooms). */
+  orgIdsAssignedTo(amId: string): Promise<string[]> {
+    return this.repo.idsAssignedTo(amId);
+  }
+
+  /** Makes a user the org's assigned AM (demo login; superadmins go through updateOrg). */
+  async setAssignedAm(orgId: string, amId: string): Promise<void> {
+    await this.repo.update(orgId, { assignedAmId: amId });
+  }
+
   /** The org, its row locked for the current transaction (404 when unknown). */
   async lockForUpdate(id: string): Promise<OrgRow> {
     const org = await this.repo.lockById(id);

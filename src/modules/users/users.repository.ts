@@ -53,6 +53,10 @@ export class UsersRepository {
     return row ? { ...row.user, memberships: row.memberships } : undefined;
   }
 
+  async listByRole(role: PlatformRole): Promise<UserRow[]> {
+    return this.db.select().from(users).where(eq(users.platformRole, role)).orderBy(asc(users.name), asc(users.email));
+  }
+
   async insert(values: NewUserRow): Promise<UserRow> {
     const [row] = await this.db.insert(users).values({ ...values, email: values.email.toLowerCase() }).returning();
     return row!;

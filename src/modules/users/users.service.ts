@@ -48,6 +48,10 @@ export class UsersService implements PrincipalLoader {
     return this.repo.findByEmail(email);
   }
 
+  listByRole(role: PlatformRole): Promise<UserRow[]> {
+    return this.repo.listByRole(role);
+  }
+
   memberships(userId: string): Promise<MembershipRecord[]> {
     return this.repo.memberships(userId);
   }

@@ -1,0 +1,57 @@
+import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { z } from 'zod';
+import { CoverageSchema, CreateGrantSchema, ExpertSummarySchema, GrantDtoSchema } from '../../contracts/experts.js';
+import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
+import { ExpertsService } from './experts.service.js';
+
+const OrgParams = z.object({ orgId: z.uuid() });
+const GrantParams = z.object({ orgId: z.uuid(), grantId: z.uuid() });
+
+/** Expert coverage (wizard step 2; spec 2.4, 4.2): account managers and superadmins. */
+@Controller('am')
+@PlatformRoles('account_manager', 'superadmin')
+export class ExpertsController {
+  constructor(private readonly experts: ExpertsService) {}
+
+  @Get('experts/list')
+  @Endpoint({ summary: 'Active Experts', tags: ['experts'], response: z.array(ExpertSummarySchema) })
+  list() {
+    return this.experts.experts();
+  }
+
+  @Get('orgs/:orgId/expert-grants')
+  @Endpoint({ summary: "The org's Expert grants", tags: ['experts'], params: OrgParams, response: z.array(GrantDtoSchema), errors: [404] })
+  grants(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return this.experts.grants(p.orgId);
+  }
+
+  @Get('orgs/:orgId/specialist-coverage')
+  @Endpoint({ summary: 'Per assigned Specialist, the Experts covering it (informational)', tags: ['experts'], params: OrgParams, response: CoverageSchema, errors: [404] })
+  coverage(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return this.experts.coverage(p.orgId);
+  }
+
+  @Post('orgs/:orgId/expert-grants')
+  @HttpCode(201)
+  @Endpoint({
+    summary: "Grant coverage: scope 'org' (every Specialist, current and future) or 'specialist' with specialistIds",
+    tags: ['experts'],
+    params: OrgParams,
+    body: CreateGrantSchema,
+    response: GrantDtoSchema,
+    status: 201,
+    errors: [404, 409],
+  })
+  grant(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgParams>, @ValidBody() body: z.infer<typeof CreateGrantSchema>) {
+    return this.experts.grant(actor, p.orgId, body);
+  }
+
+  @Delete('orgs/:orgId/expert-grants/:grantId')
+  @HttpCode(204)
+  @Endpoint({ summary: 'Remove a grant', tags: ['experts'], params: GrantParams, status: 204, errors: [404] })
+  async revoke(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof GrantParams>) {
+    await this.experts.revoke(actor, p.orgId, p.grantId);
+  }
+}

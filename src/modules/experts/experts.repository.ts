@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, eq } from 'drizzle-orm';
+import { DbService } from '../../platform/db/db.service.js';
+import { expertGrants, type ExpertGrantRow } from './experts.tables.js';
+
+@Injectable()
+export class ExpertsRepository {
+  constructor(private readonly dbService: DbService) {}
+
+  private get db() {
+    return this.dbService.db;
+  }
+
+  async listForOrg(orgId: string): Promise<ExpertGrantRow[]> {
+    return this.db.select().from(expertGrants).where(eq(expertGrants.orgId, orgId)).orderBy(asc(expertGrants.createdAt));
+  }
+
+  async orgIdsOfExpert(expertId: string): Promise<string[]> {
+    const rows = await this.db.selectDistinct({ orgId: expertGrants.orgId }).from(expertGrants).where(eq(expertGrants.expertId, expertId));
+    return rows.map((r) => r.orgId);
+  }
+
+  async insert(values: typeof expertGrants.$inferInsert): Promise<ExpertGrantRow> {
+    const [row] = await this.db.insert(expertGrants).values(values).returning();
+    return row!;
+  }
+
+  async delete(orgId: string, grantId: string): Promise<ExpertGrantRow | undefined> {
+    const [row] = await this.db
+      .delete(expertGrants)
+      .where(and(eq(expertGrants.orgId, orgId), eq(expertGrants.id, grantId)))
+      .returning();
+    return row;
+  }
+}

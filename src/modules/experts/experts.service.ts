@@ -1,0 +1,124 @@
+import { Injectable } from '@nestjs/common';
+import type { CreateGrantInput, GrantDto } from '../../contracts/experts.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { OrgsService } from '../orgs/index.js';
+import { AssignmentsService } from '../specialists/index.js';
+import { UsersService } from '../users/index.js';
+import { ExpertsRepository } from './experts.repository.js';
+import type { ExpertGrantRow } from './experts.tables.js';
+
+interface ExpertSummary {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/** Expert coverage (spec 2.4): grants are the only mechanism; coverage never gates an invite. */
+@Injectable()
+export class ExpertsService {
+  constructor(
+    private readonly repo: ExpertsRepository,
+    private readonly users: UsersService,
+    private readonly orgs: OrgsService,
+    private readonly assignments: AssignmentsService,
+    private readonly audit: AuditService,
+    private readonly dbService: DbService,
+  ) {}
+
+  async experts(): Promise<ExpertSummary[]> {
+    return (await this.users.listByRole('expert')).filter((u) => u.status === 'active').map((u) => ({ id: u.id, name: u.name, email: u.email }));
+  }
+
+  async grants(orgId: string): Promise<GrantDto[]> {
+    await this.orgs.get(orgId);
+    return this.toDtos(await this.repo.listForOrg(orgId));
+  }
+
+  hasGrant(orgId: string): Promise<boolean> {
+    return this.repo.listForOrg(orgId).then((rows) => rows.length > 0);
+  }
+
+  /** The orgs an Expert reaches through grants (their socket joins these org rooms). */
+  orgIdsOf(expertId: string): Promise<string[]> {
+    return this.repo.orgIdsOfExpert(expertId);
+  }
+
+  async grant(actor: Principal, orgId: string, input: CreateGrantInput): Promise<GrantDto> {
+    const row = await this.dbService.transaction(async () => {
+      await this.orgs.lockForUpdate(orgId);
+      const expert = await this.users.findById(input.expertId);
+      if (!expert || expert.platformRole !== 'expert') throw AppError.notFound('Expert');
+      const existing = await this.repo.listForOrg(orgId);
+      if (input.scope === 'org' && existing.some((g) => g.expertId === expert.id && g.scope === 'org')) {
+        throw AppError.conflict('This Expert already has an org-wide grant on this org');
+      }
+      const specialistIds = [...new Set(input.specialistIds ?? [])];
+      if (input.scope === 'specialist') {
+        const assigned = new Set((await this.assignments.list(orgId)).map((a) => a.specialistId));
+        const foreign = specialistIds.filter((id) => !assigned.has(id));
+        if (foreign.length > 0) {
+          throw new AppError('validation_failed', 'Invalid body', {
+            details: [{ field: 'specialistIds', message: `Not assigned to this org: ${foreign.join(', ')}` }],
+          });
+        }
+      }
+      return this.repo.insert({ orgId, expertId: expert.id, scope: input.scope, specialistIds, createdBy: actor.userId });
+    });
+    await this.audit.record({ action: 'expert_grant.created', userId: actor.userId, resourceId: row.id, orgId, impersonatorId: actor.impersonatorId, meta: { expertId: row.expertId, scope: row.scope, specialistIds: row.specialistIds } });
+    return (await this.toDtos([row]))[0]!;
+  }
+
+  /** Used by the demo login: an org-wide grant for an Expert, once. */
+  async ensureOrgWideGrant(orgId: string, expertId: string): Promise<void> {
+    const existing = await this.repo.listForOrg(orgId);
+    if (!existing.some((g) => g.expertId === expertId && g.scope === 'org')) {
+      await this.repo.insert({ orgId, expertId, scope: 'org', specialistIds: [] });
+    }
+  }
+
+  async revoke(actor: Principal, orgId: string, grantId: string): Promise<void> {
+    const row = await this.repo.delete(orgId, grantId);
+    if (!row) throw AppError.notFound('Grant');
+    await this.audit.record({ action: 'expert_grant.removed', userId: actor.userId, resourceId: grantId, orgId, impersonatorId: actor.impersonatorId, meta: { expertId: row.expertId, scope: row.scope } });
+  }
+
+  /** Per assigned Specialist, the Experts covering it: org-wide grants cover all, current and future. */
+  async coverage(orgId: string) {
+    const [assignments, grants] = await Promise.all([this.assignments.list(orgId), this.repo.listForOrg(orgId)]);
+    const experts = await this.summaries(grants.map((g) => g.expertId));
+    return assignments.map((a) => ({
+      assignmentId: a.id,
+      specialistId: a.specialistId,
+      specialistName: a.specialist.name,
+      experts: grants
+        .filter((g) => g.scope === 'org' || g.specialistIds.includes(a.specialistId))
+        .map((g) => ({ ...experts.get(g.expertId)!, scope: g.scope }))
+        .filter((e, i, all) => e.id && all.findIndex((x) => x.id === e.id) === i),
+    }));
+  }
+
+  private async summaries(ids: string[]): Promise<Map<string, ExpertSummary>> {
+    const out = new Map<string, ExpertSummary>();
+    for (const id of new Set(ids)) {
+      const u = await this.users.findById(id);
+      if (u) out.set(id, { id: u.id, name: u.name, email: u.email });
+    }
+    return out;
+  }
+
+  private async toDtos(rows: ExpertGrantRow[]): Promise<GrantDto[]> {
+    const experts = await this.summaries(rows.map((r) => r.expertId));
+    return rows.map((r) => ({
+      id: r.id,
+      orgId: r.orgId,
+      expertId: r.expertId,
+      expert: experts.get(r.expertId) ?? { id: r.expertId, name: '', email: '' },
+      scope: r.scope,
+      specialistIds: r.specialistIds,
+      createdAt: r.createdAt.toISOString(),
+    }));
+  }
+}

@@ -1,0 +1,2 @@
+export { ExpertsModule } from './experts.module.js';
+export { ExpertsService } from './experts.service.js';
