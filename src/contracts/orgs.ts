@@ -73,7 +73,7 @@ export const OrgStep1Fields = {
 export const CreateOrgSchema = z.object(OrgStep1Fields);
 export type CreateOrgInput = z.infer<typeof CreateOrgSchema>;
 export const UpdateOrgSchema = z
-  .object({ ...OrgStep1Fields, assignedAmId: z.uuid().optional() })
+  .object({ ...OrgStep1Fields, assignedAmId: z.uuid().optional(), mailboxProvisioningDisabled: z.boolean().optional() })
   .partial()
   .refine((v) => Object.keys(v).length > 0, 'Send at least one field');
 export type UpdateOrgInput = z.infer<typeof UpdateOrgSchema>;

@@ -21,6 +21,7 @@ export const OrgDtoSchema = z.object({
   trialStartedAt: z.string().nullable(),
   status: z.enum(ORG_STATUSES),
   assignedAmId: z.uuid().nullable(),
+  mailboxProvisioningDisabled: z.boolean(),
   createdAt: z.string(),
 });
 export type OrgDto = z.infer<typeof OrgDtoSchema>;

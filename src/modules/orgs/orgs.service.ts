@@ -132,7 +132,7 @@ export class OrgsService {
     const before = await this.require(id);
     this.assertStep1(input);
     const changes: Partial<NewOrgRow> = {};
-    for (const key of ['legalName', 'industry', 'corporateDomains', 'adminEmail', 'website', 'timezone', 'logoUrl', 'billingEmail', 'companySize', 'trialEndDate', 'trialMode'] as const) {
+    for (const key of ['legalName', 'industry', 'corporateDomains', 'adminEmail', 'website', 'timezone', 'logoUrl', 'billingEmail', 'companySize', 'trialEndDate', 'trialMode', 'mailboxProvisioningDisabled'] as const) {
       if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
     }
     if (input.trialMode === 'none' && before.trialEndDate && input.trialEndDate === undefined) changes.trialEndDate = null;
@@ -246,6 +246,7 @@ export function toOrgDto(r: OrgRow): OrgDto {
     trialStartedAt: r.trialStartedAt?.toISOString() ?? null,
     status: r.status,
     assignedAmId: r.assignedAmId,
+    mailboxProvisioningDisabled: r.mailboxProvisioningDisabled,
     createdAt: r.createdAt.toISOString(),
   };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from '../users/users.tables.js';
 
 export const ORG_STATUSES = [
@@ -32,6 +32,8 @@ export const orgs = pgTable(
     trialMode: text('trial_mode').$type<'default' | 'none'>().notNull().default('default'),
     trialStartedAt: timestamp('trial_started_at', { withTimezone: true }),
     status: text('status').$type<OrgStatus>().notNull().default('pending_am_setup'),
+    /** An explicit per-org stop on mailbox provisioning (spec 3.3: "Provision now" honours it). */
+    mailboxProvisioningDisabled: boolean('mailbox_provisioning_disabled').notNull().default(false),
     assignedAmId: uuid('assigned_am_id').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -5,6 +5,7 @@ import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decora
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
 import { AssignmentsService } from './assignments.service.js';
+import { MailboxesService } from './mailboxes.service.js';
 
 const OrgParams = z.object({ orgId: z.uuid() });
 const AssignmentParams = z.object({ orgId: z.uuid(), assignmentId: z.uuid() });
@@ -14,7 +15,10 @@ const SpecialistParams = z.object({ orgId: z.uuid(), specialistId: z.uuid() });
 @Controller('am/orgs/:orgId')
 @PlatformRoles('account_manager', 'superadmin')
 export class AssignmentsController {
-  constructor(private readonly assignments: AssignmentsService) {}
+  constructor(
+    private readonly assignments: AssignmentsService,
+    private readonly mailboxes: MailboxesService,
+  ) {}
 
   @Get('specialist-assignments')
   @Endpoint({ summary: "The org's active assignments, oldest first", tags: ['assignments'], params: OrgParams, response: z.array(OsaDtoSchema), errors: [404] })
@@ -62,5 +66,41 @@ export class AssignmentsController {
   @Endpoint({ summary: 'Unassign (a primary hands over to the oldest remaining assignment)', tags: ['assignments'], params: SpecialistParams, status: 204, errors: [404] })
   async unassign(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof SpecialistParams>) {
     await this.assignments.unassign(actor, p.orgId, p.specialistId);
+  }
+
+  @Post('specialist-assignments/:assignmentId/provision')
+  @HttpCode(202)
+  @Endpoint({
+    summary: 'Provision now: queue the mailbox job (honours the per-org disable, bypasses the environment gate)',
+    description: 'mailboxUserId appears when the job has run; 409 when already provisioned, archived, or disabled for the org.',
+    tags: ['mailboxes'],
+    params: AssignmentParams,
+    response: OsaDtoSchema,
+    status: 202,
+    errors: [404, 409],
+  })
+  provision(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof AssignmentParams>) {
+    return this.mailboxes.provision(actor, p.orgId, p.assignmentId);
+  }
+
+  @Post('specialist-assignments/:assignmentId/suspend')
+  @HttpCode(200)
+  @Endpoint({
+    summary: 'Suspend the mailbox: inbound and outbound mail stop (409 without a mailbox user, when suspended or archived)',
+    tags: ['mailboxes'],
+    params: AssignmentParams,
+    response: OsaDtoSchema,
+    status: 200,
+    errors: [404, 409],
+  })
+  suspend(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof AssignmentParams>) {
+    return this.mailboxes.suspend(actor, p.orgId, p.assignmentId);
+  }
+
+  @Post('specialist-assignments/:assignmentId/restore')
+  @HttpCode(200)
+  @Endpoint({ summary: 'Restore a suspended mailbox', tags: ['mailboxes'], params: AssignmentParams, response: OsaDtoSchema, status: 200, errors: [404, 409] })
+  restore(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof AssignmentParams>) {
+    return this.mailboxes.restore(actor, p.orgId, p.assignmentId);
   }
 }

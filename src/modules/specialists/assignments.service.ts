@@ -9,40 +9,10 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { firstNameOf } from '../../contracts/orgs.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsRepository, type OsaWithSpecialist } from './assignments.repository.js';
-import { mailboxBadge, resolveRate } from './rates.js';
 import { SpecialistsRepository } from './specialists.repository.js';
 import { generateWorkspaceAlias } from './workspace-alias.js';
-
-const today = () => new Date().toISOString().slice(0, 10);
-
-export function toOsaDto(a: OsaWithSpecialist): OsaDto {
-  const catalog = a.specialist.monthlyRateConfig;
-  const rate = resolveRate(a, catalog, today());
-  return {
-    id: a.id,
-    assignmentId: a.id,
-    orgId: a.orgId,
-    specialistId: a.specialistId,
-    isPrimary: a.isPrimary,
-    monthlyRate: a.monthlyRate,
-    overrideReason: a.overrideReason,
-    monthly_rate_config: {
-      base_rate: rate?.amount ?? null,
-      currency: catalog.currency,
-      rate_effective_from: a.rateEffectiveFrom,
-      rate_effective_until: a.rateEffectiveUntil,
-    },
-    rate,
-    email_alias: a.emailAlias,
-    mailboxUserId: a.mailboxUserId,
-    mailboxProvisionedAt: a.mailboxProvisionedAt?.toISOString() ?? null,
-    mailboxSuspendedAt: a.mailboxSuspendedAt?.toISOString() ?? null,
-    mailboxArchivedAt: a.mailboxArchivedAt?.toISOString() ?? null,
-    mailboxStatus: mailboxBadge(a),
-    specialist: { id: a.specialist.id, name: a.specialist.name, slug: a.specialist.slug, avatarUrl: a.specialist.avatarUrl, skillTags: a.specialist.skillTags },
-    createdAt: a.createdAt.toISOString(),
-  };
-}
+import { toOsaDto } from './assignments.dto.js';
+import { MailboxesService } from './mailboxes.service.js';
 
 /**
  * Assigning catalog Specialists to orgs (spec 2.3, 4.2): the first becomes primary and exactly
@@ -57,6 +27,7 @@ export class AssignmentsService {
     private readonly orgs: OrgsService,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
+    private readonly mailboxes: MailboxesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -110,7 +81,8 @@ export class AssignmentsService {
       impersonatorId: actor.impersonatorId,
       meta: { specialistId: created.specialistId, isPrimary: created.isPrimary, monthlyRate: created.monthlyRate, email_alias: created.emailAlias },
     });
-    return toOsaDto(created);
+    await this.mailboxes.afterAssigned(orgId, created.id);
+    return toOsaDto((await this.repo.findActive(orgId, created.id)) ?? created);
   }
 
   /** A rate change is a new version in the rate history (billing prorates across versions). */
@@ -158,6 +130,7 @@ export class AssignmentsService {
       return current;
     });
     await this.audit.record({ action: 'osa.unassigned', userId: actor.userId, resourceId: removed.id, orgId, impersonatorId: actor.impersonatorId, meta: { specialistId } });
+    if (removed.mailboxUserId && !removed.mailboxArchivedAt) await this.mailboxes.archiveMailbox(removed.mailboxUserId);
   }
 
   async rateHistory(orgId: string, assignmentId: string) {

@@ -25,6 +25,8 @@ export const orgSpecialistAssignments = pgTable(
     rateEffectiveUntil: date('rate_effective_until', { mode: 'string' }),
     emailAlias: text('email_alias').notNull(),
     mailboxUserId: text('mailbox_user_id'),
+    /** When "Provision now" queued the job; cleared by the job's outcome. */
+    mailboxRequestedAt: timestamp('mailbox_requested_at', { withTimezone: true }),
     mailboxProvisionedAt: timestamp('mailbox_provisioned_at', { withTimezone: true }),
     mailboxSuspendedAt: timestamp('mailbox_suspended_at', { withTimezone: true }),
     mailboxArchivedAt: timestamp('mailbox_archived_at', { withTimezone: true }),
@@ -60,4 +62,22 @@ export const osaRateHistory = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('osa_rate_history_assignment_idx').on(t.assignmentId, t.createdAt)],
+);
+
+/**
+ * The default mailbox provider's store: hosted mailboxes kept in our own database, so the
+ * lifecycle is real end to end without a hosted-workspace account.
+ */
+export const hostedMailboxes = pgTable(
+  'hosted_mailboxes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    address: text('address').notNull(),
+    displayName: text('display_name').notNull(),
+    orgId: uuid('org_id').notNull(),
+    status: text('status').$type<'active' | 'suspended' | 'deleted'>().notNull().default('active'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('hosted_mailboxes_address_live').on(t.address).where(sql`${t.status} <> 'deleted'`)],
 );

@@ -62,6 +62,8 @@ export const EnvSchema = z.object({
   BILLING_WEBHOOK_SECRET: optionalString,
   BILLING_GRACE_DAYS: intFrom(7, 0),
   TRUST_PROXY: z.enum(['true', 'false']).optional().transform((v) => v === 'true'),
+  MAILBOX_AUTO_PROVISION: z.enum(['true', 'false']).optional().transform((v) => v === 'true'),
+  MAILBOX_RETRY_DELAY_S: intFrom(10, 0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().transform((v) => v ?? 'info'),
   SEED_DEMO_DATA: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true')),
 });

@@ -39,6 +39,8 @@ export interface AppConfig {
     enterpriseChatIssuers: string[];
   };
   readonly workspaceDomain: string;
+  /** The environment-level gate: provision mailboxes on assignment ("Provision now" bypasses it). */
+  readonly mailbox: { autoProvision: boolean; retryDelayS: number };
   readonly billing: { webhookSecret?: string; graceDays: number };
   readonly logLevel: ParsedEnv['LOG_LEVEL'];
   readonly seedDemoData: boolean;
@@ -114,6 +116,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       enterpriseChatIssuers: list(e.ENTERPRISE_CHAT_ISSUERS),
     },
     workspaceDomain: e.WORKSPACE_DOMAIN,
+    mailbox: { autoProvision: e.MAILBOX_AUTO_PROVISION, retryDelayS: e.MAILBOX_RETRY_DELAY_S },
     billing: { webhookSecret: e.BILLING_WEBHOOK_SECRET, graceDays: e.BILLING_GRACE_DAYS },
     logLevel: e.LOG_LEVEL,
     seedDemoData: !isProduction && (e.SEED_DEMO_DATA ?? true),

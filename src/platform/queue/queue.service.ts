@@ -6,7 +6,8 @@ import { DbService } from '../db/db.service.js';
 import { logger } from '../observability/logger.js';
 import type { JobMap, JobName, JobOptions, WorkerOptions } from './jobs.js';
 
-type Handler<K extends JobName> = (data: JobMap[K], job: { id: string; retryCount: number }) => Promise<void>;
+/** `final` is true on the last attempt pg-boss will make (no retry follows a failure). */
+type Handler<K extends JobName> = (data: JobMap[K], job: { id: string; retryCount: number; final: boolean }) => Promise<void>;
 
 interface Registration {
   name: JobName;
@@ -55,19 +56,22 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
     await boss.start();
     this.boss = boss;
     for (const reg of this.registrations) {
-      await boss.createQueue(reg.name as string, {
+      const policy = {
         name: reg.name as string,
         retryLimit: reg.options.retryLimit ?? 3,
         retryDelay: reg.options.retryDelaySeconds ?? 5,
         retryBackoff: reg.options.retryBackoff ?? true,
         expireInSeconds: reg.options.expireInSeconds ?? 15 * 60,
-      });
+      };
+      // Created once; its retry policy follows the code and configuration of every start.
+      await boss.createQueue(policy.name, policy);
+      await boss.updateQueue(policy.name, policy);
       await boss.work(
         reg.name as string,
         { batchSize: reg.options.batchSize ?? 1, pollingIntervalSeconds: reg.options.pollingIntervalSeconds ?? 1, includeMetadata: true },
         async (jobs) => {
           for (const job of jobs) {
-            await reg.handler(job.data as JobMap[JobName], { id: job.id, retryCount: job.retryCount });
+            await reg.handler(job.data as JobMap[JobName], { id: job.id, retryCount: job.retryCount, final: job.retryCount >= job.retryLimit });
           }
         },
       );

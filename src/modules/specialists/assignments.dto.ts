@@ -1,0 +1,35 @@
+import type { OsaDto } from '../../contracts/assignments.js';
+import type { OsaWithSpecialist } from './assignments.repository.js';
+import { mailboxBadge, resolveRate } from './rates.js';
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+export function toOsaDto(a: OsaWithSpecialist): OsaDto {
+  const catalog = a.specialist.monthlyRateConfig;
+  const rate = resolveRate(a, catalog, today());
+  return {
+    id: a.id,
+    assignmentId: a.id,
+    orgId: a.orgId,
+    specialistId: a.specialistId,
+    isPrimary: a.isPrimary,
+    monthlyRate: a.monthlyRate,
+    overrideReason: a.overrideReason,
+    monthly_rate_config: {
+      base_rate: rate?.amount ?? null,
+      currency: catalog.currency,
+      rate_effective_from: a.rateEffectiveFrom,
+      rate_effective_until: a.rateEffectiveUntil,
+    },
+    rate,
+    email_alias: a.emailAlias,
+    mailboxUserId: a.mailboxUserId,
+    mailboxProvisionedAt: a.mailboxProvisionedAt?.toISOString() ?? null,
+    mailboxSuspendedAt: a.mailboxSuspendedAt?.toISOString() ?? null,
+    mailboxArchivedAt: a.mailboxArchivedAt?.toISOString() ?? null,
+    mailboxStatus: mailboxBadge(a, a.mailboxRequestedAt !== null),
+    specialist: { id: a.specialist.id, name: a.specialist.name, slug: a.specialist.slug, avatarUrl: a.specialist.avatarUrl, skillTags: a.specialist.skillTags },
+    createdAt: a.createdAt.toISOString(),
+  };
+}
+
