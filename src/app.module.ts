@@ -3,6 +3,7 @@ import { PlatformModule, type PlatformDeps } from './platform/platform.module.js
 import { AuthModule } from './modules/auth/index.js';
 import { DemoModule } from './modules/demo/index.js';
 import { ExpertsModule } from './modules/experts/index.js';
+import { OnboardingModule } from './modules/onboarding/index.js';
 import { NotificationsModule } from './modules/notifications/index.js';
 import { OrgsModule } from './modules/orgs/index.js';
 import { SpecialistsModule } from './modules/specialists/index.js';
@@ -22,6 +23,7 @@ export class AppModule {
         AuthModule,
         NotificationsModule,
         ExpertsModule,
+        OnboardingModule,
         ...(deps.config.isProduction ? [] : [DemoModule.forRoot({ routes: true })]),
       ],
     };

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs
 import type { Type } from '@nestjs/common';
 import { AuditController } from './audit/audit.controller.js';
 import { AuditService } from './audit/audit.service.js';
+import { Clock } from './clock/clock.js';
 import { RequestAuthenticator } from './auth/request-auth.js';
 import { TokenService } from './auth/token.service.js';
 import { RequestGuard } from './http/request.guard.js';
@@ -48,6 +49,7 @@ export class PlatformModule {
       { provide: SecretBox, useValue: new SecretBox(deps.config.keys.encryptionKey) },
       ...(deps.redis ? [{ provide: REDIS_CLIENT, useValue: deps.redis }] : []),
       TokenService,
+      Clock,
       RateLimitService,
       QueueService,
       SchedulerService,

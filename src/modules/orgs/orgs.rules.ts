@@ -73,3 +73,28 @@ export function phase0Missing(org: OrgRow, assignedAmName: string | null | undef
   if (!trialDateOk(org.trialEndDate, now)) missing.push('trialEndDate');
   return missing;
 }
+
+export const DEFAULT_TRIAL_DAYS = 30;
+
+/**
+ * The org status table of spec 3.2 (with the transitions it leaves open that we chose:
+ * trial_ending and the stale-org archive are scheduled jobs, not API calls).
+ */
+export const ORG_TRANSITIONS = {
+  send_invite: { from: ['pending_am_setup', 'pending_client_confirmation'], to: 'pending_client_confirmation' },
+  finish_without_invite: { from: ['pending_am_setup'], to: 'active' },
+  client_confirms: { from: ['pending_client_confirmation'], to: 'active' },
+  grace_elapsed: { from: ['active', 'trial_ending'], to: 'suspended' },
+} as const satisfies Record<string, { from: readonly OrgStatus[]; to: OrgStatus }>;
+export type OrgTransition = keyof typeof ORG_TRANSITIONS;
+
+export function canTransition(transition: OrgTransition, from: OrgStatus): boolean {
+  return (ORG_TRANSITIONS[transition].from as readonly OrgStatus[]).includes(from);
+}
+
+/** The trial end when the client confirms: none for trial mode none, else the AM's date or 30 days. */
+export function trialEndOnConfirm(org: Pick<OrgRow, 'trialMode' | 'trialEndDate'>, now: Date): string | null {
+  if (org.trialMode === 'none') return null;
+  if (org.trialEndDate && org.trialEndDate > todayUtc(now)) return org.trialEndDate;
+  return todayUtc(new Date(now.getTime() + DEFAULT_TRIAL_DAYS * 86_400_000));
+}

@@ -19,6 +19,7 @@ export const OrgDtoSchema = z.object({
   trialEndDate: z.string().nullable(),
   trialMode: z.enum(['default', 'none']),
   trialStartedAt: z.string().nullable(),
+  startDate: z.string().nullable(),
   status: z.enum(ORG_STATUSES),
   assignedAmId: z.uuid().nullable(),
   mailboxProvisioningDisabled: z.boolean(),

@@ -8,7 +8,7 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { pageOf, type Keyset } from '../../platform/http/pagination.js';
 import { UsersService } from '../users/index.js';
 import { OrgsRepository } from './orgs.repository.js';
-import { isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk } from './orgs.rules.js';
+import { canTransition, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
 import type { OrgDto } from './orgs.schemas.js';
 import type { NewOrgRow, OrgRow, OrgStatus } from './orgs.tables.js';
 
@@ -174,6 +174,49 @@ export class OrgsService {
     return { ready: missing.length === 0, missing, specialistAssigned, expertMapped };
   }
 
+  /**
+   * sendOrgInvite's org side: the gate re-checked, the trial end and start date taken, the org in
+   * pending_client_confirmation (a resend keeps it there). Runs inside the caller's transaction.
+   */
+  async markInvited(id: string, input: { trialEndDate?: string | null; startDate?: string | null }): Promise<OrgRow> {
+    const org = await this.lockForUpdate(id);
+    if (!canTransition('send_invite', org.status)) throw AppError.conflict(`An org in ${org.status} cannot be invited`);
+    if (input.trialEndDate && !trialDateOk(input.trialEndDate)) {
+      throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'trialEndDate', message: 'Must be strictly in the future' }] });
+    }
+    const gate = await this.phase0Status(id);
+    if (!gate.ready) throw new AppError('phase0_gate_failed', 'The Phase 0 gate does not pass', { details: { missing: gate.missing } });
+    return (await this.repo.update(id, {
+      status: 'pending_client_confirmation',
+      ...(input.trialEndDate !== undefined && { trialEndDate: input.trialEndDate }),
+      ...(input.startDate !== undefined && { startDate: input.startDate }),
+    }))!;
+  }
+
+  /**
+   * The client confirms (Phase 2): the slug (which may still change) reserved for good and
+   * atomically (of two orgs confirming the same slug, one wins and the other gets 409), the org
+   * active and its trial started. Runs inside the caller's transaction.
+   */
+  async confirmByClient(id: string, input: { legalName: string; slug: string }, now: Date): Promise<OrgRow> {
+    const org = await this.lockForUpdate(id);
+    if (!canTransition('client_confirms', org.status)) throw AppError.conflict(`An org in ${org.status} cannot be confirmed`);
+    await this.assertSlugFree(input.slug, id);
+    if (!(await this.repo.reserve(input.slug, id, 'reserved'))) throw AppError.conflict('This slug is taken', { field: 'slug' });
+    try {
+      return (await this.repo.update(id, {
+        legalName: input.legalName,
+        slug: input.slug,
+        status: 'active',
+        trialStartedAt: now,
+        trialEndDate: trialEndOnConfirm(org, now),
+      }))!;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw AppError.conflict('This slug is taken', { field: 'slug' });
+      throw err;
+    }
+  }
+
   /** finishOrgSetup: the gate passes, the org becomes active, the slug is reserved for good; no email, no trial clock. */
   async finish(actor: Principal, id: string): Promise<OrgDto> {
     const org = await this.dbService.transaction(async () => {
@@ -244,6 +287,7 @@ export function toOrgDto(r: OrgRow): OrgDto {
     trialEndDate: r.trialEndDate,
     trialMode: r.trialMode,
     trialStartedAt: r.trialStartedAt?.toISOString() ?? null,
+    startDate: r.startDate,
     status: r.status,
     assignedAmId: r.assignedAmId,
     mailboxProvisioningDisabled: r.mailboxProvisioningDisabled,

@@ -31,6 +31,8 @@ export const orgs = pgTable(
     trialEndDate: date('trial_end_date', { mode: 'string' }),
     trialMode: text('trial_mode').$type<'default' | 'none'>().notNull().default('default'),
     trialStartedAt: timestamp('trial_started_at', { withTimezone: true }),
+    /** sendOrgInvite's optional startDate: when billing may start. */
+    startDate: date('start_date', { mode: 'string' }),
     status: text('status').$type<OrgStatus>().notNull().default('pending_am_setup'),
     /** An explicit per-org stop on mailbox provisioning (spec 3.3: "Provision now" honours it). */
     mailboxProvisioningDisabled: boolean('mailbox_provisioning_disabled').notNull().default(false),

@@ -1,0 +1,2 @@
+export { OnboardingModule } from './onboarding.module.js';
+export { OnboardingService } from './onboarding.service.js';

@@ -1,0 +1,108 @@
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { z } from 'zod';
+import { TokenResponseSchema } from '../../contracts/auth.js';
+import { CurrentPrincipal, PlatformRoles, Public } from '../../platform/auth/auth.decorators.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
+import { OrgIdParamsSchema } from '../orgs/orgs.schemas.js';
+import {
+  CompleteOnboardingResponseSchema,
+  CompleteOnboardingSchema,
+  InviteRequestSchema,
+  InviteResponseSchema,
+  InviteTokenBodySchema,
+  OnboardingLinkSchema,
+  OnboardingViewSchema,
+  SpecialistPreviewSchema,
+  TokenParamsSchema,
+  VerifyInviteOtpSchema,
+} from './onboarding.schemas.js';
+import { OnboardingService } from './onboarding.service.js';
+
+@Controller()
+export class OnboardingController {
+  constructor(private readonly onboarding: OnboardingService) {}
+
+  @Post('am/orgs/:orgId/invite')
+  @HttpCode(200)
+  @PlatformRoles('account_manager', 'superadmin')
+  @Endpoint({
+    summary: 'sendOrgInvite: the gate re-checked, the org pending the client, the invite mailed (again = resend: new 7-day window, same link)',
+    tags: ['onboarding'],
+    params: OrgIdParamsSchema,
+    body: InviteRequestSchema,
+    response: InviteResponseSchema,
+    status: 200,
+    errors: [404, 409],
+  })
+  invite(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgIdParamsSchema>, @ValidBody() body: z.infer<typeof InviteRequestSchema>) {
+    return this.onboarding.sendInvite(actor, p.orgId, body);
+  }
+
+  @Get('am/orgs/:orgId/onboarding-link')
+  @PlatformRoles('account_manager', 'superadmin')
+  @Endpoint({ summary: 'The onboarding link, before and after the invite (expiresAt null until sent)', tags: ['onboarding'], params: OrgIdParamsSchema, response: OnboardingLinkSchema, errors: [404] })
+  link(@ValidParams() p: z.infer<typeof OrgIdParamsSchema>) {
+    return this.onboarding.onboardingLink(p.orgId);
+  }
+
+  @Post('auth/send-invite-otp')
+  @Public()
+  @HttpCode(204)
+  @Endpoint({ summary: "Mail a 6-digit onboarding code to the invite's admin email", tags: ['onboarding'], body: InviteTokenBodySchema, status: 204, errors: [404, 410] })
+  async sendOtp(@ValidBody() body: z.infer<typeof InviteTokenBodySchema>) {
+    await this.onboarding.sendInviteOtp(body.token);
+  }
+
+  @Post('auth/verify-invite-otp')
+  @Public()
+  @HttpCode(200)
+  @Endpoint({
+    summary: 'Sign the invited admin in with the onboarding code (single use per invite: then 410 invite_used)',
+    tags: ['onboarding'],
+    body: VerifyInviteOtpSchema,
+    response: TokenResponseSchema,
+    status: 200,
+    errors: [401, 404, 410],
+  })
+  verifyOtp(@ValidBody() body: z.infer<typeof VerifyInviteOtpSchema>) {
+    return this.onboarding.verifyInviteOtp(body.token, body.code);
+  }
+
+  @Get('onboarding/:token')
+  @Public()
+  @Endpoint({ summary: 'What the client confirms in Phase 2', tags: ['onboarding'], params: TokenParamsSchema, response: OnboardingViewSchema, errors: [404, 410] })
+  view(@ValidParams() p: z.infer<typeof TokenParamsSchema>) {
+    return this.onboarding.view(p.token);
+  }
+
+  @Get('onboarding/:token/specialist')
+  @Public()
+  @Endpoint({ summary: 'The preassigned Specialist with its monthlyRate ({amount, currency, source} or null)', tags: ['onboarding'], params: TokenParamsSchema, response: SpecialistPreviewSchema, errors: [404, 410] })
+  specialist(@ValidParams() p: z.infer<typeof TokenParamsSchema>) {
+    return this.onboarding.preassignedSpecialist(p.token);
+  }
+
+  @Get('onboarding/:token/specialists')
+  @Public()
+  @Endpoint({ summary: 'The pool the client picks from when none is preassigned', tags: ['onboarding'], params: TokenParamsSchema, response: z.array(SpecialistPreviewSchema), errors: [404, 410] })
+  specialists(@ValidParams() p: z.infer<typeof TokenParamsSchema>) {
+    return this.onboarding.pool(p.token);
+  }
+
+  @Post('onboarding/:token/complete')
+  @HttpCode(200)
+  @Endpoint({
+    summary: 'Complete Phase 2 with the token from verify-invite-otp: org active, slug reserved, trial started, welcome emails',
+    description: 'specialistId is required unless a Specialist was preassigned. 409 when the slug is taken meanwhile (nothing is written).',
+    tags: ['onboarding'],
+    params: TokenParamsSchema,
+    body: CompleteOnboardingSchema,
+    response: CompleteOnboardingResponseSchema,
+    status: 200,
+    errors: [403, 404, 409, 410],
+  })
+  complete(@CurrentPrincipal() principal: Principal, @ValidParams() p: z.infer<typeof TokenParamsSchema>, @ValidBody() body: z.infer<typeof CompleteOnboardingSchema>) {
+    return this.onboarding.complete(principal, p.token, body);
+  }
+}

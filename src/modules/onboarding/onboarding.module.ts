@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/index.js';
+import { OrgsModule } from '../orgs/index.js';
+import { SpecialistsModule } from '../specialists/index.js';
+import { UsersModule } from '../users/index.js';
+import { OnboardingController } from './onboarding.controller.js';
+import { InvitesRepository } from './onboarding.repository.js';
+import { OnboardingService } from './onboarding.service.js';
+
+@Module({
+  imports: [UsersModule, OrgsModule, SpecialistsModule, AuthModule],
+  controllers: [OnboardingController],
+  providers: [InvitesRepository, OnboardingService],
+  exports: [OnboardingService],
+})
+export class OnboardingModule {}

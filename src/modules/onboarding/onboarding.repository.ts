@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { and, eq, isNull } from 'drizzle-orm';
+import { DbService } from '../../platform/db/db.service.js';
+import { orgInvites, type OrgInviteRow } from './onboarding.tables.js';
+
+@Injectable()
+export class InvitesRepository {
+  constructor(private readonly dbService: DbService) {}
+
+  private get db() {
+    return this.dbService.db;
+  }
+
+  async findByOrg(orgId: string): Promise<OrgInviteRow | undefined> {
+    const [row] = await this.db.select().from(orgInvites).where(eq(orgInvites.orgId, orgId));
+    return row;
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<OrgInviteRow | undefined> {
+    const [row] = await this.db.select().from(orgInvites).where(eq(orgInvites.tokenHash, tokenHash));
+    return row;
+  }
+
+  /** Creates the org's invite unless it exists (one per org); returns the stored one. */
+  async ensure(values: { orgId: string; tokenSealed: string; tokenHash: string }): Promise<OrgInviteRow> {
+    await this.db.insert(orgInvites).values(values).onConflictDoNothing({ target: orgInvites.orgId });
+    return (await this.findByOrg(values.orgId))!;
+  }
+
+  async update(id: string, values: Partial<typeof orgInvites.$inferInsert>): Promise<OrgInviteRow> {
+    const [row] = await this.db.update(orgInvites).set(values).where(eq(orgInvites.id, id)).returning();
+    return row!;
+  }
+
+  /** Marks the onboarding code as used; false when it already was (single use). */
+  async markOtpUsed(id: string, at: Date): Promise<boolean> {
+    const rows = await this.db
+      .update(orgInvites)
+      .set({ otpUsedAt: at })
+      .where(and(eq(orgInvites.id, id), isNull(orgInvites.otpUsedAt)))
+      .returning({ id: orgInvites.id });
+    return rows.length === 1;
+  }
+
+  async markCompleted(id: string, at: Date): Promise<boolean> {
+    const rows = await this.db
+      .update(orgInvites)
+      .set({ completedAt: at })
+      .where(and(eq(orgInvites.id, id), isNull(orgInvites.completedAt)))
+      .returning({ id: orgInvites.id });
+    return rows.length === 1;
+  }
+}

@@ -1,0 +1,218 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { z } from 'zod';
+import type { TokenResponse } from '../../contracts/auth.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { SecretBox, randomToken, sha256Hex } from '../../platform/crypto/crypto.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { MailService } from '../../platform/mail/mail.service.js';
+import { AuthService, OtpService } from '../auth/index.js';
+import { OrgsService, toOrgDto, type OrgRow } from '../orgs/index.js';
+import { AssignmentsService, SpecialistsService } from '../specialists/index.js';
+import { UsersService } from '../users/index.js';
+import { InvitesRepository } from './onboarding.repository.js';
+import type { CompleteOnboardingSchema } from './onboarding.schemas.js';
+import type { OrgInviteRow } from './onboarding.tables.js';
+
+export const INVITE_TTL_MS = 7 * 24 * 60 * 60_000;
+
+type CompleteInput = z.infer<typeof CompleteOnboardingSchema>;
+
+/**
+ * The client side of onboarding (spec 3.2, 4.2, 4.3): the invite and its link, the onboarding
+ * code (single use), and Phase 2 completion in one transaction.
+ */
+@Injectable()
+export class OnboardingService {
+  constructor(
+    private readonly invites: InvitesRepository,
+    private readonly orgs: OrgsService,
+    private readonly users: UsersService,
+    private readonly assignments: AssignmentsService,
+    private readonly specialists: SpecialistsService,
+    private readonly auth: AuthService,
+    private readonly otp: OtpService,
+    private readonly mail: MailService,
+    private readonly audit: AuditService,
+    private readonly dbService: DbService,
+    private readonly secrets: SecretBox,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private link(token: string): string {
+    return `${this.config.publicUrl}/onboarding/start?token=${encodeURIComponent(token)}`;
+  }
+
+  /** The org's one invite, created with its token on first need (the link can be copied before sending). */
+  private async ensureInvite(orgId: string): Promise<OrgInviteRow> {
+    const existing = await this.invites.findByOrg(orgId);
+    if (existing) return existing;
+    const token = randomToken(32);
+    return this.invites.ensure({ orgId, tokenSealed: this.secrets.seal(token), tokenHash: sha256Hex(token) });
+  }
+
+  async onboardingLink(orgId: string): Promise<{ onboardingUrl: string; expiresAt: string | null }> {
+    await this.orgs.get(orgId);
+    const invite = await this.ensureInvite(orgId);
+    return { onboardingUrl: this.link(this.secrets.open(invite.tokenSealed)), expiresAt: invite.expiresAt?.toISOString() ?? null };
+  }
+
+  /**
+   * sendOrgInvite(orgId, trialEndDate?, startDate?): the gate re-checked, the org pending the
+   * client, the invited admin and an owner membership, a 7-day window (a resend extends it and
+   * keeps the one link), and the invite email.
+   */
+  async sendInvite(actor: Principal, orgId: string, input: { trialEndDate?: string | null; startDate?: string | null }) {
+    const { org, invite, token, resend } = await this.dbService.transaction(async () => {
+      const before = await this.orgs.findById(orgId);
+      const org = await this.orgs.markInvited(orgId, input);
+      const admin = await this.ensureAdmin(org);
+      const invite = await this.ensureInvite(orgId);
+      if (invite.completedAt) throw AppError.conflict('The client has already completed onboarding');
+      const now = this.clock.now();
+      const updated = await this.invites.update(invite.id, { adminUserId: admin.id, sentAt: now, expiresAt: new Date(now.getTime() + INVITE_TTL_MS) });
+      const token = this.secrets.open(updated.tokenSealed);
+      await this.mail.send({
+        to: org.adminEmail,
+        subject: `You're invited to set up ${org.legalName}`,
+        text: [
+          `Hello,`,
+          ``,
+          `Your account manager has set up ${org.legalName}. Confirm your company details, choose your password and meet your Specialist:`,
+          ``,
+          this.link(token),
+          ``,
+          `This link expires on ${updated.expiresAt!.toISOString().slice(0, 10)}.`,
+        ].join('\n'),
+      });
+      return { org, invite: updated, token, resend: before?.status === 'pending_client_confirmation' };
+    });
+    await this.audit.record({ action: resend ? 'org.invite_resent' : 'org.invite_sent', userId: actor.userId, resourceId: orgId, orgId, impersonatorId: actor.impersonatorId });
+    return { org: toOrgDto(org), onboardingUrl: this.link(token), expiresAt: invite.expiresAt!.toISOString() };
+  }
+
+  /** The invited admin user (org_admin) and their owner membership exist from the invite on. */
+  private async ensureAdmin(org: OrgRow) {
+    const existing = await this.users.findByEmail(org.adminEmail);
+    if (existing && !['org_admin', 'org_member'].includes(existing.platformRole)) {
+      throw AppError.conflict('The admin email belongs to an internal user');
+    }
+    const admin = existing ?? (await this.users.create({ email: org.adminEmail, platformRole: 'org_admin' }));
+    await this.users.addMembership(org.id, admin.id, 'owner');
+    return admin;
+  }
+
+  /** The invite of a token, refused when unknown (404), expired or done (410). */
+  private async open(token: string, opts: { forSignIn?: boolean } = {}): Promise<OrgInviteRow> {
+    const invite = await this.invites.findByTokenHash(sha256Hex(token));
+    if (!invite || !invite.sentAt || !invite.expiresAt) throw AppError.notFound('Invite');
+    if (invite.completedAt) throw new AppError('invite_used', 'This invite has already been used');
+    if (opts.forSignIn && invite.otpUsedAt) throw new AppError('invite_used', 'This invite has already been used to sign in');
+    if (invite.expiresAt.getTime() <= this.clock.now().getTime()) throw new AppError('invite_expired', 'This invite has expired; ask your account manager to resend it');
+    return invite;
+  }
+
+  async sendInviteOtp(token: string): Promise<void> {
+    const invite = await this.open(token, { forSignIn: true });
+    const org = (await this.orgs.findById(invite.orgId))!;
+    await this.dbService.transaction(async () => {
+      const code = await this.otp.issue({ email: org.adminEmail, purpose: 'invite', subjectId: invite.id });
+      await this.mail.send({
+        to: org.adminEmail,
+        subject: `Your ${org.legalName} onboarding code: ${code}`,
+        text: `Your onboarding code is ${code}. It expires in 10 minutes.`,
+      });
+    });
+  }
+
+  /** Signs the invited admin in once per invite; a second verify answers 410 invite_used. */
+  async verifyInviteOtp(token: string, code: string): Promise<TokenResponse> {
+    const invite = await this.open(token, { forSignIn: true });
+    const org = (await this.orgs.findById(invite.orgId))!;
+    await this.otp.redeem({ email: org.adminEmail, purpose: 'invite', subjectId: invite.id }, code);
+    if (!(await this.invites.markOtpUsed(invite.id, this.clock.now()))) throw new AppError('invite_used', 'This invite has already been used to sign in');
+    const admin = invite.adminUserId ? await this.users.findById(invite.adminUserId) : undefined;
+    if (!admin) throw AppError.notFound('Invite');
+    return this.auth.startSession(admin, 'invite_otp');
+  }
+
+  async view(token: string) {
+    const invite = await this.open(token);
+    const org = (await this.orgs.findById(invite.orgId))!;
+    const assigned = await this.assignments.list(org.id);
+    return {
+      org: { legalName: org.legalName, slug: org.slug, industry: org.industry, corporateDomains: org.corporateDomains, website: org.website, timezone: org.timezone },
+      adminEmail: org.adminEmail,
+      expiresAt: invite.expiresAt?.toISOString() ?? null,
+      specialistPreassigned: assigned.length > 0,
+    };
+  }
+
+  /** The preassigned (primary) Specialist and its rate; 404 when the client picks one. */
+  async preassignedSpecialist(token: string) {
+    const invite = await this.open(token);
+    const assigned = await this.assignments.list(invite.orgId);
+    const primary = assigned.find((a) => a.isPrimary) ?? assigned[0];
+    if (!primary) throw AppError.notFound('Preassigned Specialist');
+    return { ...primary.specialist, monthlyRate: primary.rate };
+  }
+
+  /** The pool the client picks from when none is preassigned. */
+  async pool(token: string) {
+    await this.open(token);
+    return (await this.specialists.list({ limit: 200 })).items.map((s) => ({
+      id: s.id,
+      name: s.name,
+      slug: s.slug,
+      avatarUrl: s.avatarUrl,
+      skillTags: s.skillTags,
+      monthlyRate: { amount: s.monthly_rate_config.base_rate, currency: s.monthly_rate_config.currency, source: 'specialist' as const },
+    }));
+  }
+
+  /**
+   * Phase 2 completion, in one transaction: slug reserved, org active with its trial, the chosen
+   * Specialist assigned, the admin's password and name, the invite spent. Then the welcome mails.
+   * A failure (the slug race lost) leaves everything as it was: org pending, invite usable.
+   */
+  async complete(principal: Principal, token: string, input: CompleteInput) {
+    const invite = await this.open(token);
+    if (!invite.adminUserId || principal.userId !== invite.adminUserId) throw AppError.forbidden('Only the invited admin can complete onboarding');
+    const now = this.clock.now();
+    const { org, admin } = await this.dbService.transaction(async () => {
+      const org = await this.orgs.confirmByClient(invite.orgId, { legalName: input.legalName, slug: input.slug }, now);
+      const assigned = await this.assignments.list(org.id);
+      if (assigned.length === 0) {
+        if (!input.specialistId) {
+          throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'specialistId', message: 'Pick a Specialist' }] });
+        }
+        await this.assignments.assign(principal, org.id, { specialistId: input.specialistId });
+      }
+      await this.users.setName(invite.adminUserId!, input.name);
+      const admin = await this.users.setPassword(invite.adminUserId!, input.password);
+      if (!(await this.invites.markCompleted(invite.id, now))) throw new AppError('invite_used', 'This invite has already been used');
+      await this.mail.send({
+        to: admin.email,
+        subject: `Welcome to ${org.legalName}'s workspace`,
+        text: `Welcome, ${input.name}! ${org.legalName} is set up${org.trialEndDate ? `; your trial runs until ${org.trialEndDate}` : ''}. Sign in at ${this.config.publicUrl}/login.`,
+      });
+      const am = org.assignedAmId ? await this.users.findById(org.assignedAmId) : undefined;
+      if (am) {
+        await this.mail.send({
+          to: am.email,
+          subject: `${org.legalName} completed onboarding`,
+          text: `${input.name} (${admin.email}) confirmed ${org.legalName} (${org.slug}). The org is active${org.trialEndDate ? ` with a trial until ${org.trialEndDate}` : ''}.`,
+        });
+      }
+      return { org, admin };
+    });
+    await this.audit.record({ action: 'org.onboarding_completed', userId: principal.userId, resourceId: org.id, orgId: org.id, meta: { slug: org.slug } });
+    const session = await this.auth.startSession(admin, 'onboarding');
+    return { token: session.token, org: toOrgDto(org) };
+  }
+}

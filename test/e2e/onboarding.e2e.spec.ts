@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Clock } from '../../src/platform/clock/clock.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const PASSWORD = 'demo1234';
+const DAY = 86_400_000;
+
+describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.3)', () => {
+  let app: TestApp;
+  let am: string;
+  let n = 0;
+  const newOrg = async (over: Record<string, unknown> = {}) => {
+    const slug = `ob-${++n}-${Date.now().toString(36)}`;
+    const res = await app.post(
+      '/api/am/orgs',
+      { legalName: `Org ${slug}`, slug, industry: 'finance', corporateDomains: [`${slug}.example.com`], adminEmail: `owner@${slug}.example.com`, website: 'https://o.example.com', timezone: 'Europe/Berlin', ...over },
+      { token: am },
+    );
+    expect(res.status).toBe(201);
+    return res.body as { id: string; slug: string; adminEmail: string };
+  };
+  const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
+  const lastCode = async (to: string) => {
+    const mail = (await app.get(`/api/dev/mail?to=${encodeURIComponent(to)}&limit=1`)).body as Array<{ text: string }>;
+    return /\b(\d{6})\b/.exec(mail[0]!.text)![1]!;
+  };
+  const signInWithCode = async (token: string, email: string) => {
+    expect((await app.post('/api/auth/send-invite-otp', { token })).status).toBe(204);
+    const res = await app.post('/api/auth/verify-invite-otp', { token, code: await lastCode(email) });
+    expect(res.status).toBe(200);
+    return res.body.token as string;
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('walks AM create -> invite -> email -> code -> complete -> active with a 30-day trial', async () => {
+    const org = await newOrg();
+    const before = await app.get(`/api/am/orgs/${org.id}/onboarding-link`, { token: am });
+    expect(before.body.expiresAt).toBeNull();
+    const invite = await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am });
+    expect(invite.status).toBe(200);
+    expect(invite.body.org.status).toBe('pending_client_confirmation');
+    expect(invite.body.onboardingUrl).toBe(before.body.onboardingUrl);
+    expect(new Date(invite.body.expiresAt).getTime() - Date.now()).toBeGreaterThan(7 * DAY - 60_000);
+    const mail = (await app.get(`/api/dev/mail?to=${org.adminEmail}`)).body as Array<{ text: string }>;
+    expect(mail[0]!.text).toContain(invite.body.onboardingUrl);
+    const token = tokenOf(invite.body.onboardingUrl);
+    expect(token.length).toBeGreaterThanOrEqual(43);
+
+    const view = await app.get(`/api/onboarding/${token}`);
+    expect(view.body).toMatchObject({ adminEmail: org.adminEmail, specialistPreassigned: false, org: { slug: org.slug } });
+    expect((await app.get(`/api/onboarding/${token}/specialist`)).status).toBe(404);
+    const pool = (await app.get(`/api/onboarding/${token}/specialists`)).body as Array<{ id: string; slug: string }>;
+    const pick = pool.find((s) => s.slug === 'priya-nair')!;
+
+    const session = await signInWithCode(token, org.adminEmail);
+    const missingPick = await app.post(`/api/onboarding/${token}/complete`, { legalName: 'Final Name GmbH', slug: org.slug, password: 'a strong password', name: 'Olga Owner' }, { token: session });
+    expect(missingPick.status).toBe(400);
+    const done = await app.post(
+      `/api/onboarding/${token}/complete`,
+      { legalName: 'Final Name GmbH', slug: `${org.slug}-final`, password: 'a strong password', name: 'Olga Owner', specialistId: pick.id },
+      { token: session },
+    );
+    expect(done.status).toBe(200);
+    expect(done.body.org).toMatchObject({ status: 'active', legalName: 'Final Name GmbH', slug: `${org.slug}-final`, trialStartedAt: expect.any(String) });
+    const trialDays = (Date.parse(`${done.body.org.trialEndDate}T00:00:00Z`) - Date.now()) / DAY;
+    expect(trialDays).toBeGreaterThan(28);
+    expect(trialDays).toBeLessThan(31);
+    const me = await app.get('/api/auth/me', { token: done.body.token });
+    expect(me.body).toMatchObject({ email: org.adminEmail, name: 'Olga Owner', platformRole: 'org_admin', landing: '/client/chat' });
+    expect(me.body.orgMemberships[0]).toMatchObject({ orgRole: 'owner' });
+    expect((await app.post('/api/auth/login', { email: org.adminEmail, password: 'a strong password' })).status).toBe(200);
+    const assigned = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body;
+    expect(assigned).toEqual([expect.objectContaining({ specialistId: pick.id, isPrimary: true })]);
+    expect((await app.get(`/api/dev/mail?to=account_manager@platform.demo.invalid&limit=1`)).body[0].subject).toContain('completed onboarding');
+
+    // Spent: everything answers 410 invite_used; the slug is reserved and immutable.
+    for (const res of [await app.get(`/api/onboarding/${token}`), await app.post('/api/auth/send-invite-otp', { token })]) {
+      expect(res.status).toBe(410);
+      expect(res.body.code).toBe('invite_used');
+    }
+    expect((await app.patch(`/api/am/orgs/${org.id}`, { slug: 'another-one' }, { token: am })).status).toBe(409);
+    expect((await app.get(`/api/am/slug-availability?slug=${org.slug}-final`, { token: am })).body.reason).toBe('taken');
+  });
+
+  it('lets the onboarding code sign in once: a second verify is 410 invite_used', async () => {
+    const org = await newOrg();
+    const token = tokenOf((await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am })).body.onboardingUrl);
+    await signInWithCode(token, org.adminEmail);
+    await app.post('/api/auth/send-invite-otp', { token }).then((r) => expect(r.status).toBe(410));
+    const again = await app.post('/api/auth/verify-invite-otp', { token, code: '123456' });
+    expect(again.status).toBe(410);
+    expect(again.body.code).toBe('invite_used');
+  });
+
+  it('expires after 7 days (410 invite_expired); a resend extends the window and keeps the link', async () => {
+    const clock = app.running.app.get(Clock);
+    const org = await newOrg();
+    const first = await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am });
+    const token = tokenOf(first.body.onboardingUrl);
+    clock.advance(7 * DAY + 60_000);
+    const expired = await app.get(`/api/onboarding/${token}`);
+    expect(expired.status).toBe(410);
+    expect(expired.body.code).toBe('invite_expired');
+    const resent = await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am });
+    expect(resent.body.onboardingUrl).toBe(first.body.onboardingUrl);
+    expect(new Date(resent.body.expiresAt).getTime()).toBeGreaterThan(new Date(first.body.expiresAt).getTime());
+    expect((await app.get(`/api/onboarding/${token}`)).status).toBe(200);
+  });
+
+  it('answers 404 for an unknown token', async () => {
+    expect((await app.get('/api/onboarding/this-token-does-not-exist-anywhere-at-all')).status).toBe(404);
+    expect((await app.post('/api/auth/send-invite-otp', { token: 'this-token-does-not-exist-anywhere-at-all' })).status).toBe(404);
+  });
+
+  it('skips the pick for a preassigned Specialist and shows its rate', async () => {
+    const org = await newOrg();
+    const pool = (await app.get('/api/am/specialists?limit=200', { token: am })).body.items as Array<{ id: string; slug: string }>;
+    const maya = pool.find((s) => s.slug === 'maya-chen')!;
+    await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: maya.id, monthlyRate: 990, overrideReason: 'pilot' }, { token: am });
+    const token = tokenOf((await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am })).body.onboardingUrl);
+    expect((await app.get(`/api/onboarding/${token}`)).body.specialistPreassigned).toBe(true);
+    const preview = await app.get(`/api/onboarding/${token}/specialist`);
+    expect(preview.body).toMatchObject({ slug: 'maya-chen', monthlyRate: { amount: 990, currency: 'USD', source: 'override' } });
+    const session = await signInWithCode(token, org.adminEmail);
+    const done = await app.post(`/api/onboarding/${token}/complete`, { legalName: 'Pre', slug: org.slug, password: 'a strong password', name: 'Pat' }, { token: session });
+    expect(done.status).toBe(200);
+    expect((await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body).toHaveLength(1);
+  });
+
+  it('honours trial mode none and the AM trial date', async () => {
+    const none = await newOrg({ trialMode: 'none' });
+    const t1 = tokenOf((await app.post(`/api/am/orgs/${none.id}/invite`, {}, { token: am })).body.onboardingUrl);
+    await app.post(`/api/am/orgs/${none.id}/specialist`, { specialistId: (await app.get('/api/am/specialists', { token: am })).body.items[0].id }, { token: am });
+    const s1 = await signInWithCode(t1, none.adminEmail);
+    const d1 = await app.post(`/api/onboarding/${t1}/complete`, { legalName: 'N', slug: none.slug, password: 'a strong password', name: 'N' }, { token: s1 });
+    expect(d1.body.org).toMatchObject({ status: 'active', trialEndDate: null });
+
+    const dated = await newOrg();
+    const end = new Date(Date.now() + 45 * DAY).toISOString().slice(0, 10);
+    const inv = await app.post(`/api/am/orgs/${dated.id}/invite`, { trialEndDate: end, startDate: end }, { token: am });
+    expect(inv.body.org).toMatchObject({ trialEndDate: end, startDate: end });
+    expect((await app.post(`/api/am/orgs/${dated.id}/invite`, { trialEndDate: '2001-01-01' }, { token: am })).status).toBe(400);
+  });
+
+  it('re-checks the gate on invite (409 phase0_gate_failed)', async () => {
+    const nameless = await app.demoLogin('account_manager', 'acme');
+    await app.patch('/api/am/profile', { name: '' }, { token: nameless });
+    const org = (
+      await app.post(
+        '/api/am/orgs',
+        { legalName: 'Gate', slug: `gate-${Date.now().toString(36)}`, industry: 'finance', corporateDomains: ['gate.example.com'], adminEmail: 'g@gate.example.com', website: 'https://g.example.com', timezone: 'UTC' },
+        { token: nameless },
+      )
+    ).body;
+    const res = await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: nameless });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'phase0_gate_failed', details: { missing: ['amProfileName'] } });
+    await app.patch('/api/am/profile', { name: 'Named Again' }, { token: nameless });
+  });
+
+  it('lets exactly one of two orgs confirming the same slug win; the loser stays pending with a usable invite', async () => {
+    const a = await newOrg();
+    const b = await newOrg();
+    const pool = (await app.get('/api/am/specialists', { token: am })).body.items as Array<{ id: string }>;
+    const sessions: Array<{ token: string; session: string }> = [];
+    for (const org of [a, b]) {
+      await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: pool[0]!.id }, { token: am });
+      const token = tokenOf((await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am })).body.onboardingUrl);
+      sessions.push({ token, session: await signInWithCode(token, org.adminEmail) });
+    }
+    const wanted = `contested-${Date.now().toString(36)}`;
+    const results = await Promise.all(
+      sessions.map((s) => app.post(`/api/onboarding/${s.token}/complete`, { legalName: 'Race', slug: wanted, password: 'a strong password', name: 'Racer' }, { token: s.session })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const loserIdx = results.findIndex((r) => r.status === 409);
+    const loserOrg = [a, b][loserIdx]!;
+    const loserState = (await app.get(`/api/am/orgs/${loserOrg.id}`, { token: am })).body;
+    expect(loserState).toMatchObject({ status: 'pending_client_confirmation', slug: loserOrg.slug });
+    const loser = sessions[loserIdx]!;
+    expect((await app.get(`/api/onboarding/${loser.token}`)).status).toBe(200);
+    const retry = await app.post(`/api/onboarding/${loser.token}/complete`, { legalName: 'Race', slug: loserOrg.slug, password: 'a strong password', name: 'Racer' }, { token: loser.session });
+    expect(retry.status).toBe(200);
+  });
+
+  it('lets only the invited admin complete', async () => {
+    const org = await newOrg();
+    const token = tokenOf((await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am })).body.onboardingUrl);
+    const stranger = await app.login('client@acme.demo.invalid', PASSWORD);
+    expect((await app.post(`/api/onboarding/${token}/complete`, { legalName: 'X', slug: org.slug, password: 'a strong password', name: 'X' }, { token: stranger })).status).toBe(403);
+    expect((await app.post(`/api/onboarding/${token}/complete`, { legalName: 'X', slug: org.slug, password: 'a strong password', name: 'X' })).status).toBe(401);
+  });
+});
