@@ -198,3 +198,71 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     expect((await app.post(`/api/onboarding/${token}/complete`, { legalName: 'X', slug: org.slug, password: 'a strong password', name: 'X' })).status).toBe(401);
   });
 });
+
+describe('client portal basics and org lifecycle (spec 3.2, 4.6)', () => {
+  let app: TestApp;
+  let am: string;
+  beforeAll(async () => {
+    app = await startTestApp();
+    am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('shows clients their Specialists and the trial banner data', async () => {
+    const { OrgsService } = await import('../../src/modules/orgs/index.js');
+    const acme = (await app.running.app.get(OrgsService).findBySlug('acme'))!;
+    const pool = (await app.get('/api/am/specialists', { token: am })).body.items as Array<{ id: string; name: string }>;
+    await app.post(`/api/am/orgs/${acme.id}/specialist`, { specialistId: pool[0]!.id }, { token: am });
+    const client = await app.login('client@acme.demo.invalid', PASSWORD);
+    const list = await app.get('/api/client/specialists', { token: client });
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([expect.objectContaining({ specialistId: pool[0]!.id, name: pool[0]!.name, isPrimary: true, email_alias: expect.stringMatching(/\.acme@/) })]);
+    expect(JSON.stringify(list.body)).not.toMatch(/expert/i);
+    const trial = await app.get('/api/client/trial-info', { token: client });
+    expect(trial.body).toMatchObject({ orgId: acme.id, status: 'active', showBanner: false });
+    expect((await app.get(`/api/client/trial-info?orgId=00000000-0000-4000-8000-000000000000`, { token: client })).status).toBe(404);
+    expect((await app.get('/api/client/specialists', { token: await app.login('expert@platform.demo.invalid', PASSWORD) })).status).toBe(404);
+  });
+
+  it('moves trials to trial_ending 7 days before their end and archives setups untouched for 90 days', async () => {
+    const { OrgsService } = await import('../../src/modules/orgs/index.js');
+    const orgs = app.running.app.get(OrgsService);
+    const clock = app.running.app.get(Clock);
+    const mk = async (slug: string) =>
+      (
+        await app.post(
+          '/api/am/orgs',
+          { legalName: slug, slug, industry: 'other', corporateDomains: [`${slug}.example.com`], adminEmail: `a@${slug}.example.com`, website: 'https://x.example.com', timezone: 'UTC' },
+          { token: am },
+        )
+      ).body as { id: string };
+    const stale = await mk(`stale-${Date.now().toString(36)}`);
+    const active = await mk(`trial-${Date.now().toString(36)}`);
+    await app.post(`/api/am/orgs/${active.id}/finish`, undefined, { token: am });
+    const dated = await app.patch(`/api/am/orgs/${active.id}`, { trialEndDate: new Date(Date.now() + 20 * DAY).toISOString().slice(0, 10) }, { token: am });
+    expect(dated.status).toBe(200);
+    const soon = await orgs.runLifecycleSweep(clock.now());
+    expect(soon.trialEnding).not.toContain(active.id);
+    expect(soon.archived).not.toContain(stale.id);
+    const later = await orgs.runLifecycleSweep(new Date(Date.now() + 91 * DAY));
+    expect(later.trialEnding).toContain(active.id);
+    expect(later.archived).toContain(stale.id);
+    expect((await app.get(`/api/am/orgs/${stale.id}`, { token: am })).body.status).toBe('deactivated');
+    expect((await app.get(`/api/am/orgs/${active.id}`, { token: am })).body.status).toBe('trial_ending');
+  });
+
+  it('lets a superadmin add a rebrand alias that finds the org', async () => {
+    const { OrgsService } = await import('../../src/modules/orgs/index.js');
+    const acme = (await app.running.app.get(OrgsService).findBySlug('acme'))!;
+    const superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    expect((await app.post(`/api/am/orgs/${acme.id}/slug-aliases`, { slug: 'acme-rebrand' }, { token: am })).status).toBe(403);
+    const res = await app.post(`/api/am/orgs/${acme.id}/slug-aliases`, { slug: 'acme-rebrand' }, { token: superadmin });
+    expect(res.status).toBe(201);
+    expect((await app.running.app.get(OrgsService).findBySlug('acme-rebrand'))!.id).toBe(acme.id);
+    expect((await app.get('/api/am/slug-availability?slug=acme-rebrand', { token: am })).body.reason).toBe('taken');
+    const viaAlias = await app.get('/api/auth/me', { token: await app.demoLogin('client', 'acme-rebrand') });
+    expect(viaAlias.body.orgMemberships[0].orgId).toBe(acme.id);
+  });
+});

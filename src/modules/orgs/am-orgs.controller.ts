@@ -80,6 +80,22 @@ export class AmOrgsController {
     return this.orgs.updateOrg(actor, p.orgId, body);
   }
 
+  @Post('orgs/:orgId/slug-aliases')
+  @HttpCode(201)
+  @PlatformRoles('superadmin')
+  @Endpoint({
+    summary: 'Add a slug alias for a rebrand (superadmin): held for good; lookups by it find the org',
+    tags: ['am-wizard'],
+    params: OrgIdParamsSchema,
+    body: z.object({ slug: z.string().trim().toLowerCase() }),
+    response: z.object({ slug: z.string(), orgId: z.uuid() }),
+    status: 201,
+    errors: [404, 409],
+  })
+  addAlias(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgIdParamsSchema>, @ValidBody() body: { slug: string }) {
+    return this.orgs.addSlugAlias(actor, p.orgId, body.slug);
+  }
+
   @Get('orgs/:orgId/phase0-status')
   @Endpoint({
     summary: 'The Phase 0 gate (spec 4.2); specialistAssigned and expertMapped are informational',

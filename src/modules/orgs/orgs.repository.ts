@@ -60,6 +60,19 @@ export class OrgsRepository {
     return rows.map((r) => r.id);
   }
 
+  /** Orgs in one of `statuses` last touched before `before` (the stale-org sweep). */
+  async staleIn(statuses: OrgStatus[], before: Date): Promise<OrgRow[]> {
+    return this.db.select().from(orgs).where(and(inArray(orgs.status, statuses), lt(orgs.updatedAt, before)));
+  }
+
+  /** Active orgs with a trial that ends on or before `day` (YYYY-MM-DD). */
+  async trialsEndingBy(day: string): Promise<OrgRow[]> {
+    return this.db
+      .select()
+      .from(orgs)
+      .where(and(eq(orgs.status, 'active'), eq(orgs.trialMode, 'default'), sql`${orgs.trialEndDate} is not null and ${orgs.trialEndDate} <= ${day}`));
+  }
+
   async insert(values: NewOrgRow): Promise<OrgRow> {
     const [row] = await this.db.insert(orgs).values(values).returning();
     return row!;

@@ -85,6 +85,8 @@ export const ORG_TRANSITIONS = {
   finish_without_invite: { from: ['pending_am_setup'], to: 'active' },
   client_confirms: { from: ['pending_client_confirmation'], to: 'active' },
   grace_elapsed: { from: ['active', 'trial_ending'], to: 'suspended' },
+  trial_ending: { from: ['active'], to: 'trial_ending' },
+  stale_archive: { from: ['pending_am_setup', 'pending_client_confirmation'], to: 'deactivated' },
 } as const satisfies Record<string, { from: readonly OrgStatus[]; to: OrgStatus }>;
 export type OrgTransition = keyof typeof ORG_TRANSITIONS;
 
@@ -98,3 +100,8 @@ export function trialEndOnConfirm(org: Pick<OrgRow, 'trialMode' | 'trialEndDate'
   if (org.trialEndDate && org.trialEndDate > todayUtc(now)) return org.trialEndDate;
   return todayUtc(new Date(now.getTime() + DEFAULT_TRIAL_DAYS * 86_400_000));
 }
+
+/** An active org's trial is "ending" this many days before its end date (our choice; spec 3.2 leaves it open). */
+export const TRIAL_ENDING_DAYS = 7;
+/** A setup that nobody touched for this long is archived (spec 8: 90 days). */
+export const STALE_ORG_DAYS = 90;

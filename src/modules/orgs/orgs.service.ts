@@ -8,7 +8,7 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { pageOf, type Keyset } from '../../platform/http/pagination.js';
 import { UsersService } from '../users/index.js';
 import { OrgsRepository } from './orgs.repository.js';
-import { canTransition, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
+import { STALE_ORG_DAYS, TRIAL_ENDING_DAYS, canTransition, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
 import type { OrgDto } from './orgs.schemas.js';
 import type { NewOrgRow, OrgRow, OrgStatus } from './orgs.tables.js';
 
@@ -43,8 +43,45 @@ export class OrgsService {
     if (indicators.expertMapped) this.expertMapped = indicators.expertMapped;
   }
 
-  findBySlug(slug: string): Promise<OrgRow | undefined> {
-    return this.repo.findBySlug(slug.toLowerCase());
+  /** The org holding a slug, or the org a rebrand alias points to. */
+  async findBySlug(slug: string): Promise<OrgRow | undefined> {
+    const key = slug.toLowerCase();
+    const held = await this.repo.findBySlug(key);
+    if (held) return held;
+    const reservation = await this.repo.findReservation(key);
+    return reservation?.kind === 'alias' ? this.repo.findById(reservation.orgId) : undefined;
+  }
+
+  /** A superadmin adds a slug alias for a rebrand: held for good, and lookups by it find the org. */
+  async addSlugAlias(actor: Principal, id: string, slug: string): Promise<{ slug: string; orgId: string }> {
+    await this.dbService.transaction(async () => {
+      await this.lockForUpdate(id);
+      await this.assertSlugFree(slug, id);
+      if (!(await this.repo.reserve(slug, id, 'alias'))) throw AppError.conflict('This slug is taken', { field: 'slug' });
+    });
+    await this.audit.record({ action: 'org.slug_alias_added', userId: actor.userId, resourceId: id, orgId: id, impersonatorId: actor.impersonatorId, meta: { slug } });
+    return { slug, orgId: id };
+  }
+
+  /**
+   * Scheduled: active orgs whose trial ends within TRIAL_ENDING_DAYS move to trial_ending (the
+   * trial banner turns urgent); setups untouched for STALE_ORG_DAYS are deactivated, which
+   * releases a slug that was only held (reserved slugs stay reserved).
+   */
+  async runLifecycleSweep(now: Date): Promise<{ trialEnding: string[]; archived: string[] }> {
+    const ending = await this.repo.trialsEndingBy(new Date(now.getTime() + TRIAL_ENDING_DAYS * 86_400_000).toISOString().slice(0, 10));
+    const trialEnding: string[] = [];
+    for (const org of ending) {
+      if (await this.repo.transition(org.id, 'active', { status: 'trial_ending' })) trialEnding.push(org.id);
+    }
+    const stale = await this.repo.staleIn(['pending_am_setup', 'pending_client_confirmation'], new Date(now.getTime() - STALE_ORG_DAYS * 86_400_000));
+    const archived: string[] = [];
+    for (const org of stale) {
+      if (await this.repo.transition(org.id, org.status, { status: 'deactivated' })) archived.push(org.id);
+    }
+    for (const id of trialEnding) await this.audit.record({ action: 'org.trial_ending', resourceId: id, orgId: id });
+    for (const id of archived) await this.audit.record({ action: 'org.stale_archived', resourceId: id, orgId: id });
+    return { trialEnding, archived };
   }
 
   findById(id: string): Promise<OrgRow | undefined> {

@@ -2,6 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { NotificationsModule } from '../notifications/index.js';
 import { OrgsModule, OrgsService } from '../orgs/index.js';
 import { AssignmentsController } from './assignments.controller.js';
+import { ClientSpecialistsController } from './client-specialists.controller.js';
 import { AssignmentsRepository } from './assignments.repository.js';
 import { AssignmentsService } from './assignments.service.js';
 import { DatabaseMailboxProvider, MAILBOX_PROVIDER } from './mailbox.provider.js';
@@ -12,7 +13,7 @@ import { SpecialistsService } from './specialists.service.js';
 
 @Module({
   imports: [OrgsModule, NotificationsModule],
-  controllers: [SpecialistsController, AssignmentsController],
+  controllers: [SpecialistsController, AssignmentsController, ClientSpecialistsController],
   providers: [
     SpecialistsRepository,
     SpecialistsService,

@@ -1,0 +1,39 @@
+import { Controller, Get } from '@nestjs/common';
+import { z } from 'zod';
+import { CurrentPrincipal } from '../../platform/auth/auth.decorators.js';
+import { memberOrgId } from '../../platform/auth/org-scope.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { Endpoint, ValidQuery } from '../../platform/http/endpoint.js';
+import { AssignmentsService } from './assignments.service.js';
+
+const OrgQuery = z.object({ orgId: z.uuid().optional() });
+const ClientSpecialistSchema = z.object({
+  assignmentId: z.uuid(),
+  specialistId: z.uuid(),
+  name: z.string(),
+  avatarUrl: z.string().nullable(),
+  skillTags: z.array(z.string()),
+  email_alias: z.string(),
+  isPrimary: z.boolean(),
+});
+
+/** The client portal's view of its Specialists (spec 4.6): personas only, never an Expert. */
+@Controller('client')
+export class ClientSpecialistsController {
+  constructor(private readonly assignments: AssignmentsService) {}
+
+  @Get('specialists')
+  @Endpoint({ summary: "The caller's org's assigned Specialists (client view)", tags: ['client'], query: OrgQuery, response: z.array(ClientSpecialistSchema), errors: [404] })
+  async list(@CurrentPrincipal() principal: Principal, @ValidQuery() q: z.infer<typeof OrgQuery>) {
+    const orgId = memberOrgId(principal, q.orgId);
+    return (await this.assignments.list(orgId)).map((a) => ({
+      assignmentId: a.id,
+      specialistId: a.specialistId,
+      name: a.specialist.name,
+      avatarUrl: a.specialist.avatarUrl,
+      skillTags: a.specialist.skillTags,
+      email_alias: a.email_alias,
+      isPrimary: a.isPrimary,
+    }));
+  }
+}
