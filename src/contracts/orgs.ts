@@ -1,5 +1,17 @@
 import { z } from 'zod';
 
+/** OrgStatus of spec 2.1, in lifecycle order. */
+export const ORG_STATUSES = [
+  'pending_am_setup',
+  'pending_specialist_assignment',
+  'pending_client_confirmation',
+  'active',
+  'trial_ending',
+  'suspended',
+  'deactivated',
+] as const;
+export type OrgStatus = (typeof ORG_STATUSES)[number];
+
 /** Org slug (spec 2.1): 3 to 63 characters, lowercase letters, digits and inner hyphens. */
 export const ORG_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 

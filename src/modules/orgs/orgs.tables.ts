@@ -1,17 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { boolean, date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { ORG_STATUSES, type OrgStatus } from '../../contracts/orgs.js';
 import { users } from '../users/users.tables.js';
 
-export const ORG_STATUSES = [
-  'pending_am_setup',
-  'pending_specialist_assignment',
-  'pending_client_confirmation',
-  'active',
-  'trial_ending',
-  'suspended',
-  'deactivated',
-] as const;
-export type OrgStatus = (typeof ORG_STATUSES)[number];
+export { ORG_STATUSES, type OrgStatus };
 
 /** Organizations: every field of spec 2.1 and its status. */
 export const orgs = pgTable(

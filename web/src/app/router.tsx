@@ -9,7 +9,7 @@ import { DevMailPage } from '../pages/dev/DevMailPage';
 import { ErrorPage } from '../pages/ErrorPage';
 import { LoginPage } from '../pages/login/LoginPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
-import { ClientsPage } from '../pages/ops/ClientsPage';
+import { opsClientRoutes } from '../pages/ops/routes';
 import { QueuePage } from '../pages/workspace/QueuePage';
 import { legacyRedirects } from './legacy-redirects';
 
@@ -33,7 +33,7 @@ export const router = createBrowserRouter([
       { path: '/', element: <LandingRedirect /> },
       { path: '/login', element: <LoginPage /> },
       { path: '/dev/mail', element: <DevMailPage /> },
-      area('/ops', OPS_ROLES, [{ path: 'clients', element: <ClientsPage /> }]),
+      area('/ops', OPS_ROLES, opsClientRoutes),
       area('/workspace', WORKSPACE_ROLES, [{ path: 'queue', element: <QueuePage /> }]),
       area('/client', CLIENT_ROLES, [
         { path: 'chat', element: <ChatPage /> },

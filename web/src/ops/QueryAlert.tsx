@@ -1,0 +1,32 @@
+import { Alert, Button, Center, Loader } from '@mantine/core';
+import { isMissingEndpoint } from './errors';
+
+/** The error state of a read; a route the server lacks says so plainly. */
+export function QueryAlert({ title, error, retry }: { title: string; error: unknown; retry?: () => void }) {
+  if (!error) return null;
+  const message = isMissingEndpoint(error)
+    ? 'The server does not offer this yet (the endpoint answered 404 "Route not found").'
+    : error instanceof Error
+      ? error.message
+      : 'Something went wrong.';
+  return (
+    <Alert color="red" role="alert" title={title}>
+      {message}
+      {retry && (
+        <div>
+          <Button mt="sm" size="xs" variant="default" onClick={retry}>
+            Try again
+          </Button>
+        </div>
+      )}
+    </Alert>
+  );
+}
+
+export function SectionLoader({ label }: { label: string }) {
+  return (
+    <Center py="lg">
+      <Loader size="sm" aria-label={label} />
+    </Center>
+  );
+}

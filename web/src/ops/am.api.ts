@@ -1,0 +1,74 @@
+import type { AssignSpecialistInput, CreateGrantInput, CreateOrgInput, GrantDto, OsaDto, Phase0Status, SlugAvailability, UpdateAssignmentInput, UpdateOrgInput } from '@contracts';
+import { apiFetch } from '../api/client';
+import type { AmProfile, IndustryOption, OrgDto, OrgStatus, PageOf, SpecialistDto } from './types';
+
+/** Per assigned Specialist, the Experts covering it (contracts/experts CoverageSchema). */
+export interface CoverageItem {
+  assignmentId: string;
+  specialistId: string;
+  specialistName: string;
+  experts: Array<{ id: string; name: string; email: string; scope: 'org' | 'specialist' }>;
+}
+
+export interface ExpertSummary {
+  id: string;
+  name: string;
+  email: string;
+}
+
+const org = (orgId: string) => `/am/orgs/${encodeURIComponent(orgId)}`;
+const assignment = (orgId: string, assignmentId: string) => `${org(orgId)}/specialist-assignments/${encodeURIComponent(assignmentId)}`;
+
+/** The account manager's endpoints (spec 4.2; API-MAP.md "AM wizard, Phase 1"). */
+export const amApi = {
+  industries: (signal?: AbortSignal) => apiFetch<IndustryOption[]>('/am/industries', { signal }),
+  slugAvailability: (slug: string, orgId: string | undefined, signal?: AbortSignal) =>
+    apiFetch<SlugAvailability>('/am/slug-availability', { query: { slug, orgId }, signal }),
+  profile: (signal?: AbortSignal) => apiFetch<AmProfile>('/am/profile', { signal }),
+  updateProfile: (body: { name: string }) => apiFetch<AmProfile>('/am/profile', { method: 'PATCH', body }),
+
+  listOrgs: (query: { status?: OrgStatus; q?: string; limit?: number; cursor?: string }, signal?: AbortSignal) =>
+    apiFetch<PageOf<OrgDto>>('/am/orgs', { query, signal }),
+  getOrg: (orgId: string, signal?: AbortSignal) => apiFetch<OrgDto>(org(orgId), { signal }),
+  createOrg: (body: CreateOrgInput) => apiFetch<OrgDto>('/am/orgs', { method: 'POST', body }),
+  updateOrg: (orgId: string, body: UpdateOrgInput) => apiFetch<OrgDto>(org(orgId), { method: 'PATCH', body }),
+  phase0Status: (orgId: string, signal?: AbortSignal) => apiFetch<Phase0Status>(`${org(orgId)}/phase0-status`, { signal }),
+  finish: (orgId: string) => apiFetch<OrgDto>(`${org(orgId)}/finish`, { method: 'POST' }),
+
+  specialists: (signal?: AbortSignal) => apiFetch<PageOf<SpecialistDto>>('/am/specialists', { query: { limit: 200 }, signal }),
+  assignments: (orgId: string, signal?: AbortSignal) => apiFetch<OsaDto[]>(`${org(orgId)}/specialist-assignments`, { signal }),
+  assignment: (orgId: string, assignmentId: string, signal?: AbortSignal) => apiFetch<OsaDto>(assignment(orgId, assignmentId), { signal }),
+  assign: (orgId: string, body: AssignSpecialistInput) => apiFetch<OsaDto>(`${org(orgId)}/specialist`, { method: 'POST', body }),
+  updateAssignment: (orgId: string, assignmentId: string, body: UpdateAssignmentInput) =>
+    apiFetch<OsaDto>(assignment(orgId, assignmentId), { method: 'PATCH', body }),
+  unassign: (orgId: string, specialistId: string) =>
+    apiFetch<void>(`${org(orgId)}/specialist/${encodeURIComponent(specialistId)}`, { method: 'DELETE' }),
+  mailboxAction: (orgId: string, assignmentId: string, action: 'provision' | 'suspend' | 'restore') =>
+    apiFetch<OsaDto>(`${assignment(orgId, assignmentId)}/${action}`, { method: 'POST' }),
+
+  experts: (signal?: AbortSignal) => apiFetch<ExpertSummary[]>('/am/experts/list', { signal }),
+  grants: (orgId: string, signal?: AbortSignal) => apiFetch<GrantDto[]>(`${org(orgId)}/expert-grants`, { signal }),
+  coverage: (orgId: string, signal?: AbortSignal) => apiFetch<CoverageItem[]>(`${org(orgId)}/specialist-coverage`, { signal }),
+  addGrant: (orgId: string, body: CreateGrantInput) => apiFetch<GrantDto>(`${org(orgId)}/expert-grants`, { method: 'POST', body }),
+  removeGrant: (orgId: string, grantId: string) =>
+    apiFetch<void>(`${org(orgId)}/expert-grants/${encodeURIComponent(grantId)}`, { method: 'DELETE' }),
+};
+
+/** Query keys: everything of one org lives under `amKeys.org(id)`, so one invalidation refreshes it all. */
+export const amKeys = {
+  all: ['am'] as const,
+  industries: ['am', 'industries'] as const,
+  profile: ['am', 'profile'] as const,
+  slug: (slug: string, orgId: string | undefined) => ['am', 'slug', slug, orgId ?? null] as const,
+  orgList: (filter: { status?: OrgStatus; q?: string }) => ['am', 'orgs', filter] as const,
+  orgLists: ['am', 'orgs'] as const,
+  org: (orgId: string) => ['am', 'org', orgId] as const,
+  orgRecord: (orgId: string) => ['am', 'org', orgId, 'record'] as const,
+  phase0: (orgId: string) => ['am', 'org', orgId, 'phase0'] as const,
+  assignments: (orgId: string) => ['am', 'org', orgId, 'assignments'] as const,
+  assignment: (orgId: string, assignmentId: string) => ['am', 'org', orgId, 'assignments', assignmentId] as const,
+  grants: (orgId: string) => ['am', 'org', orgId, 'grants'] as const,
+  coverage: (orgId: string) => ['am', 'org', orgId, 'coverage'] as const,
+  specialists: ['am', 'specialists'] as const,
+  experts: ['am', 'experts'] as const,
+};

@@ -1,0 +1,97 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { amApi, amKeys } from '../../../../ops/am.api';
+import { apiFieldErrors, type FieldErrors } from '../../../../ops/errors';
+import { isPendingStatus } from '../../../../ops/org-status';
+import type { OrgDto, SpecialistDto } from '../../../../ops/types';
+import { setupPath } from '../steps';
+import { createPayloadOf, updatePayloadOf, validateCompanyForm, type CompanyFormValues } from './company-form';
+
+/** An error that belongs to one field (the AM profile name is saved through its own endpoint). */
+class FieldSaveError extends Error {
+  readonly field: string;
+
+  constructor(field: string, cause: unknown) {
+    super(cause instanceof Error ? cause.message : 'Could not save');
+    this.field = field;
+  }
+}
+
+export interface SaveCompanyInput {
+  values: CompanyFormValues;
+  /** The AM profile name to save first, when the profile has none. */
+  profileName?: string;
+  /** The catalog Specialist to assign right after creating the org (`?specialist=<slug>`). */
+  preassign?: { slug: string; specialist: SpecialistDto | undefined };
+}
+
+/**
+ * Step 1's submit: validate with the shared schema, save the AM profile name if asked, create or
+ * re-edit the org, preassign a Specialist, then continue (step-3; an active org goes back to its overview).
+ */
+export function useSaveCompany(org: OrgDto | undefined) {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+
+  const mutation = useMutation({
+    mutationFn: async ({ values, profileName, preassign }: SaveCompanyInput) => {
+      if (profileName !== undefined) {
+        await amApi.updateProfile({ name: profileName.trim() }).catch((err: unknown) => {
+          throw new FieldSaveError('amProfileName', err);
+        });
+        await queryClient.invalidateQueries({ queryKey: amKeys.profile });
+      }
+      if (org) {
+        const body = updatePayloadOf(values, org);
+        const saved = Object.keys(body).length > 0 ? await amApi.updateOrg(org.id, body) : org;
+        return { org: saved, preassignError: null, preassignSlug: null };
+      }
+      const created = await amApi.createOrg(createPayloadOf(values));
+      let preassignError: string | null = null;
+      if (preassign) {
+        if (!preassign.specialist) preassignError = `No Specialist “${preassign.slug}” in the pool.`;
+        else {
+          try {
+            await amApi.assign(created.id, { specialistId: preassign.specialist.id });
+          } catch (err) {
+            preassignError = err instanceof Error ? err.message : 'The Specialist could not be assigned.';
+          }
+        }
+      }
+      return { org: created, preassignError, preassignSlug: preassign?.slug ?? null };
+    },
+    onSuccess: async ({ org: saved, preassignError, preassignSlug }) => {
+      queryClient.setQueryData(amKeys.orgRecord(saved.id), saved);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: amKeys.org(saved.id) }),
+        queryClient.invalidateQueries({ queryKey: amKeys.orgLists }),
+      ]);
+      if (preassignError !== null) {
+        // The org exists: the AM finishes the preassignment by hand on the Specialist step.
+        await navigate(`${setupPath(saved.id, 'step-2')}?specialist=${encodeURIComponent(preassignSlug ?? '')}`, { state: { preassignError } });
+      } else if (org && !isPendingStatus(org.status)) {
+        await navigate(`/ops/clients/${saved.id}`);
+      } else {
+        await navigate(setupPath(saved.id, 'step-3'));
+      }
+    },
+    onError: (error) => {
+      if (error instanceof FieldSaveError) setFieldErrors({ [error.field]: error.message });
+      else setFieldErrors(apiFieldErrors(error));
+    },
+  });
+
+  /** Validates first; nothing is sent while the form has errors. */
+  const submit = (input: SaveCompanyInput) => {
+    const errors = validateCompanyForm(input.values);
+    if (input.profileName !== undefined && input.profileName.trim() === '') errors.amProfileName = 'Required: the Phase 0 gate needs your name';
+    setFieldErrors(errors);
+    mutation.reset();
+    if (Object.keys(errors).length === 0) mutation.mutate(input);
+  };
+
+  const formError = mutation.error instanceof FieldSaveError ? null : mutation.error;
+  return { submit, fieldErrors, formError, isPending: mutation.isPending };
+}

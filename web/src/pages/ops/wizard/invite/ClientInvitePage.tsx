@@ -1,0 +1,32 @@
+import { Anchor, Group } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { amApi, amKeys } from '../../../../ops/am.api';
+import { QueryAlert, SectionLoader } from '../../../../ops/QueryAlert';
+import { useOrg } from '../../../../ops/queries';
+import { setupPath } from '../steps';
+import { WizardFrame } from '../WizardFrame';
+import { FinishSetup } from './FinishSetup';
+import { Phase0StatusCard } from './Phase0StatusCard';
+
+/** `/ops/clients/:id/setup/step-4`: wizard step 3, Client invite. */
+export function ClientInvitePage() {
+  const { id = '' } = useParams();
+  const org = useOrg(id);
+  const gate = useQuery({ queryKey: amKeys.phase0(id), queryFn: ({ signal }) => amApi.phase0Status(id, signal) });
+
+  return (
+    <WizardFrame title="Client invite" org={org.data} current="step-4">
+      {(org.isPending || gate.isPending) && <SectionLoader label="Loading the setup checks" />}
+      <QueryAlert title="Could not load the org" error={org.error} />
+      <QueryAlert title="Could not load the setup checks" error={gate.error} retry={() => void gate.refetch()} />
+      {gate.data && <Phase0StatusCard orgId={id} status={gate.data} />}
+      {org.data && gate.data && <FinishSetup org={org.data} ready={gate.data.ready} />}
+      <Group>
+        <Anchor component={Link} to={setupPath(id, 'step-3')} size="sm">
+          Back
+        </Anchor>
+      </Group>
+    </WizardFrame>
+  );
+}
