@@ -1,10 +1,13 @@
 /**
- * HTTP benchmark of the real server against two bare baselines. See bench/README.md.
+ * Benchmark of the real server against three bare baselines, plus the socket push latency and the
+ * notification list on a large table. See bench/README.md.
  *
- * One run: fresh database, fresh RS256 key pair, the built server (dist/src/main.js) and the two
- * baselines each in a child process, autocannon against each in turn, a table on stdout and
- * bench/results/latest.json. Any non-2xx answer, error or timeout in a measured run exits 1; the
- * ratios against the baselines are informational.
+ * One run: fresh database, fresh Redis key prefix, fresh RS256 key pair, the built server
+ * (dist/src/main.js, with PostgreSQL and Redis) and the baselines each in a child process,
+ * autocannon against each in turn, then 1,000 sockets receiving notifications sent at a steady
+ * rate, then `GET /api/notifications` before and after a million other rows; a table on stdout and
+ * bench/results/latest.json. Any non-2xx answer, error or timeout in a measured run, and any lost
+ * or duplicated socket event, exits 1; the ratios against the baselines are informational.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +18,16 @@ import { fileURLToPath } from 'node:url';
 import { decodeJwt } from 'jose';
 import { cleanupAll, errorMessage, installSignalHandlers, onCleanup } from './lib/cleanup.js';
 import { adminUrlFromEnv, createBenchDatabase, redactUrl } from './lib/database.js';
+import {
+  describeTable,
+  insertOtherUsersNotifications,
+  insertUserNotifications,
+  truncateNotifications,
+  vacuumAnalyzeNotifications,
+} from './lib/notifications-data.js';
+import { openBenchRedis, redisUrlFromEnv, uniqueRedisPrefix, type BenchRedis } from './lib/redis.js';
+import { measureSocketLatency } from './lib/socket-latency.js';
+import { createUsersWithTokens } from './lib/users.js';
 import { freePort } from './lib/free-port.js';
 import { isRecord, request, snippet } from './lib/http.js';
 import { generateRs256Pem, type PemKeyPair } from './lib/keys.js';
@@ -27,6 +40,7 @@ import {
   writeReport,
   type RatioSpec,
   type Report,
+  type TableSetup,
 } from './lib/report.js';
 import { formatNumber } from './lib/table.js';
 
@@ -40,11 +54,24 @@ const TARGETS = {
   health: 'server GET /api/health',
   josePg: 'jose+pg GET /me',
   authMe: 'server GET /api/auth/me',
+  insertSelect: 'jose+pg select+insert POST /',
+  createNotification: 'server POST /api/notifications',
+  listSmall: 'server GET /api/notifications (1k rows)',
+  listLarge: 'server GET /api/notifications (+1M others)',
 } as const;
 
 const RATIOS: RatioSpec[] = [
   { name: 'health / bare fastify', numerator: TARGETS.health, denominator: TARGETS.bare, target: 0.8 },
   { name: 'auth/me / jose+pg', numerator: TARGETS.authMe, denominator: TARGETS.josePg, target: 0.7 },
+  { name: 'POST notifications / select+insert', numerator: TARGETS.createNotification, denominator: TARGETS.insertSelect, target: 0.7 },
+  {
+    name: 'POST notifications / select+insert',
+    metric: 'p99',
+    comparison: '<=',
+    numerator: TARGETS.createNotification,
+    denominator: TARGETS.insertSelect,
+  },
+  { name: 'GET notifications +1M / 1k', metric: 'p99', comparison: '<=', numerator: TARGETS.listLarge, denominator: TARGETS.listSmall, target: 1.5 },
 ];
 
 /** Pause after each measured run. */
@@ -71,13 +98,28 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
 }
 
 function readSettings(): Report['settings'] {
+  const int = (name: string, fallback: number, min: number) => Math.floor(numberFromEnv(name, fallback, min));
   return {
-    connections: Math.floor(numberFromEnv('BENCH_CONNECTIONS', 50, 1)),
+    connections: int('BENCH_CONNECTIONS', 50, 1),
     pipelining: 1,
     durationS: numberFromEnv('BENCH_DURATION_S', 10, 1),
     warmupS: numberFromEnv('BENCH_WARMUP_S', 2, 0),
     timeoutS: 10,
-    rounds: Math.floor(numberFromEnv('BENCH_ROUNDS', 1, 1)),
+    rounds: int('BENCH_ROUNDS', 1, 1),
+    socket: {
+      sockets: int('BENCH_SOCKETS', 1000, 1),
+      ratePerS: numberFromEnv('BENCH_SOCKET_RATE', 500, 1),
+      durationS: numberFromEnv('BENCH_SOCKET_SECONDS', 10, 1),
+      warmupS: numberFromEnv('BENCH_SOCKET_WARMUP_S', 1, 0),
+      maxInFlight: int('BENCH_SOCKET_MAX_INFLIGHT', 64, 1),
+      connectBatch: int('BENCH_SOCKET_CONNECT_BATCH', 50, 1),
+      graceS: numberFromEnv('BENCH_SOCKET_GRACE_S', 5, 0),
+    },
+    list: {
+      userRows: int('BENCH_LIST_USER_ROWS', 1000, 1),
+      otherRows: int('BENCH_LIST_OTHER_ROWS', 1_000_000, 0),
+      otherUsers: int('BENCH_LIST_OTHER_USERS', 10_000, 1),
+    },
   };
 }
 
@@ -89,7 +131,7 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 const isOk = (status: number) => status >= 200 && status < 300;
 
-async function startServer(entry: string, dbUrl: string, dataDir: string, keys: PemKeyPair) {
+async function startServer(entry: string, dbUrl: string, dataDir: string, keys: PemKeyPair, redis: BenchRedis) {
   const port = await freePort();
   const server = spawnNode({
     name: 'server',
@@ -108,6 +150,8 @@ async function startServer(entry: string, dbUrl: string, dataDir: string, keys: 
       THROTTLE_IP_PER_MINUTE: UNLIMITED,
       ORG_MESSAGE_QUOTA_PER_HOUR: UNLIMITED,
       LOG_LEVEL: 'warn',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.prefix,
     },
   });
   const startedAt = Date.now();
@@ -133,13 +177,13 @@ async function startBaseline(file: string, env: NodeJS.ProcessEnv, readyPath: st
   return { child, base };
 }
 
-/** Demo login as superadmin: the bearer token and its subject (the user id). */
-async function demoLogin(serverBase: string): Promise<{ token: string; sub: string }> {
-  const answer = await request(`${serverBase}/api/auth/demo-login`, { method: 'POST', body: { role: 'superadmin' } });
+/** Demo login (superadmin unless told): the bearer token and its subject (the user id). */
+async function demoLogin(serverBase: string, body: Record<string, string> = { role: 'superadmin' }): Promise<{ token: string; sub: string }> {
+  const answer = await request(`${serverBase}/api/auth/demo-login`, { method: 'POST', body });
   const token = isRecord(answer.json) && typeof answer.json.token === 'string' ? answer.json.token : undefined;
   if (!isOk(answer.status) || !token) {
     throw new Error(
-      `POST /api/auth/demo-login {"role":"superadmin"} answered ${answer.status}, expected 2xx with { token }: ${snippet(answer.text)}`,
+      `POST /api/auth/demo-login ${JSON.stringify(body)} answered ${answer.status}, expected 2xx with { token }: ${snippet(answer.text)}`,
     );
   }
   let sub: string | undefined;
@@ -164,6 +208,18 @@ async function main(report: Report): Promise<void> {
 
   const keys = await generateRs256Pem();
 
+  // Redis: reachable, and a key prefix of this run only, whose keys go at the end (after the
+  // server has stopped: the cleanup steps run in reverse order).
+  const redisUrl = redisUrlFromEnv();
+  const redis = await openBenchRedis(redisUrl, uniqueRedisPrefix());
+  report.redis = { url: redactUrl(redisUrl), prefix: redis.prefix, keysDeleted: null };
+  onCleanup(`delete redis keys ${redis.prefix}*`, async () => {
+    const deleted = await redis.deletePrefix();
+    if (report.redis) report.redis.keysDeleted = deleted;
+    log(`deleted ${deleted} redis keys under ${redis.prefix}`);
+  });
+  log(`redis at ${redactUrl(redisUrl)}, key prefix ${redis.prefix}`);
+
   const adminUrl = adminUrlFromEnv();
   const db = await createBenchDatabase(adminUrl);
   report.database = db.name;
@@ -180,10 +236,23 @@ async function main(report: Report): Promise<void> {
     () => rmSync(dataDir, { recursive: true, force: true }),
   );
 
-  const { server, base: serverBase } = await startServer(entry, db.url, dataDir, keys);
+  const { server, base: serverBase } = await startServer(entry, db.url, dataDir, keys, redis);
   const { token, sub } = await demoLogin(serverBase);
   log(`demo-login as superadmin: user ${sub}`);
   const auth = { authorization: `Bearer ${token}` };
+  // The sender of notifications (an internal role) and their recipient (a client user).
+  const am = await demoLogin(serverBase, { role: 'account_manager' });
+  const amAuth = { authorization: `Bearer ${am.token}` };
+  const client = await demoLogin(serverBase, { role: 'client', orgSlug: 'acme' });
+  const clientAuth = { authorization: `Bearer ${client.token}` };
+  log(`demo-login as account_manager (${am.sub}) and as client of acme (${client.sub})`);
+  const notificationBody = {
+    userId: client.sub,
+    type: 'bench.post',
+    title: 'Bench notification',
+    message: 'A notification created by the benchmark',
+    meta: { source: 'bench' },
+  };
 
   // One request to each server route before loading it: a clear message beats a table of 404s.
   const health = await request(`${serverBase}/api/health`);
@@ -194,6 +263,10 @@ async function main(report: Report): Promise<void> {
     const warning = `GET /api/auth/me answered ${me.status} but its body has no "id" equal to the token's sub (${sub}): ${snippet(me.text)}`;
     report.warnings.push(warning);
     console.warn(`[bench] warning: ${warning}`);
+  }
+  const created = await request(`${serverBase}/api/notifications`, { method: 'POST', headers: amAuth, body: notificationBody });
+  if (created.status !== 201 || !isRecord(created.json) || created.json.userId !== client.sub) {
+    throw new Error(`POST /api/notifications as account_manager answered ${created.status}, expected 201 with the notification: ${snippet(created.text)}`);
   }
 
   const measureOne = async (round: number, target: LoadTarget, owner: ChildHandle) => {
@@ -235,9 +308,135 @@ async function main(report: Report): Promise<void> {
       await child.stop();
     }
     await measureOne(round, { name: TARGETS.authMe, url: `${serverBase}/api/auth/me`, headers: auth }, server);
+
+    // (c) jose + one SELECT + one INSERT, then the server's POST /api/notifications: same body, same AM token.
+    {
+      const env = { DATABASE_URL: db.url, JWT_PUBLIC_KEY: keys.publicKeyPem };
+      const { child, base } = await startBaseline('fastify-insert-select.js', env, '/ready');
+      const row = await request(`${base}/`, { method: 'POST', headers: amAuth, body: notificationBody });
+      if (row.status !== 201 || !isRecord(row.json) || row.json.recipient_user_id !== client.sub) {
+        throw new Error(`baseline POST / did not insert the notification: ${row.status} ${snippet(row.text)}`);
+      }
+      await measureOne(round, { name: TARGETS.insertSelect, url: `${base}/`, method: 'POST', headers: amAuth, body: notificationBody }, child);
+      await child.stop();
+    }
+    await measureOne(
+      round,
+      { name: TARGETS.createNotification, url: `${serverBase}/api/notifications`, method: 'POST', headers: amAuth, body: notificationBody },
+      server,
+    );
   }
 
+  await measureSockets(report, db.url, keys, serverBase, am.token, server);
+  await measureList(report, db.url, serverBase, client.sub, clientAuth, measureOne, server);
+
   await server.stop();
+}
+
+/** Socket create-to-receive latency: 1,000 users, each with a socket, notified at a steady rate. */
+async function measureSockets(report: Report, dbUrl: string, keys: PemKeyPair, serverBase: string, senderToken: string, server: ChildHandle) {
+  const s = report.settings.socket;
+  log(`socket latency: ${s.sockets} sockets, ${s.ratePerS} notifications/s for ${s.durationS} s (+ ${s.warmupS} s warm-up) ...`);
+  const users = await createUsersWithTokens(dbUrl, keys.privateKeyPem, s.sockets, 'bench-socket-');
+  const probe = await request(`${serverBase}/api/auth/me`, { headers: { authorization: `Bearer ${users[0]!.token}` } });
+  if (!isOk(probe.status)) {
+    throw new Error(`a token minted by the bench for a socket user is refused: GET /api/auth/me answered ${probe.status}: ${snippet(probe.text)}`);
+  }
+  let result;
+  try {
+    result = await measureSocketLatency({
+      baseUrl: serverBase,
+      users,
+      senderToken,
+      ratePerS: s.ratePerS,
+      durationS: s.durationS,
+      warmupS: s.warmupS,
+      maxInFlight: s.maxInFlight,
+      connectBatch: s.connectBatch,
+      graceMs: s.graceS * 1000,
+      serverPid: server.pid,
+      log,
+    });
+  } catch (err) {
+    const state = server.isRunning() ? 'still running' : 'NOT running any more';
+    throw new Error(`socket latency: ${errorMessage(err)}\n--- server is ${state}; its last output ---\n${server.tail() || '<no output>'}`, {
+      cause: err,
+    });
+  }
+  report.socket = result;
+  const m = result.measured;
+  log(
+    `  ${m.created}/${m.sent} created, ${m.received} received, ${m.lost} lost, ${m.duplicated} duplicated; ` +
+      `p50 ${result.latencyMs.p50.toFixed(1)} ms, p99 ${result.latencyMs.p99.toFixed(1)} ms, max ${result.latencyMs.max.toFixed(1)} ms`,
+  );
+  const problems: string[] = [];
+  const lost = m.lost + result.warmup.lost;
+  const duplicated = m.duplicated + result.warmup.duplicated;
+  const failedPosts = m.sent - m.created + (result.warmup.sent - result.warmup.created);
+  if (lost > 0) problems.push(`${lost} lost events`);
+  if (duplicated > 0) problems.push(`${duplicated} duplicated events`);
+  if (failedPosts > 0) problems.push(`${failedPosts} POSTs not answered 201 (${JSON.stringify({ ...result.warmup.failedPosts, ...m.failedPosts })})`);
+  if (result.misrouted > 0) problems.push(`${result.misrouted} events delivered to another user's socket`);
+  if (result.unexpected > 0) problems.push(`${result.unexpected} events of this run matching no POST`);
+  if (result.disconnects.length > 0) problems.push(`${result.disconnects.length} sockets disconnected during the run`);
+  if (problems.length > 0) {
+    const message = `socket latency: ${problems.join(', ')}`;
+    report.failures.push(message);
+    console.error(`[bench] ${message}`);
+  }
+  if (result.achievedRatePerS < s.ratePerS * 0.95) {
+    const warning = `socket latency: the sender reached only ${result.achievedRatePerS.toFixed(0)} of ${s.ratePerS} notifications/s`;
+    report.warnings.push(warning);
+    console.warn(`[bench] warning: ${warning}`);
+  }
+  if (!server.isRunning()) throw new Error(`server exited during the socket measurement:\n${server.tail()}`);
+  await sleep(SETTLE_MS);
+}
+
+type MeasureOne = (round: number, target: LoadTarget, owner: ChildHandle) => Promise<void>;
+
+/** GET /api/notifications with the user's rows only, then with a million rows of other users. */
+async function measureList(
+  report: Report,
+  dbUrl: string,
+  serverBase: string,
+  userId: string,
+  userAuth: Record<string, string>,
+  measureOne: MeasureOne,
+  server: ChildHandle,
+) {
+  const l = report.settings.list;
+  const target = (name: string): LoadTarget => ({ name, url: `${serverBase}/api/notifications`, headers: userAuth });
+  const seconds = (since: number) => (performance.now() - since) / 1000;
+
+  const setUp = async (name: string, insert: () => Promise<void>) => {
+    let t = performance.now();
+    await insert();
+    const insertSeconds = seconds(t);
+    t = performance.now();
+    await vacuumAnalyzeNotifications(dbUrl);
+    const vacuumAnalyzeSeconds = seconds(t);
+    const setup: TableSetup = { target: name, insertSeconds, vacuumAnalyzeSeconds, ...(await describeTable(dbUrl, userId)) };
+    report.tableSetups.push(setup);
+    log(
+      `  app_notifications: ${formatNumber(setup.rows)} rows (${formatNumber(setup.rowsForUser)} for the user, ${setup.totalSize}), ` +
+        `inserted in ${insertSeconds.toFixed(1)} s, vacuum analyze ${vacuumAnalyzeSeconds.toFixed(1)} s; plan: ${setup.plan}`,
+    );
+    const page = await request(`${serverBase}/api/notifications`, { headers: userAuth });
+    const expected = Math.min(50, setup.rowsForUser);
+    if (!isOk(page.status) || !Array.isArray(page.json) || page.json.length !== expected) {
+      throw new Error(`GET /api/notifications answered ${page.status}, expected an array of ${expected}: ${snippet(page.text)}`);
+    }
+    if (!page.json.every((n) => isRecord(n) && n.userId === userId)) throw new Error('GET /api/notifications returned rows of another user');
+  };
+
+  log(`notification list: ${formatNumber(l.userRows)} rows for one user, then + ${formatNumber(l.otherRows)} rows for ${formatNumber(l.otherUsers)} others ...`);
+  // Start from an empty table: the POST and socket measurements left rows in it.
+  await truncateNotifications(dbUrl);
+  await setUp(TARGETS.listSmall, () => insertUserNotifications(dbUrl, userId, l.userRows));
+  await measureOne(1, target(TARGETS.listSmall), server);
+  await setUp(TARGETS.listLarge, () => insertOtherUsersNotifications(dbUrl, l.otherRows, l.otherUsers));
+  await measureOne(1, target(TARGETS.listLarge), server);
 }
 
 installSignalHandlers();
@@ -248,13 +447,24 @@ try {
   console.error(`[bench] ${errorMessage(err)}`);
   process.exit(2);
 }
-const report: Report = { settings, database: null, measurements: [], warnings: [], error: undefined };
+const report: Report = {
+  settings,
+  database: null,
+  measurements: [],
+  warnings: [],
+  redis: null,
+  socket: null,
+  tableSetups: [],
+  failures: [],
+  error: undefined,
+};
 try {
   await main(report);
 } catch (err) {
   report.error = errorMessage(err);
 }
 await cleanupAll();
+if (report.failures.length > 0) report.error = [...report.failures, ...(report.error === undefined ? [] : [report.error])].join('\n');
 
 const summaries = summarize(report.measurements);
 const ratios = computeRatios(RATIOS, summaries);
@@ -269,5 +479,5 @@ if (report.error !== undefined) {
   console.error(`[bench] FAILED: ${report.error}`);
   process.exit(1);
 }
-log('done (the ratios are informational: only non-2xx answers, errors and timeouts fail the bench)');
+log('done (the ratios are informational: only non-2xx answers, errors, timeouts and lost or duplicated events fail the bench)');
 process.exit(0);

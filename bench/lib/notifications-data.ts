@@ -15,6 +15,8 @@ export interface TableState {
   /** The first line of EXPLAIN ANALYZE of the list query, and its execution time. */
   plan: string;
   planExecutionMs: number | null;
+  /** The buffers line of the plan's top node, e.g. "shared hit=1003". */
+  planBuffers: string | null;
   /** Size of the table with its indexes. */
   totalSize: string;
 }
@@ -93,20 +95,22 @@ export function describeTable(databaseUrl: string, userId: string): Promise<Tabl
        from app_notifications`,
       [userId],
     );
-    const explain = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off) ${LIST_SQL}`, [userId]);
+    const explain = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off) ${LIST_SQL}`, [userId]);
     const lines = explain.rows.map((r) => r['QUERY PLAN']);
     const exec = lines.map((l) => /Execution Time: ([\d.]+) ms/.exec(l)).find((m) => m !== null);
+    const buffers = lines.map((l) => /^\s*Buffers: (.*)$/.exec(l)).find((m) => m !== null);
     // The plan without its timing lines, on one line: "Limit -> Sort -> Bitmap Heap Scan on ...".
     const nodes = lines
       .filter((l) => l.includes('->') || !l.startsWith(' '))
-      .filter((l) => !/^(Planning|Execution) Time/.test(l))
-      .map((l) => l.replace(/^\s*->\s*/, '').replace(/\s*\(actual.*$/, '').trim());
+      .filter((l) => !/^(Planning|Execution) Time|^Planning:/.test(l))
+      .map((l) => l.replace(/^\s*->\s*/, '').replace(/\s*\(actual.*$/, '').replace(/ on app_notifications$/, '').trim());
     const row = counts.rows[0];
     return {
       rows: Number(row?.rows ?? 0),
       rowsForUser: Number(row?.for_user ?? 0),
       plan: nodes.join(' -> '),
       planExecutionMs: exec ? Number(exec[1]) : null,
+      planBuffers: buffers?.[1] ?? null,
       totalSize: row?.size ?? '?',
     };
   });

@@ -35,9 +35,17 @@ function connect(url: string): Redis {
 
 async function withRedis<T>(url: string, fn: (client: Redis) => Promise<T>): Promise<T> {
   const client = connect(url);
-  client.on('error', () => undefined);
+  // ioredis rejects connect() with "Connection is closed."; the cause (ECONNREFUSED, ...) comes as an event.
+  let lastError: Error | undefined;
+  client.on('error', (err: Error) => {
+    lastError = err;
+  });
   try {
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (err) {
+      throw lastError ?? err;
+    }
     return await fn(client);
   } finally {
     client.disconnect();

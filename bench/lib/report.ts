@@ -2,6 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { LoadSettings, Measurement } from './load.js';
+import type { TableState } from './notifications-data.js';
+import type { SocketLatencyResult } from './socket-latency.js';
 import { formatNumber, renderTable } from './table.js';
 
 /** One measured run of one target, in one round. */
@@ -24,19 +26,58 @@ export interface RatioSpec {
   name: string;
   numerator: string;
   denominator: string;
-  target: number;
+  /** What is divided: the median req/s (default) or the median p99 latency. */
+  metric?: 'req/s' | 'p99';
+  /** `>=` (default): the value should reach the target; `<=`: it should stay under it. */
+  comparison?: '>=' | '<=';
+  /** No target: the ratio is only shown (verdict `info`). */
+  target?: number;
 }
 
 export interface RatioResult extends RatioSpec {
+  metric: 'req/s' | 'p99';
+  comparison: '>=' | '<=';
   value: number | null;
-  verdict: 'PASS' | 'BELOW' | 'n/a';
+  /** BELOW: a `>=` ratio under its target; ABOVE: a `<=` ratio over it. */
+  verdict: 'PASS' | 'BELOW' | 'ABOVE' | 'info' | 'n/a';
+}
+
+/** The state of app_notifications for one `GET /api/notifications` measurement. */
+export interface TableSetup extends TableState {
+  target: string;
+  /** Seconds spent inserting the rows of this step, and in VACUUM (ANALYZE). */
+  insertSeconds: number;
+  vacuumAnalyzeSeconds: number;
+}
+
+export interface SocketSettings {
+  sockets: number;
+  ratePerS: number;
+  durationS: number;
+  warmupS: number;
+  maxInFlight: number;
+  connectBatch: number;
+  graceS: number;
+}
+
+export interface ListSettings {
+  userRows: number;
+  otherRows: number;
+  otherUsers: number;
 }
 
 export interface Report {
-  settings: LoadSettings & { rounds: number };
+  settings: LoadSettings & { rounds: number; socket: SocketSettings; list: ListSettings };
   database: string | null;
   measurements: RoundMeasurement[];
   warnings: string[];
+  /** Redis used by the server for this run, and how many keys of its prefix were removed at the end. */
+  redis: { url: string; prefix: string; keysDeleted: number | null } | null;
+  /** The socket create-to-receive measurement, when it ran. */
+  socket: SocketLatencyResult | null;
+  tableSetups: TableSetup[];
+  /** Problems found after a step that still let the run go on (lost events, ...): they fail the run. */
+  failures: string[];
   error: string | undefined;
 }
 
@@ -68,19 +109,85 @@ export function summarize(measurements: RoundMeasurement[]): TargetSummary[] {
   });
 }
 
-/** Ratios of median req/s; n/a when either side is missing or had a failed run. */
+/** Ratios of medians (req/s or p99); n/a when either side is missing or had a failed run. */
 export function computeRatios(specs: RatioSpec[], summaries: TargetSummary[]): RatioResult[] {
-  const rps = (name: string) => {
-    const s = summaries.find((x) => x.name === name);
-    return s && s.ok ? s.reqPerSecMedian : undefined;
-  };
   return specs.map((spec) => {
-    const num = rps(spec.numerator);
-    const den = rps(spec.denominator);
-    if (num === undefined || den === undefined || den <= 0) return { ...spec, value: null, verdict: 'n/a' };
+    const metric = spec.metric ?? 'req/s';
+    const comparison = spec.comparison ?? '>=';
+    const of = (name: string) => {
+      const s = summaries.find((x) => x.name === name);
+      if (!s || !s.ok) return undefined;
+      return metric === 'p99' ? s.latencyP99MsMedian : s.reqPerSecMedian;
+    };
+    const num = of(spec.numerator);
+    const den = of(spec.denominator);
+    if (num === undefined || den === undefined || den <= 0) return { ...spec, metric, comparison, value: null, verdict: 'n/a' };
     const value = num / den;
-    return { ...spec, value, verdict: value >= spec.target ? 'PASS' : 'BELOW' };
+    let verdict: RatioResult['verdict'] = 'info';
+    if (spec.target !== undefined) {
+      if (comparison === '>=') verdict = value >= spec.target ? 'PASS' : 'BELOW';
+      else verdict = value <= spec.target ? 'PASS' : 'ABOVE';
+    }
+    return { ...spec, metric, comparison, value, verdict };
   });
+}
+
+const ms = (value: number) => formatNumber(value, 1);
+
+function renderSocket(r: SocketLatencyResult): string {
+  const m = r.measured;
+  const failed = Object.entries(m.failedPosts)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
+  const rows: [string, string][] = [
+    ['sockets connected (one user each)', `${formatNumber(r.sockets)} in ${r.connectSeconds.toFixed(1)} s (connect p99 ${ms(r.connectMs.p99)} ms)`],
+    ['rate: target / achieved', `${formatNumber(r.targetRatePerS)} / ${formatNumber(r.achievedRatePerS, 1)} per s for ${r.durationS} s (+ ${r.warmupS} s warm-up), at most ${r.maxInFlight} in flight`],
+    ['POSTs sent / answered 201', `${formatNumber(m.sent)} / ${formatNumber(m.created)}${failed ? ` (others: ${failed})` : ''}`],
+    ['events received (distinct)', formatNumber(m.received)],
+    ['lost (201, no event within the grace period)', `${formatNumber(m.lost)}${r.warmup.lost ? ` (+ ${r.warmup.lost} in the warm-up)` : ''}`],
+    ['duplicated (extra deliveries)', `${formatNumber(m.duplicated)}${r.warmup.duplicated ? ` (+ ${r.warmup.duplicated} in the warm-up)` : ''}`],
+    ['create-to-receive p50 / p99 / max (ms)', `${ms(r.latencyMs.p50)} / ${ms(r.latencyMs.p99)} / ${ms(r.latencyMs.max)}`],
+    ['POST answer p50 / p99 (ms)', `${ms(r.postMs.p50)} / ${ms(r.postMs.p99)}`],
+    ['send lag behind schedule p99 / max (ms)', `${ms(r.sendLagMs.p99)} / ${ms(r.sendLagMs.max)}`],
+    [
+      'CPU while sending (% of one core)',
+      `bench ${formatNumber(r.cpu.benchPct)}%, server ${r.cpu.serverPct === null ? 'n/a' : `${formatNumber(r.cpu.serverPct)}%`}, ` +
+        `machine ${formatNumber(r.cpu.machineBusyPct)}% of ${r.cpu.cores * 100}%`,
+    ],
+    ['bench event-loop delay p99 / max (ms)', `${ms(r.benchEventLoopDelayMs.p99)} / ${ms(r.benchEventLoopDelayMs.max)}`],
+  ];
+  if (r.topProcesses.length > 0) {
+    rows.push(['top CPU while sending (% of one core)', r.topProcesses.map((p) => `${p.command} ${formatNumber(p.cpuPct)}%`).join(', ')]);
+  }
+  if (r.unexpected || r.misrouted || r.foreign) {
+    rows.push(['unexpected / misrouted / foreign events', `${r.unexpected} / ${r.misrouted} / ${r.foreign}`]);
+  }
+  if (r.disconnects.length > 0) {
+    const first = r.disconnects[0]!;
+    rows.push(['sockets disconnected during the run', `${r.disconnects.length} (first: "${first.reason}" at ${first.atS.toFixed(1)} s)`]);
+  }
+  return renderTable([{ title: 'socket notification:new' }, { title: 'value' }], rows);
+}
+
+function renderTableSetups(setups: TableSetup[]): string {
+  return renderTable(
+    [
+      { title: 'app_notifications for' },
+      { title: 'rows', align: 'right' },
+      { title: "user's", align: 'right' },
+      { title: 'size', align: 'right' },
+      { title: 'insert (s)', align: 'right' },
+      { title: 'list query plan (EXPLAIN ANALYZE, one run)' },
+    ],
+    setups.map((t) => [
+      t.target,
+      formatNumber(t.rows),
+      formatNumber(t.rowsForUser),
+      t.totalSize,
+      t.insertSeconds.toFixed(1),
+      `${t.plan}${t.planExecutionMs === null ? '' : ` (${t.planExecutionMs.toFixed(2)} ms${t.planBuffers ? `, ${t.planBuffers}` : ''})`}`,
+    ]),
+  );
 }
 
 export function renderReport(report: Report, summaries: TargetSummary[], ratios: RatioResult[]): string {
@@ -110,14 +217,30 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
     ]),
   );
   const ratioTable = renderTable(
-    [{ title: 'ratio (req/s)' }, { title: 'value', align: 'right' }, { title: 'target', align: 'right' }, { title: 'verdict' }],
-    ratios.map((r) => [r.name, r.value === null ? '-' : r.value.toFixed(2), `>= ${r.target.toFixed(2)}`, r.verdict]),
+    [
+      { title: 'ratio (of medians)' },
+      { title: 'metric' },
+      { title: 'value', align: 'right' },
+      { title: 'target', align: 'right' },
+      { title: 'verdict' },
+    ],
+    ratios.map((r) => [
+      r.name,
+      r.metric,
+      r.value === null ? '-' : r.value.toFixed(2),
+      r.target === undefined ? '-' : `${r.comparison} ${r.target.toFixed(2)}`,
+      r.verdict,
+    ]),
   );
   const s = report.settings;
   const header =
     `${s.connections} connections, pipelining ${s.pipelining}, ${s.warmupS} s warm-up + ${s.durationS} s measured` +
-    `${multi ? `, ${s.rounds} rounds` : ''}; node ${process.version}, ${os.cpus().length} cpus`;
-  return [header, '', targetTable, '', ratioTable].join('\n');
+    `${multi ? `, ${s.rounds} rounds` : ''}; node ${process.version}, ${os.cpus().length} cpus` +
+    `${report.redis ? `; server with Redis (prefix ${report.redis.prefix})` : ''}`;
+  const parts = [header, '', targetTable, '', ratioTable];
+  if (report.socket) parts.push('', renderSocket(report.socket));
+  if (report.tableSetups.length > 0) parts.push('', renderTableSetups(report.tableSetups));
+  return parts.join('\n');
 }
 
 export async function writeReport(
@@ -135,8 +258,12 @@ export async function writeReport(
     cpus: os.cpus().length,
     settings: report.settings,
     database: report.database,
+    redis: report.redis,
     summary: summaries,
     ratios,
+    socket: report.socket,
+    tableSetups: report.tableSetups,
+    failures: report.failures,
     warnings: report.warnings,
     runs: report.measurements,
   };
