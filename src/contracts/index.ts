@@ -6,3 +6,4 @@ export * from './realtime.js';
 export * from './orgs.js';
 export * from './assignments.js';
 export * from './experts.js';
+export * from './conversations.js';

@@ -1,3 +1,4 @@
+import type { ConversationStatus, MessageDto } from './conversations.js';
 import type { NotificationDto } from './notifications.js';
 
 /**
@@ -8,19 +9,10 @@ import type { NotificationDto } from './notifications.js';
  */
 export const REALTIME_NAMESPACE = '/notifications';
 
-export type ConversationStatus = 'pending' | 'awaiting_client' | 'resolved' | 'snoozed';
+export type { ConversationStatus };
 
 /** A message as the receiving room may see it (client roles never receive internal notes). */
-export interface RealtimeMessage {
-  id: string;
-  conversationId: string;
-  role: 'client' | 'specialist' | 'expert' | 'system';
-  sender_id: string | null;
-  content: string;
-  is_internal: boolean;
-  createdAt: string;
-  correctedAt: string | null;
-}
+export type RealtimeMessage = MessageDto;
 
 /** An attention-list item (its status type is the conversation status type, spec 2.5). */
 export interface QueueItemPayload {

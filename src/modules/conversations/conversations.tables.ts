@@ -1,0 +1,143 @@
+import { sql } from 'drizzle-orm';
+import { boolean, customType, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { ConversationChannel, ConversationStatus, MessageRole, QueueItemReason } from '../../contracts/conversations.js';
+import { orgs } from '../orgs/orgs.tables.js';
+
+const tsvector = customType<{ data: string }>({
+  dataType() {
+    return 'tsvector';
+  },
+});
+
+/** Conversation (spec 2.5): a thread between an org and one of its Specialists (OSA). */
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    assignmentId: uuid('assignment_id').notNull(),
+    specialistId: uuid('specialist_id').notNull(),
+    subject: text('subject'),
+    status: text('status').$type<ConversationStatus>().notNull().default('pending'),
+    channel: text('channel').$type<ConversationChannel>().notNull().default('web'),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    snoozeUntil: timestamp('snooze_until', { withTimezone: true }),
+    assignedExpertId: uuid('assigned_expert_id'),
+    autoResponded: boolean('auto_responded').notNull().default(false),
+    createdBy: uuid('created_by'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    lastMessageAt: timestamp('last_message_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('conversations_org_last_idx').on(t.orgId, t.lastMessageAt, t.id),
+    index('conversations_snoozed_idx').on(t.snoozeUntil).where(sql`${t.status} = 'snoozed'`),
+  ],
+);
+export type ConversationRow = typeof conversations.$inferSelect;
+
+/** A message of a conversation. A Specialist reply names the client message it answers (one at most). */
+export const conversationMessages = pgTable(
+  'conversation_messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id').notNull(),
+    role: text('role').$type<MessageRole>().notNull(),
+    /** The author: a user id, or the Specialist's id for a Specialist reply; null for system entries. */
+    senderId: uuid('sender_id'),
+    content: text('content').notNull(),
+    isInternal: boolean('is_internal').notNull().default(false),
+    /** For a Specialist reply: the client message it answers. Unique: a turn replies once. */
+    replyToMessageId: uuid('reply_to_message_id'),
+    /** `<sender>:<Idempotency-Key>`: a repeated key returns the first message. */
+    idempotencyKey: text('idempotency_key'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    correctedAt: timestamp('corrected_at', { withTimezone: true }),
+    search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', "content")`),
+  },
+  (t) => [
+    index('conversation_messages_thread_idx').on(t.conversationId, t.createdAt, t.id),
+    uniqueIndex('conversation_messages_reply_once').on(t.replyToMessageId),
+    uniqueIndex('conversation_messages_idempotency').on(t.conversationId, t.idempotencyKey),
+    index('conversation_messages_search_idx').using('gin', t.search),
+    index('conversation_messages_org_idx').on(t.orgId, t.createdAt),
+  ],
+);
+export type MessageRow = typeof conversationMessages.$inferSelect;
+
+/** The earlier versions of a corrected message (the original stays in its history). */
+export const messageRevisions = pgTable(
+  'message_revisions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => conversationMessages.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id').notNull(),
+    previousContent: text('previous_content').notNull(),
+    correctedBy: uuid('corrected_by').notNull(),
+    reason: text('reason'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+  },
+  (t) => [index('message_revisions_message_idx').on(t.messageId, t.createdAt)],
+);
+export type MessageRevisionRow = typeof messageRevisions.$inferSelect;
+
+/**
+ * One agent turn per client message, keyed by that message: the durable record that makes a
+ * retried job or a crash mid-turn produce one reply at most (the reply itself is unique too).
+ */
+export const conversationTurns = pgTable(
+  'conversation_turns',
+  {
+    messageId: uuid('message_id')
+      .primaryKey()
+      .references(() => conversationMessages.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id').notNull(),
+    orgId: uuid('org_id').notNull(),
+    status: text('status').$type<'queued' | 'running' | 'done' | 'failed'>().notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    /** While running: the claim expires then, and a sweeper may take the turn over. */
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('conversation_turns_open_idx').on(t.status, t.claimedUntil).where(sql`${t.status} in ('queued', 'running')`)],
+);
+export type TurnRow = typeof conversationTurns.$inferSelect;
+
+/**
+ * The Expert attention list (spec 4.4): explicit human requests and genuine failures only, one
+ * item per conversation; its status is the conversation's status (spec 2.5).
+ */
+export const queueItems = pgTable(
+  'queue_items',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id').notNull(),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    specialistId: uuid('specialist_id').notNull(),
+    reason: text('reason').$type<QueueItemReason>().notNull(),
+    note: text('note'),
+    status: text('status').$type<ConversationStatus>().notNull().default('pending'),
+    slaDeadline: timestamp('sla_deadline', { withTimezone: true }),
+    deferredUntil: timestamp('deferred_until', { withTimezone: true }),
+    assignedExpertId: uuid('assigned_expert_id'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+  },
+  (t) => [
+    uniqueIndex('queue_items_conversation_idx').on(t.conversationId),
+    index('queue_items_status_updated_idx').on(t.status, t.updatedAt, t.id),
+    index('queue_items_org_idx').on(t.orgId, t.updatedAt),
+  ],
+);
+export type QueueItemRow = typeof queueItems.$inferSelect;
