@@ -183,13 +183,20 @@ describe('the account manager sets up a client org', () => {
     expect(await gate.getAttribute('data-ready')).toBe('true');
     expect(await page.getByTestId('phase0-expert-mapped').getAttribute('data-value')).toBe('true');
     expect(await page.getByTestId('phase0-specialist-assigned').getAttribute('data-value')).toBe('false');
-    expect(await page.getByTestId('send-invite').isDisabled()).toBe(true);
-    expect(await page.getByTestId('send-invite-note').textContent()).toContain('coming soon');
+    // The invite is offered (test/browser/onboarding.browser.spec.ts sends it); its link can be copied before sending.
+    const send = page.getByTestId('send-invite');
+    expect((await send.textContent())?.trim()).toBe('Send invite');
+    expect(await send.isDisabled()).toBe(false);
+    const expiry = page.getByTestId('onboarding-link-expiry');
+    await expiry.waitFor();
+    expect(await expiry.getAttribute('data-sent')).toBe('false');
+    expect(await page.getByTestId('onboarding-link').inputValue()).toMatch(/\/onboarding\/start\?token=[\w-]{43,}$/);
 
     await page.getByRole('button', { name: 'Finish without invite', exact: true }).click();
     const finished = page.getByTestId('setup-finished');
     await finished.waitFor();
     expect(await finished.getByTestId('org-status').getAttribute('data-status')).toBe('active');
+    expect(await page.getByTestId('send-invite').count()).toBe(0);
 
     await finished.getByRole('link', { name: 'Open the org overview', exact: true }).click();
     await waitForPath(`/ops/clients/${orgId}`);

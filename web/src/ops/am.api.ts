@@ -1,6 +1,6 @@
 import type { AssignSpecialistInput, CreateGrantInput, CreateOrgInput, GrantDto, OsaDto, Phase0Status, SlugAvailability, UpdateAssignmentInput, UpdateOrgInput } from '@contracts';
 import { apiFetch } from '../api/client';
-import type { AmProfile, IndustryOption, OrgDto, OrgStatus, PageOf, SpecialistDto } from './types';
+import type { AmProfile, IndustryOption, InviteResult, OnboardingLink, OrgDto, OrgStatus, PageOf, SpecialistDto } from './types';
 
 /** Per assigned Specialist, the Experts covering it (contracts/experts CoverageSchema). */
 export interface CoverageItem {
@@ -34,6 +34,10 @@ export const amApi = {
   updateOrg: (orgId: string, body: UpdateOrgInput) => apiFetch<OrgDto>(org(orgId), { method: 'PATCH', body }),
   phase0Status: (orgId: string, signal?: AbortSignal) => apiFetch<Phase0Status>(`${org(orgId)}/phase0-status`, { signal }),
   finish: (orgId: string) => apiFetch<OrgDto>(`${org(orgId)}/finish`, { method: 'POST' }),
+  /** sendOrgInvite; again while the client has not confirmed = resend (new 7-day window, same link). */
+  sendInvite: (orgId: string, body: { trialEndDate?: string; startDate?: string }) =>
+    apiFetch<InviteResult>(`${org(orgId)}/invite`, { method: 'POST', body }),
+  onboardingLink: (orgId: string, signal?: AbortSignal) => apiFetch<OnboardingLink>(`${org(orgId)}/onboarding-link`, { signal }),
 
   specialists: (signal?: AbortSignal) => apiFetch<PageOf<SpecialistDto>>('/am/specialists', { query: { limit: 200 }, signal }),
   assignments: (orgId: string, signal?: AbortSignal) => apiFetch<OsaDto[]>(`${org(orgId)}/specialist-assignments`, { signal }),
@@ -65,6 +69,7 @@ export const amKeys = {
   org: (orgId: string) => ['am', 'org', orgId] as const,
   orgRecord: (orgId: string) => ['am', 'org', orgId, 'record'] as const,
   phase0: (orgId: string) => ['am', 'org', orgId, 'phase0'] as const,
+  onboardingLink: (orgId: string) => ['am', 'org', orgId, 'onboarding-link'] as const,
   assignments: (orgId: string) => ['am', 'org', orgId, 'assignments'] as const,
   assignment: (orgId: string, assignmentId: string) => ['am', 'org', orgId, 'assignments', assignmentId] as const,
   grants: (orgId: string) => ['am', 'org', orgId, 'grants'] as const,

@@ -24,6 +24,7 @@ export interface OrgDto {
   trialEndDate: string | null;
   trialMode: TrialMode;
   trialStartedAt: string | null;
+  startDate: string | null;
   status: OrgStatus;
   assignedAmId: string | null;
   mailboxProvisioningDisabled: boolean;
@@ -58,4 +59,17 @@ export interface AmProfile {
 export interface IndustryOption {
   value: string;
   label: string;
+}
+
+/** sendOrgInvite's answer (API-MAP.md "AM wizard, Phase 1"). */
+export interface InviteResult {
+  org: OrgDto;
+  onboardingUrl: string;
+  expiresAt: string;
+}
+
+/** The onboarding link, before (`expiresAt: null`) and after the invite is sent. */
+export interface OnboardingLink {
+  onboardingUrl: string;
+  expiresAt: string | null;
 }
