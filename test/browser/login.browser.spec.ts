@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
+import { seenMailIds, waitForMailedCode } from './support/mail.js';
 import { startServer, type RunningServer } from './support/server.js';
 
 const DEMO_PASSWORD = 'demo1234';
@@ -12,14 +13,6 @@ const DEMO_USERS = [
   { email: 'client@acme.demo.invalid', landing: '/client/chat', title: 'Chat' },
 ] as const;
 type DemoUser = (typeof DEMO_USERS)[number];
-
-interface MailItem {
-  id: string;
-  to: string;
-  subject: string;
-  text: string;
-  createdAt: string;
-}
 
 let server: RunningServer;
 let browser: Browser;
@@ -69,25 +62,6 @@ async function submitPasswordLogin(email: string, password: string): Promise<voi
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
-async function listMail(to: string): Promise<MailItem[]> {
-  const response = await fetch(`${server.baseUrl}/api/dev/mail?to=${encodeURIComponent(to)}&limit=20`);
-  expect(response.status, 'GET /api/dev/mail').toBe(200);
-  return (await response.json()) as MailItem[];
-}
-
-/** The 6-digit code of the first mail to `to` that was not in the outbox before. */
-async function waitForMailedCode(to: string, seenIds: ReadonlySet<string>): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    for (const mail of await listMail(to)) {
-      const code = mail.text.match(/\b(\d{6})\b/)?.[1];
-      if (!seenIds.has(mail.id) && code) return code;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`no mail with a 6-digit code reached ${to}`);
-}
-
 describe('sign-in through the web app', () => {
   it('lists the demo accounts on the login page', async () => {
     await page.goto('/login');
@@ -114,11 +88,11 @@ describe('sign-in through the web app', () => {
     await page.goto('/login');
     await page.getByRole('tab', { name: 'Email code', exact: true }).click();
     await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.email);
-    const seenIds = new Set((await listMail(user.email)).map((mail) => mail.id));
+    const seenIds = await seenMailIds(server.baseUrl, user.email);
     await page.getByRole('button', { name: 'Send code', exact: true }).click();
     await page.getByRole('textbox', { name: 'Code', exact: true }).waitFor();
 
-    const code = await waitForMailedCode(user.email, seenIds);
+    const code = await waitForMailedCode(server.baseUrl, user.email, seenIds);
     await page.getByRole('textbox', { name: 'Code', exact: true }).fill(code);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expectSignedInPage(user);

@@ -9,6 +9,7 @@ import { DevMailPage } from '../pages/dev/DevMailPage';
 import { ErrorPage } from '../pages/ErrorPage';
 import { LoginPage } from '../pages/login/LoginPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
+import { OnboardingPage } from '../pages/onboarding/OnboardingPage';
 import { opsClientRoutes } from '../pages/ops/routes';
 import { QueuePage } from '../pages/workspace/QueuePage';
 import { legacyRedirects } from './legacy-redirects';
@@ -33,6 +34,9 @@ export const router = createBrowserRouter([
       { path: '/', element: <LandingRedirect /> },
       { path: '/login', element: <LoginPage /> },
       { path: '/dev/mail', element: <DevMailPage /> },
+      { path: '/onboarding/start', element: <OnboardingPage /> },
+      // The preserved entry for OTP, password and profile (spec 4.1): the same flow.
+      { path: '/accept-invite', element: <OnboardingPage /> },
       area('/ops', OPS_ROLES, opsClientRoutes),
       area('/workspace', WORKSPACE_ROLES, [{ path: 'queue', element: <QueuePage /> }]),
       area('/client', CLIENT_ROLES, [

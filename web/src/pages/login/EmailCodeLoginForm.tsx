@@ -1,10 +1,10 @@
-import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Stack, Text } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { useSignIn } from '../../auth/session';
-import { FormAlert, EmailField } from './FormParts';
+import { CodeField, EmailField, FormAlert } from './FormParts';
 
 export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; onEmailChange: (email: string) => void }) {
   const signIn = useSignIn();
@@ -64,17 +64,7 @@ export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; on
           If an account exists for <strong>{email}</strong>, we sent it a 6-digit sign-in code.
         </Text>
         <FormAlert title="Sign-in failed" message={formError} />
-        <TextInput
-          label="Code"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={6}
-          required
-          autoFocus
-          value={code}
-          onChange={(event) => setCode(event.currentTarget.value.trim())}
-          error={fieldErrors.code}
-        />
+        <CodeField label="Code" value={code} onChange={setCode} error={fieldErrors.code} />
         <Button type="submit" loading={verifyCode.isPending}>
           Sign in
         </Button>

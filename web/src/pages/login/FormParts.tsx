@@ -24,3 +24,33 @@ export function EmailField({ value, onChange, error }: { value: string; onChange
     />
   );
 }
+
+/** A 6-digit code: mailed to the user (email sign-in, onboarding) or from an authenticator app. */
+export function CodeField({
+  label,
+  description,
+  value,
+  onChange,
+  error,
+}: {
+  label: string;
+  description?: string;
+  value: string;
+  onChange: (code: string) => void;
+  error?: string;
+}) {
+  return (
+    <TextInput
+      label={label}
+      description={description}
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      maxLength={6}
+      required
+      autoFocus
+      value={value}
+      onChange={(event) => onChange(event.currentTarget.value.trim())}
+      error={error}
+    />
+  );
+}

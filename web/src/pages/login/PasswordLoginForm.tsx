@@ -1,10 +1,10 @@
-import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Button, PasswordInput, Stack } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError, fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { useSignIn } from '../../auth/session';
-import { EmailField, FormAlert } from './FormParts';
+import { CodeField, EmailField, FormAlert } from './FormParts';
 
 const isTotpRequired = (error: unknown): boolean => error instanceof ApiError && error.code === 'totp_required';
 
@@ -53,16 +53,11 @@ export function PasswordLoginForm({ email, onEmailChange }: { email: string; onE
           error={fieldErrors.password}
         />
         {totpRequired && (
-          <TextInput
+          <CodeField
             label="Authentication code"
             description="Enter the 6-digit code from your authenticator app."
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
-            required
-            autoFocus
             value={totpCode}
-            onChange={(event) => setTotpCode(event.currentTarget.value.trim())}
+            onChange={setTotpCode}
             error={fieldErrors.totpCode}
           />
         )}
