@@ -161,6 +161,8 @@ export const QuotaDtoSchema = z.object({
 export type StreamEvent =
   | { event: 'message'; data: MessageDto }
   | { event: 'delta'; data: { text: string } }
+  /** An attempt failed after some deltas: discard them, another attempt follows. */
+  | { event: 'retry'; data: Record<string, never> }
   | { event: 'reply'; data: MessageDto }
   | { event: 'error'; data: { code: string; message: string } }
   | { event: 'done'; data: Record<string, never> };

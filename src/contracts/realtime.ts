@@ -92,3 +92,9 @@ export const userRoom = (userId: string) => `user:${userId}`;
 export const orgRoom = (orgId: string) => `org:${orgId}`;
 export const conversationRoom = (conversationId: string) => `conversation:${conversationId}`;
 export const EXPERTS_ROOM = 'experts';
+/**
+ * Every socket is in one of these two (server-side only): an event with a client view and a staff
+ * view goes to the same room twice, each view excluding the other audience.
+ */
+export const AUDIENCE_CLIENT_ROOM = 'audience:client';
+export const AUDIENCE_STAFF_ROOM = 'audience:staff';

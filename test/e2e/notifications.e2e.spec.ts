@@ -168,10 +168,10 @@ describe('real-time notifications (spec 5.5, 6.1)', () => {
     const expert = await open(app.url, await app.login('expert@platform.demo.invalid', PASSWORD));
     const superadmin = await open(app.url, await app.login('superadmin@platform.demo.invalid', PASSWORD));
     const roomsOf = (s: TestSocket) => realtime.localRoomsOf(s.id!).sort();
-    expect(roomsOf(ops)).toEqual([`org:${acme.id}`, `user:${opsUser.id}`]);
-    expect(roomsOf(client)).toEqual([expect.stringMatching(/^user:/)]);
-    expect(roomsOf(expert)).toEqual(['experts', expect.stringMatching(/^user:/)]);
-    expect(roomsOf(superadmin)).toEqual(['experts', expect.stringMatching(/^user:/)]);
+    expect(roomsOf(ops)).toEqual(['audience:staff', `org:${acme.id}`, `user:${opsUser.id}`]);
+    expect(roomsOf(client)).toEqual(['audience:client', expect.stringMatching(/^user:/)]);
+    expect(roomsOf(expert)).toEqual(['audience:staff', 'experts', expect.stringMatching(/^user:/)]);
+    expect(roomsOf(superadmin)).toEqual(['audience:staff', 'experts', expect.stringMatching(/^user:/)]);
 
     const clientEvents = collect(client, 'agent_message_sent');
     const opsEvents = collect(ops, 'agent_message_sent');

@@ -213,12 +213,13 @@ describe('client portal basics and org lifecycle (spec 3.2, 4.6)', () => {
   it('shows clients their Specialists and the trial banner data', async () => {
     const { OrgsService } = await import('../../src/modules/orgs/index.js');
     const acme = (await app.running.app.get(OrgsService).findBySlug('acme'))!;
-    const pool = (await app.get('/api/am/specialists', { token: am })).body.items as Array<{ id: string; name: string }>;
-    await app.post(`/api/am/orgs/${acme.id}/specialist`, { specialistId: pool[0]!.id }, { token: am });
+    const pool = (await app.get('/api/am/specialists', { token: am })).body.items as Array<{ id: string; name: string; slug: string }>;
+    // The demo org is seeded with Émilie Laurent as its primary Specialist.
+    const emilie = pool.find((s) => s.slug === 'emilie-laurent')!;
     const client = await app.login('client@acme.demo.invalid', PASSWORD);
     const list = await app.get('/api/client/specialists', { token: client });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([expect.objectContaining({ specialistId: pool[0]!.id, name: pool[0]!.name, isPrimary: true, email_alias: expect.stringMatching(/\.acme@/) })]);
+    expect(list.body).toEqual([expect.objectContaining({ specialistId: emilie.id, name: emilie.name, isPrimary: true, email_alias: expect.stringMatching(/^emilie\.acme@/) })]);
     expect(JSON.stringify(list.body)).not.toMatch(/expert/i);
     const trial = await app.get('/api/client/trial-info', { token: client });
     expect(trial.body).toMatchObject({ orgId: acme.id, status: 'active', showBanner: false });

@@ -32,6 +32,9 @@ export const DEMO_ORG = {
   companySize: '51-200',
 };
 
+/** The demo org's primary Specialist (seeded assignment), and the demo Expert's org-wide grant on it. */
+export const DEMO_ORG_PRIMARY_SPECIALIST = 'emilie-laurent';
+
 const rate = (base_rate: number) => ({ base_rate, currency: 'USD' });
 
 export const DEMO_SPECIALISTS: NewSpecialist[] = [

@@ -6,9 +6,10 @@ import { logger } from '../../platform/observability/logger.js';
 import { AuthService } from '../auth/index.js';
 import { ExpertsService } from '../experts/index.js';
 import { OrgsService } from '../orgs/index.js';
-import { SpecialistsService } from '../specialists/index.js';
+import { AssignmentsService, SpecialistsService } from '../specialists/index.js';
 import { UsersService } from '../users/index.js';
-import { DEMO_ORG, DEMO_PASSWORD, DEMO_SPECIALISTS, DEMO_USERS } from './demo.data.js';
+import { DEMO_ORG, DEMO_ORG_PRIMARY_SPECIALIST, DEMO_PASSWORD, DEMO_SPECIALISTS, DEMO_USERS } from './demo.data.js';
+import type { Principal } from '../../platform/auth/principal.js';
 
 export type DemoRole = 'superadmin' | 'account_manager' | 'expert' | 'ai_operator' | 'client' | 'org_admin';
 
@@ -31,12 +32,13 @@ export class DemoService {
     private readonly specialists: SpecialistsService,
     private readonly auth: AuthService,
     private readonly experts: ExpertsService,
+    private readonly assignments: AssignmentsService,
   ) {}
 
   /** Seeds the demo accounts, org and catalog on a database that has no users. Idempotent. */
   async seedIfEmpty(): Promise<boolean> {
     if ((await this.users.countSuperadmins()) > 0) return false;
-    await this.dbService.transaction(async () => {
+    const seeded = await this.dbService.transaction(async () => {
       const byEmail = new Map<string, string>();
       for (const u of DEMO_USERS) {
         const existing = await this.users.findByEmail(u.email);
@@ -52,9 +54,22 @@ export class DemoService {
       for (const s of DEMO_SPECIALISTS) {
         if (!(await this.specialists.findBySlug(s.slug))) await this.specialists.create(s);
       }
+      await this.experts.ensureOrgWideGrant(org.id, byEmail.get('expert@platform.demo.invalid')!);
+      return { orgId: org.id, amId: byEmail.get('account_manager@platform.demo.invalid')! };
     });
+    // The demo org can chat at once: a primary Specialist assigned by its AM (the assignment
+    // writes its own audit row, so it runs after the seed's transaction), covered by the demo Expert.
+    if (!(await this.assignments.hasAssignment(seeded.orgId))) {
+      const specialist = (await this.specialists.findBySlug(DEMO_ORG_PRIMARY_SPECIALIST))!;
+      await this.assignments.assign(await this.principalOf(seeded.amId), seeded.orgId, { specialistId: specialist.id });
+    }
     logger.info('demo data seeded');
     return true;
+  }
+
+  private async principalOf(userId: string): Promise<Principal> {
+    const record = (await this.users.load(userId))!;
+    return { userId, email: record.email, name: record.name, platformRole: record.platformRole, orgMemberships: record.orgMemberships, issuedAtMs: Date.now(), record };
   }
 
   accounts() {

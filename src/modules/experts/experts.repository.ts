@@ -15,6 +15,10 @@ export class ExpertsRepository {
     return this.db.select().from(expertGrants).where(eq(expertGrants.orgId, orgId)).orderBy(asc(expertGrants.createdAt));
   }
 
+  async listForExpert(expertId: string): Promise<ExpertGrantRow[]> {
+    return this.db.select().from(expertGrants).where(eq(expertGrants.expertId, expertId));
+  }
+
   async orgIdsOfExpert(expertId: string): Promise<string[]> {
     const rows = await this.db.selectDistinct({ orgId: expertGrants.orgId }).from(expertGrants).where(eq(expertGrants.expertId, expertId));
     return rows.map((r) => r.orgId);

@@ -10,6 +10,12 @@ import { UsersService } from '../users/index.js';
 import { ExpertsRepository } from './experts.repository.js';
 import type { ExpertGrantRow } from './experts.tables.js';
 
+export interface ExpertCoverage {
+  orgId: string;
+  scope: 'org' | 'specialist';
+  specialistIds: string[];
+}
+
 interface ExpertSummary {
   id: string;
   name: string;
@@ -69,6 +75,22 @@ export class ExpertsService {
     });
     await this.audit.record({ action: 'expert_grant.created', userId: actor.userId, resourceId: row.id, orgId, impersonatorId: actor.impersonatorId, meta: { expertId: row.expertId, scope: row.scope, specialistIds: row.specialistIds } });
     return (await this.toDtos([row]))[0]!;
+  }
+
+  /** What an Expert's grants reach: per org, every Specialist (scope 'org') or the listed ones. */
+  async coverageOf(expertId: string): Promise<ExpertCoverage[]> {
+    return (await this.repo.listForExpert(expertId)).map((g) => ({ orgId: g.orgId, scope: g.scope, specialistIds: g.specialistIds }));
+  }
+
+  /** The active Experts covering one Specialist of an org (org-wide grants cover every Specialist). */
+  async coveringExperts(orgId: string, specialistId: string): Promise<string[]> {
+    const grants = (await this.repo.listForOrg(orgId)).filter((g) => g.scope === 'org' || g.specialistIds.includes(specialistId));
+    const ids: string[] = [];
+    for (const id of new Set(grants.map((g) => g.expertId))) {
+      const user = await this.users.findById(id);
+      if (user?.status === 'active' && user.platformRole === 'expert') ids.push(id);
+    }
+    return ids;
   }
 
   /** Used by the demo login: an org-wide grant for an Expert, once. */

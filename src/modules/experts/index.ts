@@ -1,2 +1,2 @@
 export { ExpertsModule } from './experts.module.js';
-export { ExpertsService } from './experts.service.js';
+export { ExpertsService, type ExpertCoverage } from './experts.service.js';

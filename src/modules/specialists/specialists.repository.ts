@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { specialists, type SpecialistRow } from './specialists.tables.js';
@@ -25,6 +25,11 @@ export class SpecialistsRepository {
   async findById(id: string): Promise<SpecialistRow | undefined> {
     const [row] = await this.dbService.db.select().from(specialists).where(eq(specialists.id, id));
     return row;
+  }
+
+  async findByIds(ids: string[]): Promise<SpecialistRow[]> {
+    if (ids.length === 0) return [];
+    return this.dbService.db.select().from(specialists).where(inArray(specialists.id, ids));
   }
 
   async findBySlug(slug: string): Promise<SpecialistRow | undefined> {

@@ -52,6 +52,12 @@ export class SpecialistsService {
     return toSpecialistDto(row);
   }
 
+  /** Catalog rows by id (the conversations module shows names and avatars, and gives the agent its persona). */
+  async byIds(ids: string[]): Promise<Map<string, SpecialistRow>> {
+    const rows = await this.repo.findByIds([...new Set(ids)]);
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
   findBySlug(slug: string): Promise<SpecialistRow | undefined> {
     return this.repo.findBySlug(slug);
   }

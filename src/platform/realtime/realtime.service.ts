@@ -5,6 +5,8 @@ import type { Redis } from 'ioredis';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import type { Server as HttpServer } from 'node:http';
 import {
+  AUDIENCE_CLIENT_ROOM,
+  AUDIENCE_STAFF_ROOM,
   EXPERTS_ROOM,
   REALTIME_NAMESPACE,
   conversationRoom,
@@ -111,11 +113,15 @@ export class RealtimeService implements OnApplicationBootstrap, OnApplicationShu
     this.sub?.disconnect();
   }
 
-  /** Sends an event to rooms on every instance. A failed push is logged; the caller's write stands. */
-  emit<E extends ServerEventName>(rooms: string | string[], event: E, payload: ServerEventPayload<E>): boolean {
+  /**
+   * Sends an event to rooms on every instance, but not to sockets in `except`. A failed push is
+   * logged; the caller's write stands.
+   */
+  emit<E extends ServerEventName>(rooms: string | string[], event: E, payload: ServerEventPayload<E>, except?: string | string[]): boolean {
     if (!this.ns) return false;
     try {
-      (this.ns.to(rooms) as unknown as { emit: (e: string, p: unknown) => boolean }).emit(event, payload);
+      const target = except ? this.ns.to(rooms).except(except) : this.ns.to(rooms);
+      (target as unknown as { emit: (e: string, p: unknown) => boolean }).emit(event, payload);
       return true;
     } catch (err) {
       logger.warn({ err, event }, 'realtime push failed');
@@ -139,6 +145,16 @@ export class RealtimeService implements OnApplicationBootstrap, OnApplicationShu
     return this.emit(conversationRoom(conversationId), event, payload);
   }
 
+  /**
+   * One event in two views: `staff` to the rooms' internal sockets, `client` (or nothing, when
+   * null) to their client-role sockets. Client roles never see internal notes or Expert identities.
+   */
+  toAudiences<E extends ServerEventName>(rooms: string[], event: E, views: { staff: ServerEventPayload<E>; client: ServerEventPayload<E> | null }): boolean {
+    const staff = this.emit(rooms, event, views.staff, AUDIENCE_CLIENT_ROOM);
+    const client = views.client === null || this.emit(rooms, event, views.client, AUDIENCE_STAFF_ROOM);
+    return staff && client;
+  }
+
   private async authenticate(socket: AppSocket): Promise<void> {
     const hs = socket.handshake;
     const fromAuth = typeof hs.auth?.token === 'string' ? (hs.auth.token as string).replace(/^Bearer\s+/i, '') : undefined;
@@ -151,7 +167,7 @@ export class RealtimeService implements OnApplicationBootstrap, OnApplicationShu
 
   /** The rooms of spec 6.1, from the verified identity only. */
   async roomsFor(principal: Principal): Promise<string[]> {
-    const rooms = [userRoom(principal.userId)];
+    const rooms = [userRoom(principal.userId), isClientRole(principal.platformRole) ? AUDIENCE_CLIENT_ROOM : AUDIENCE_STAFF_ROOM];
     if (!isClientRole(principal.platformRole)) {
       const orgIds = new Set(principal.orgMemberships.map((m) => m.orgId));
       for (const source of this.orgRoomSources) for (const id of await source(principal)) orgIds.add(id);

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { AUDIENCE_CLIENT_ROOM as AUDIENCE_CLIENT, EXPERTS_ROOM, conversationRoom, orgRoom, type ConversationStatus } from '../../contracts/realtime.js';
+import { RealtimeService } from '../../platform/realtime/realtime.service.js';
+import { toMessageDto, toQueueItemPayload } from './conversations.dto.js';
+import type { ConversationRow, MessageRow, QueueItemRow } from './conversations.tables.js';
+
+type MessageEvent = 'user_message_received' | 'agent_message_sent' | 'workspace_message_added';
+
+/**
+ * The conversation and queue events of spec 6.1, to the rooms the spec names. Callers emit only
+ * after the write has committed (DbService.afterCommit). Client sockets get the client view.
+ */
+@Injectable()
+export class ConversationEvents {
+  constructor(private readonly realtime: RealtimeService) {}
+
+  message(event: MessageEvent, conversation: ConversationRow, row: MessageRow): void {
+    // Org rooms hold staff only; Expert follow-ups and notes go to the thread's room alone.
+    const rooms = event === 'workspace_message_added' ? [conversationRoom(conversation.id)] : [conversationRoom(conversation.id), orgRoom(conversation.orgId)];
+    const view = (viewer: 'staff' | 'client') => ({ conversationId: conversation.id, orgId: conversation.orgId, message: toMessageDto(row, viewer, conversation.specialistId) });
+    this.realtime.toAudiences(rooms, event, { staff: view('staff'), client: row.isInternal ? null : view('client') });
+  }
+
+  statusChanged(conversation: ConversationRow, from: ConversationStatus, changedBy: string | null): void {
+    const payload = {
+      conversationId: conversation.id,
+      orgId: conversation.orgId,
+      from,
+      to: conversation.status,
+      resolvedAt: conversation.resolvedAt?.toISOString() ?? null,
+      snoozeUntil: conversation.snoozeUntil?.toISOString() ?? null,
+      changedBy,
+      at: conversation.updatedAt.toISOString(),
+    };
+    this.realtime.toAudiences([conversationRoom(conversation.id), orgRoom(conversation.orgId)], 'conversation_status_changed', {
+      staff: payload,
+      client: { ...payload, changedBy: null },
+    });
+  }
+
+  queueItemAdded(item: QueueItemRow): void {
+    this.realtime.emit([EXPERTS_ROOM, orgRoom(item.orgId)], 'expert_queue_item_added', toQueueItemPayload(item), AUDIENCE_CLIENT);
+  }
+
+  queueItemUpdated(item: QueueItemRow): void {
+    this.realtime.emit([EXPERTS_ROOM, orgRoom(item.orgId)], 'queue_item_updated', toQueueItemPayload(item), AUDIENCE_CLIENT);
+  }
+
+  queueItemStatus(item: QueueItemRow, from: ConversationStatus): void {
+    const payload = { id: item.id, conversationId: item.conversationId, orgId: item.orgId, from, to: item.status, updatedAt: item.updatedAt.toISOString() };
+    this.realtime.emit([EXPERTS_ROOM, orgRoom(item.orgId)], 'queue_item_status_updated', payload, AUDIENCE_CLIENT);
+    if (item.status === 'resolved') this.realtime.emit([EXPERTS_ROOM, orgRoom(item.orgId)], 'queue_item_resolved', payload, AUDIENCE_CLIENT);
+  }
+}

@@ -1,0 +1,372 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type {
+  ConversationDto,
+  ConversationListQuery,
+  CreateConversationInput,
+  MessageDto,
+  SendMessageInput,
+  SentMessageDto,
+  SetStatusInput,
+} from '../../contracts/conversations.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { memberOrgId } from '../../platform/auth/org-scope.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
+import { logger } from '../../platform/observability/logger.js';
+import { SchedulerService } from '../../platform/queue/scheduler.service.js';
+import { UsersService } from '../users/index.js';
+import { AssignmentsService, SpecialistsService } from '../specialists/index.js';
+import { ConversationAccess } from './conversation-access.service.js';
+import { isClientViewer, statusActor } from './conversations.access.js';
+import { toConversationDto, toMessageDto, type SpecialistCard, type Viewer } from './conversations.dto.js';
+import { ConversationEvents } from './conversations.events.js';
+import { ConversationsRepository } from './conversations.repository.js';
+import { transition, type StatusTrigger } from './conversations.status.js';
+import type { ConversationRow, MessageRow } from './conversations.tables.js';
+import { ExpertQueueService } from './expert-queue.service.js';
+import { MessageQuotaService } from './message-quota.service.js';
+import { STRANDED_AFTER_MS, TurnsService, type TurnObserver } from './turns.service.js';
+
+const SWEEP_INTERVAL_MS = 15_000;
+const MATCHES_PER_HIT = 3;
+
+export interface SendOptions {
+  idempotencyKey?: string;
+  /** Streaming: called once the sent message is stored, then with the turn's deltas. */
+  onStored?: (message: MessageDto) => void;
+  observer?: TurnObserver;
+}
+
+/**
+ * Conversations (spec 2.5, 3.1, 4.4): threads between an org and its Specialists, the status
+ * lifecycle, Expert follow-ups and notes, corrections, search. Every read and write is scoped by
+ * what the caller reaches (ConversationAccess).
+ */
+@Injectable()
+export class ConversationsService implements OnModuleInit {
+  constructor(
+    private readonly repo: ConversationsRepository,
+    private readonly access: ConversationAccess,
+    private readonly turns: TurnsService,
+    private readonly queue: ExpertQueueService,
+    private readonly quota: MessageQuotaService,
+    private readonly events: ConversationEvents,
+    private readonly assignments: AssignmentsService,
+    private readonly specialists: SpecialistsService,
+    private readonly users: UsersService,
+    private readonly audit: AuditService,
+    private readonly dbService: DbService,
+    private readonly clock: Clock,
+    private readonly scheduler: SchedulerService,
+  ) {}
+
+  onModuleInit(): void {
+    this.scheduler.every('conversations.resurface-snoozed', SWEEP_INTERVAL_MS, async () => {
+      await this.resurfaceSnoozed();
+    });
+    this.scheduler.every('conversations.stranded-turns', STRANDED_AFTER_MS / 2, async () => {
+      await this.turns.runStranded();
+    });
+  }
+
+  // Reading
+
+  async list(principal: Principal, query: ConversationListQuery) {
+    const reach = await this.access.reachOf(principal);
+    const orgId = query.orgId && isClientViewer(principal) ? memberOrgId(principal, query.orgId) : query.orgId;
+    const rows = await this.repo.list(reach, { orgId, status: query.status }, { limit: query.limit, after: decodeCursor(query.cursor) });
+    const cards = await this.cards(rows.map((r) => r.specialistId));
+    const viewer = viewerOf(principal);
+    return pageOf(rows, query.limit, (r) => ({ at: r.lastMessageAt, id: r.id }), (r) => toConversationDto(r, cards.get(r.specialistId), viewer));
+  }
+
+  async thread(principal: Principal, id: string, query: { limit: number; before?: string }) {
+    const conversation = await this.access.thread(principal, id);
+    const viewer = viewerOf(principal);
+    let before: MessageRow | undefined;
+    if (query.before) {
+      before = await this.repo.findMessage(id, query.before);
+      if (!before || (viewer === 'client' && before.isInternal)) throw new AppError('validation_failed', 'Invalid query', { details: [{ field: 'query.before', message: 'Unknown message' }] });
+    }
+    const rows = await this.repo.thread(id, { includeInternal: viewer === 'staff', limit: query.limit, before });
+    const more = rows.length > query.limit;
+    const page = rows.slice(0, query.limit).reverse();
+    return {
+      conversation: await this.dto(conversation, viewer),
+      messages: page.map((m) => toMessageDto(m, viewer, conversation.specialistId)),
+      nextCursor: more ? page[0]!.id : null,
+    };
+  }
+
+  async search(principal: Principal, query: { q: string; orgId?: string; limit: number; cursor?: string }) {
+    const reach = await this.access.reachOf(principal);
+    const viewer = viewerOf(principal);
+    const orgId = query.orgId && viewer === 'client' ? memberOrgId(principal, query.orgId) : query.orgId;
+    const filter = { q: query.q, orgId, includeInternal: viewer === 'staff' };
+    const hits = await this.repo.search(reach, filter, { limit: query.limit, after: decodeCursor(query.cursor) });
+    const page = hits.slice(0, query.limit);
+    const matches = await this.repo.searchMatches(page.map((h) => h.conversation.id), filter);
+    const cards = await this.cards(page.map((h) => h.conversation.specialistId));
+    return pageOf(hits, query.limit, (h) => ({ at: h.hitAt, id: h.conversation.id }), (h) => ({
+      conversation: toConversationDto(h.conversation, cards.get(h.conversation.specialistId), viewer),
+      matches: matches
+        .filter((m) => m.conversationId === h.conversation.id)
+        .slice(0, MATCHES_PER_HIT)
+        .map((m) => toMessageDto(m, viewer, h.conversation.specialistId)),
+    }));
+  }
+
+  // Writing
+
+  async create(principal: Principal, input: CreateConversationInput): Promise<ConversationDto & { messages: MessageDto[] }> {
+    const orgId = isClientViewer(principal) ? memberOrgId(principal, input.orgId) : input.orgId;
+    if (!orgId) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'orgId', message: 'Required for internal roles' }] });
+    if (!(await this.access.reachesOrg(principal, orgId))) throw AppError.notFound('Organization');
+    const assignment = input.assignmentId
+      ? await this.assignments.get(orgId, input.assignmentId)
+      : (await this.assignments.list(orgId)).find((a) => a.isPrimary);
+    if (!assignment) throw AppError.conflict('No Specialist is assigned to this org yet');
+    if (!(await this.access.reachesOrg(principal, orgId, assignment.specialistId))) throw AppError.notFound('Assignment');
+    if (input.message) await this.quota.consume(orgId);
+    const conversation = await this.repo.insertConversation({
+      orgId,
+      assignmentId: assignment.id,
+      specialistId: assignment.specialistId,
+      subject: input.subject ?? null,
+      createdBy: principal.userId,
+    });
+    const messages: MessageDto[] = [];
+    if (input.message) {
+      const sent = await this.store(principal, conversation.id, { content: input.message }, {});
+      messages.push(...[sent.message, sent.reply].filter((m): m is MessageDto => m !== null));
+    }
+    const viewer = viewerOf(principal);
+    return { ...(await this.dto(await this.access.thread(principal, conversation.id), viewer)), messages };
+  }
+
+  /**
+   * Sends a message: from a client, the Specialist answers it once (the turn runs before this
+   * returns); from staff, a follow-up shown to the client as the Specialist, or an internal note.
+   * A repeated Idempotency-Key returns the first result and creates nothing.
+   */
+  async send(principal: Principal, id: string, input: SendMessageInput, options: SendOptions = {}): Promise<SentMessageDto> {
+    const conversation = await this.access.thread(principal, id);
+    const key = options.idempotencyKey ? `${principal.userId}:${options.idempotencyKey}` : undefined;
+    if (key) {
+      const first = await this.repo.findByIdempotencyKey(id, key);
+      if (first) return this.sentDto(principal, conversation, first);
+    }
+    await this.quota.consume(conversation.orgId);
+    const sent = await this.store(principal, id, input, { key, ...options });
+    return { ...sent.message, reply: sent.reply };
+  }
+
+  private async store(principal: Principal, id: string, input: SendMessageInput, options: SendOptions & { key?: string }): Promise<{ message: MessageDto; reply: MessageDto | null }> {
+    const viewer = viewerOf(principal);
+    if (viewer === 'client' && input.isInternal) throw AppError.forbidden('Clients cannot write internal notes');
+    const role = viewer === 'client' ? 'client' : 'expert';
+    const trigger: StatusTrigger = role === 'client' ? { kind: 'client_message' } : input.isInternal ? { kind: 'internal_note' } : { kind: 'expert_message' };
+    const stored = await this.dbService.transaction(async () => {
+      const conversation = await this.repo.lock(id);
+      const message = await this.repo.insertMessage({
+        conversationId: id,
+        orgId: conversation.orgId,
+        role,
+        senderId: principal.userId,
+        content: input.content,
+        isInternal: role === 'expert' && input.isInternal === true,
+        idempotencyKey: options.key ?? null,
+      });
+      if (!message) return undefined; // the same key, sent concurrently: the first one stands
+      if (role === 'client') await this.repo.insertTurn({ messageId: message.id, conversationId: id, orgId: conversation.orgId });
+      const updated = await this.applyTransition(conversation, trigger, principal, { lastMessageAt: message.createdAt });
+      this.dbService.afterCommit(() => this.events.message(role === 'client' ? 'user_message_received' : 'workspace_message_added', updated, message));
+      return { conversation: updated, message };
+    });
+    if (!stored) {
+      const first = await this.repo.findByIdempotencyKey(id, options.key!);
+      const dto = await this.sentDto(principal, await this.access.thread(principal, id), first!);
+      return { message: dto, reply: dto.reply };
+    }
+    const message = toMessageDto(stored.message, viewer, stored.conversation.specialistId);
+    options.onStored?.(message);
+    if (role !== 'client') return { message, reply: null };
+    const reply = await this.turns.run(stored.conversation, stored.message, options.observer);
+    return { message, reply: reply ? toMessageDto(reply, viewer, stored.conversation.specialistId) : null };
+  }
+
+  /** resolve, reopen, dismiss and set status (spec 3.1). */
+  async changeStatus(principal: Principal, id: string, trigger: StatusTrigger, input: Partial<SetStatusInput> = {}): Promise<ConversationDto> {
+    await this.access.thread(principal, id);
+    let snoozeUntil: Date | undefined;
+    if (trigger.kind === 'set_status' && trigger.to === 'snoozed') {
+      snoozeUntil = new Date(input.snoozeUntil!);
+      if (snoozeUntil.getTime() <= this.clock.now().getTime()) {
+        throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'snoozeUntil', message: 'Must be in the future' }] });
+      }
+    }
+    const updated = await this.dbService.transaction(async () => {
+      const conversation = await this.repo.lock(id);
+      return this.applyTransition(conversation, trigger, principal, snoozeUntil ? { snoozeUntil } : {});
+    });
+    return this.dto(updated, viewerOf(principal));
+  }
+
+  /** An explicit request for a human: the thread goes on the attention list. */
+  async escalate(principal: Principal, id: string, reason: string | undefined): Promise<ConversationDto> {
+    await this.access.thread(principal, id);
+    const updated = await this.dbService.transaction(async () => {
+      const conversation = await this.repo.lock(id);
+      const after = await this.applyTransition(conversation, { kind: 'escalate' }, principal, {}, { mirrorQueue: false });
+      await this.queue.raise(after, 'escalation', reason ?? null, this.clock.now());
+      return after;
+    });
+    await this.audit.record({ action: 'conversation.escalated', userId: principal.userId, resourceId: id, orgId: updated.orgId, impersonatorId: principal.impersonatorId, meta: { reason: reason ?? null } });
+    return this.dto(updated, viewerOf(principal));
+  }
+
+  /** Assigns the thread (and its attention-list item) to an Expert who covers it, or clears it. */
+  async assign(principal: Principal, id: string, expertId: string | null): Promise<ConversationDto> {
+    requireStaffActor(principal);
+    const current = await this.access.thread(principal, id);
+    if (expertId) {
+      const expert = await this.users.findById(expertId);
+      if (!expert || expert.platformRole !== 'expert' || expert.status !== 'active') throw AppError.notFound('Expert');
+      const covering = await this.queue.coveringExperts(current);
+      if (!covering.includes(expertId)) throw AppError.conflict('This Expert does not cover the conversation');
+    }
+    const updated = await this.dbService.transaction(async () => {
+      const conversation = await this.repo.lock(id);
+      const after = await this.repo.update(id, { assignedExpertId: expertId });
+      await this.queue.mirror(after, conversation.status);
+      return after;
+    });
+    await this.audit.record({ action: 'conversation.assigned', userId: principal.userId, resourceId: id, orgId: updated.orgId, impersonatorId: principal.impersonatorId, meta: { expertId } });
+    return this.dto(updated, viewerOf(principal));
+  }
+
+  /** An Expert corrects a delivered reply; the original stays in the message's history (audited). */
+  async correct(principal: Principal, id: string, messageId: string, input: { content: string; reason?: string }): Promise<MessageDto> {
+    requireStaffActor(principal);
+    const conversation = await this.access.thread(principal, id);
+    const result = await this.dbService.transaction(async () => {
+      await this.repo.lock(id);
+      const message = await this.repo.findMessage(id, messageId);
+      if (!message) throw AppError.notFound('Message');
+      if (message.role !== 'specialist' && message.role !== 'expert') throw AppError.conflict('Only a Specialist reply or an Expert follow-up can be corrected');
+      await this.repo.insertRevision({ messageId, orgId: message.orgId, previousContent: message.content, correctedBy: principal.userId, reason: input.reason ?? null });
+      const corrected = await this.repo.updateMessage(messageId, { content: input.content, correctedAt: new Date() });
+      this.dbService.afterCommit(() => this.events.message('workspace_message_added', conversation, corrected));
+      return { before: message, after: corrected };
+    });
+    await this.audit.record({
+      action: 'conversation.message.corrected',
+      userId: principal.userId,
+      resourceId: messageId,
+      orgId: conversation.orgId,
+      impersonatorId: principal.impersonatorId,
+      meta: { conversationId: id, reason: input.reason ?? null, from: result.before.content, to: result.after.content },
+    });
+    return toMessageDto(result.after, 'staff', conversation.specialistId);
+  }
+
+  async revisions(principal: Principal, id: string, messageId: string) {
+    requireStaffActor(principal);
+    await this.access.thread(principal, id);
+    if (!(await this.repo.findMessage(id, messageId))) throw AppError.notFound('Message');
+    return (await this.repo.revisions(messageId)).map((r) => ({
+      id: r.id,
+      previousContent: r.previousContent,
+      correctedBy: r.correctedBy,
+      reason: r.reason,
+      createdAt: r.createdAt.toISOString(),
+    }));
+  }
+
+  /** Snoozed threads whose time has come go back to pending, with a synthetic activity entry. */
+  async resurfaceSnoozed(): Promise<number> {
+    const due = await this.repo.dueSnoozes(this.clock.now(), 100);
+    let count = 0;
+    for (const row of due) {
+      try {
+        const done = await this.dbService.transaction(async () => {
+          const conversation = await this.repo.lock(row.id);
+          if (conversation.status !== 'snoozed' || !conversation.snoozeUntil || conversation.snoozeUntil > this.clock.now()) return false;
+          const entry = await this.repo.insertMessage({
+            conversationId: conversation.id,
+            orgId: conversation.orgId,
+            role: 'system',
+            senderId: null,
+            content: `Snooze ended (${conversation.snoozeUntil.toISOString()}): the conversation is pending again.`,
+            isInternal: true,
+          });
+          const updated = await this.applyTransition(conversation, { kind: 'snooze_expired' }, null, {});
+          this.dbService.afterCommit(() => entry && this.events.message('workspace_message_added', updated, entry));
+          return true;
+        });
+        if (done) count++;
+      } catch (err) {
+        logger.error({ err, conversationId: row.id }, 'resurfacing a snoozed conversation failed');
+      }
+    }
+    return count;
+  }
+
+  // Helpers
+
+  /**
+   * Applies a trigger to a locked conversation inside the caller's transaction: the pure rule
+   * decides, the row, the attention-list item and the after-commit event follow.
+   */
+  private async applyTransition(
+    conversation: ConversationRow,
+    trigger: StatusTrigger,
+    principal: Principal | null,
+    extra: { lastMessageAt?: Date; snoozeUntil?: Date },
+    options: { mirrorQueue?: boolean } = {},
+  ): Promise<ConversationRow> {
+    const result = transition(conversation.status, trigger, principal ? statusActor(principal) : 'system', conversation.resolvedAt);
+    if (!result.ok) throw result.error === 'forbidden' ? AppError.forbidden(result.message) : AppError.conflict(result.message);
+    const snoozeChanged = result.to === 'snoozed' && extra.snoozeUntil !== undefined;
+    if (!result.changed && !snoozeChanged && !extra.lastMessageAt) return conversation;
+    const updated = await this.repo.update(conversation.id, {
+      status: result.to,
+      ...(result.stampResolvedAt ? { resolvedAt: this.clock.now() } : {}),
+      snoozeUntil: result.to === 'snoozed' ? (extra.snoozeUntil ?? conversation.snoozeUntil) : null,
+      ...(extra.lastMessageAt ? { lastMessageAt: extra.lastMessageAt } : {}),
+    });
+    if (result.changed || snoozeChanged) {
+      if (options.mirrorQueue !== false) await this.queue.mirror(updated, conversation.status);
+      this.dbService.afterCommit(() => this.events.statusChanged(updated, conversation.status, principal?.userId ?? null));
+    }
+    return updated;
+  }
+
+  private async sentDto(principal: Principal, conversation: ConversationRow, message: MessageRow): Promise<SentMessageDto> {
+    const viewer = viewerOf(principal);
+    const reply = message.role === 'client' ? await this.repo.findReply(conversation.id, message.id) : undefined;
+    return { ...toMessageDto(message, viewer, conversation.specialistId), reply: reply ? toMessageDto(reply, viewer, conversation.specialistId) : null };
+  }
+
+  private async cards(specialistIds: string[]): Promise<Map<string, SpecialistCard>> {
+    const rows = await this.specialists.byIds(specialistIds);
+    return new Map([...rows.values()].map((s) => [s.id, { id: s.id, name: s.name, avatarUrl: s.avatarUrl }]));
+  }
+
+  private async dto(row: ConversationRow, viewer: Viewer): Promise<ConversationDto> {
+    return toConversationDto(row, (await this.cards([row.specialistId])).get(row.specialistId), viewer);
+  }
+}
+
+function viewerOf(principal: Principal): Viewer {
+  return isClientViewer(principal) ? 'client' : 'staff';
+}
+
+/** Corrections and assignment are Expert work: expert, account_manager, superadmin. */
+function requireStaffActor(principal: Principal): void {
+  const actor = statusActor(principal);
+  if (actor !== 'expert' && actor !== 'account_manager' && actor !== 'superadmin') throw AppError.forbidden('Only Experts, account managers and superadmins can do this');
+}

@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { DbService } from '../../platform/db/db.service.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { logger } from '../../platform/observability/logger.js';
+import { AgentService } from '../agent/index.js';
+import { SpecialistsService } from '../specialists/index.js';
+import { ConversationEvents } from './conversations.events.js';
+import { ConversationsRepository } from './conversations.repository.js';
+import type { ConversationRow, MessageRow } from './conversations.tables.js';
+import { ExpertQueueService } from './expert-queue.service.js';
+
+/** Attempts of one turn before it counts as a genuine failure, and the pauses between them. */
+export const TURN_ATTEMPTS = 3;
+const BACKOFF_MS = [300, 1200];
+/** A claim outlives the longest model call; past it, a sweeper may take the turn over. */
+const LEASE_MS = 180_000;
+const HISTORY_MESSAGES = 20;
+/** A turn still queued this long after its message was stored lost its request: the sweeper runs it. */
+export const STRANDED_AFTER_MS = 30_000;
+
+export interface TurnObserver {
+  /** Each text delta of the reply as the model produces it. */
+  onDelta?: (text: string) => void;
+  /** An attempt failed after some deltas: the deltas so far are void. */
+  onRetry?: () => void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One agent turn per client message, keyed by that message: claimed in the database before the
+ * model is called, the reply stored with a unique reference to the message. A retried job, a
+ * second instance or a crash mid-turn never produce two replies.
+ */
+@Injectable()
+export class TurnsService {
+  constructor(
+    private readonly repo: ConversationsRepository,
+    private readonly agent: AgentService,
+    private readonly specialists: SpecialistsService,
+    private readonly events: ConversationEvents,
+    private readonly queue: ExpertQueueService,
+    private readonly dbService: DbService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Runs the turn of a client message unless it ran or runs elsewhere. Returns the reply (new or
+   * already stored), or null when the turn failed or another worker holds it.
+   */
+  async run(conversation: ConversationRow, message: MessageRow, observer: TurnObserver = {}): Promise<MessageRow | null> {
+    const claim = await this.repo.claimTurn(message.id, LEASE_MS);
+    if (!claim) return (await this.repo.findReply(conversation.id, message.id)) ?? null;
+    const existing = await this.repo.findReply(conversation.id, message.id);
+    if (existing) {
+      await this.repo.finishTurn(message.id, 'done');
+      return existing;
+    }
+    const specialist = (await this.specialists.byIds([conversation.specialistId])).get(conversation.specialistId);
+    const history = (await this.repo.history(conversation.id, message, HISTORY_MESSAGES))
+      .reverse()
+      .map((m) => ({ role: m.role === 'client' ? ('user' as const) : ('assistant' as const), content: m.content }));
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= TURN_ATTEMPTS; attempt++) {
+      let streamed = false;
+      try {
+        const result = await this.agent.runTurn({
+          orgId: conversation.orgId,
+          assignmentId: conversation.assignmentId,
+          specialist: { id: conversation.specialistId, name: specialist?.name ?? 'Specialist', persona: specialist?.persona ?? null },
+          conversationId: conversation.id,
+          turnMessageId: message.id,
+          history,
+          onTextDelta: observer.onDelta
+            ? (delta) => {
+                streamed = true;
+                observer.onDelta!(delta);
+              }
+            : undefined,
+        });
+        return await this.deliver(conversation.id, message, result.text);
+      } catch (err) {
+        lastError = err;
+        logger.warn({ err: (err as Error).message, conversationId: conversation.id, messageId: message.id, attempt }, 'agent turn attempt failed');
+        if (streamed) observer.onRetry?.();
+        if (attempt < TURN_ATTEMPTS) await sleep(BACKOFF_MS[attempt - 1] ?? 1000);
+      }
+    }
+    await this.fail(conversation.id, message, lastError);
+    return null;
+  }
+
+  /** Runs turns whose request died before or during the turn (the periodic sweeper). */
+  async runStranded(limit = 20): Promise<number> {
+    const stranded = await this.repo.strandedTurns(new Date(Date.now() - STRANDED_AFTER_MS), limit);
+    for (const turn of stranded) {
+      const [conversation] = await this.repo.conversationsByIds([turn.conversationId]);
+      const message = conversation && (await this.repo.findMessage(conversation.id, turn.messageId));
+      if (!conversation || !message) continue;
+      await this.run(conversation, message);
+    }
+    return stranded.length;
+  }
+
+  /** Stores the reply once; the delivery event follows the commit (spec 6.1.5: exactly once). */
+  private async deliver(conversationId: string, message: MessageRow, text: string): Promise<MessageRow> {
+    return this.dbService.transaction(async () => {
+      const conversation = await this.repo.lock(conversationId);
+      const reply = await this.repo.insertMessage({
+        conversationId,
+        orgId: conversation.orgId,
+        role: 'specialist',
+        senderId: conversation.specialistId,
+        content: text,
+        replyToMessageId: message.id,
+      });
+      await this.repo.finishTurn(message.id, 'done');
+      if (!reply) return (await this.repo.findReply(conversationId, message.id))!;
+      // A Specialist reply changes no status (spec 3.1); the agent handled the turn.
+      const updated = await this.repo.update(conversationId, { autoResponded: true, lastMessageAt: reply.createdAt });
+      this.dbService.afterCommit(() => this.events.message('agent_message_sent', updated, reply));
+      return reply;
+    });
+  }
+
+  /** A turn that failed after its retries: an attention-list item and the covering Experts told. */
+  private async fail(conversationId: string, message: MessageRow, error: unknown): Promise<void> {
+    const text = error instanceof Error ? error.message : String(error);
+    await this.dbService.transaction(async () => {
+      const conversation = await this.repo.lock(conversationId);
+      await this.repo.finishTurn(message.id, 'failed', text.slice(0, 2000));
+      await this.queue.raise(conversation, 'agent_failure', `The Specialist could not answer after ${TURN_ATTEMPTS} attempts: ${text.slice(0, 500)}`, this.clock.now());
+    });
+  }
+}
