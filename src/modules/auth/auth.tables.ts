@@ -1,4 +1,5 @@
-import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { users } from '../users/users.tables.js';
 
 export type OtpPurpose = 'login' | 'invite' | 'password_reset';
 
@@ -20,3 +21,21 @@ export const emailOtpCodes = pgTable(
   (t) => [index('email_otp_codes_lookup_idx').on(t.email, t.purpose, t.createdAt)],
 );
 export type EmailOtpCodeRow = typeof emailOtpCodes.$inferSelect;
+
+/**
+ * Two-factor recovery codes: each is a keyed hash, usable once, so a user who lost the
+ * authenticator can still sign in. A new set replaces the old one.
+ */
+export const totpRecoveryCodes = pgTable(
+  'totp_recovery_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('totp_recovery_codes_user_hash_key').on(t.userId, t.codeHash)],
+);

@@ -1,4 +1,4 @@
-import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { OrgRole, PlatformRole, UserStatus } from '../../contracts/roles.js';
 import { orgs } from '../orgs/orgs.tables.js';
 
@@ -15,7 +15,11 @@ export const users = pgTable(
     passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     totpSecretEnc: text('totp_secret_enc'),
     totpEnabled: boolean('totp_enabled').notNull().default(false),
+    /** The time step of the last TOTP code accepted: a code is never accepted twice. */
+    totpLastStep: integer('totp_last_step'),
     lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
+    /** Set when an administrator removed (anonymised) the user; the row stays for history. */
+    removedAt: timestamp('removed_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
