@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, type PlatformDeps } from './platform/platform.module.js';
+import { AgentModule } from './modules/agent/index.js';
 import { AuthModule } from './modules/auth/index.js';
+import { ClientBriefsModule } from './modules/client-briefs/index.js';
 import { DemoModule } from './modules/demo/index.js';
 import { ExpertsModule } from './modules/experts/index.js';
 import { OnboardingModule } from './modules/onboarding/index.js';
@@ -24,6 +26,8 @@ export class AppModule {
         NotificationsModule,
         ExpertsModule,
         OnboardingModule,
+        ClientBriefsModule,
+        AgentModule,
         ...(deps.config.isProduction ? [] : [DemoModule.forRoot({ routes: true })]),
       ],
     };

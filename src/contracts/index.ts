@@ -7,3 +7,5 @@ export * from './orgs.js';
 export * from './assignments.js';
 export * from './experts.js';
 export * from './conversations.js';
+export * from './agent.js';
+export * from './client-briefs.js';

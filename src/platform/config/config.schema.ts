@@ -45,6 +45,7 @@ export const EnvSchema = z.object({
   LLM_MODEL: optionalString,
   LLM_API_KEY: optionalString,
   LLM_BASE_URL: optionalUrl,
+  LLM_TIMEOUT_MS: intFrom(60_000, 1),
   ORG_MESSAGE_QUOTA_PER_HOUR: intFrom(1000, 1),
   THROTTLE_ORG_PER_MINUTE: intFrom(6000, 1),
   THROTTLE_IP_PER_MINUTE: intFrom(1200, 1),

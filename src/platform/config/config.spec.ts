@@ -40,6 +40,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/ENCRYPTION_KEY: must be 32 bytes/);
   });
 
+  it('checks the LLM provider settings: a hosted provider needs its key, openai-compatible its URL and model', () => {
+    const DATA_DIR = tmp();
+    expect(loadConfig({ DATA_DIR }).llm).toMatchObject({ provider: 'offline', timeoutMs: 60_000 });
+    expect(() => loadConfig({ DATA_DIR, LLM_PROVIDER: 'openai' })).toThrow(/LLM_API_KEY: required with LLM_PROVIDER=openai/);
+    expect(() => loadConfig({ DATA_DIR, LLM_PROVIDER: 'openai-compatible', LLM_MODEL: 'm' })).toThrow(/LLM_BASE_URL/);
+    expect(() => loadConfig({ DATA_DIR, LLM_PROVIDER: 'openai-compatible', LLM_BASE_URL: 'http://127.0.0.1:1/v1' })).toThrow(/LLM_MODEL/);
+    expect(() => loadConfig({ DATA_DIR, LLM_TIMEOUT_MS: '0' })).toThrow(/LLM_TIMEOUT_MS/);
+    const c = loadConfig({ DATA_DIR, LLM_PROVIDER: 'anthropic', LLM_API_KEY: 'k', LLM_TIMEOUT_MS: '5000' });
+    expect(c.llm).toMatchObject({ provider: 'anthropic', apiKey: 'k', timeoutMs: 5000 });
+  });
+
   it('refuses to boot in production without ENCRYPTION_KEY or the JWT keys (spec 5.7)', () => {
     const err = (() => {
       try {

@@ -20,7 +20,14 @@ export interface AppConfig {
   readonly keys: KeyMaterial;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
-  readonly llm: { provider: ParsedEnv['LLM_PROVIDER']; model?: string; apiKey?: string; baseUrl?: string };
+  readonly llm: {
+    provider: ParsedEnv['LLM_PROVIDER'];
+    model?: string;
+    apiKey?: string;
+    baseUrl?: string;
+    /** Each model call is abandoned (and recorded as failed) after this long. */
+    timeoutMs: number;
+  };
   readonly limits: {
     orgMessageQuotaPerHour: number;
     throttleOrgPerMinute: number;
@@ -75,6 +82,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if ((e.JWT_PRIVATE_KEY === undefined) !== (e.JWT_PUBLIC_KEY === undefined)) {
     throw new ConfigError('Invalid configuration:\n  JWT_PRIVATE_KEY / JWT_PUBLIC_KEY: set both or neither');
   }
+  const llmProblem = llmConfigProblem(e);
+  if (llmProblem) throw new ConfigError(`Invalid configuration:\n  ${llmProblem}`);
   const dataDir = resolve(e.DATA_DIR);
   const keys = loadKeys({
     dataDir,
@@ -97,7 +106,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     keys,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
-    llm: { provider: e.LLM_PROVIDER, model: e.LLM_MODEL, apiKey: e.LLM_API_KEY, baseUrl: e.LLM_BASE_URL },
+    llm: { provider: e.LLM_PROVIDER, model: e.LLM_MODEL, apiKey: e.LLM_API_KEY, baseUrl: e.LLM_BASE_URL, timeoutMs: e.LLM_TIMEOUT_MS },
     limits: {
       orgMessageQuotaPerHour: e.ORG_MESSAGE_QUOTA_PER_HOUR,
       throttleOrgPerMinute: e.THROTTLE_ORG_PER_MINUTE,
@@ -121,4 +130,18 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     seedDemoData: !isProduction && (e.SEED_DEMO_DATA ?? true),
   };
+}
+
+/** A hosted provider needs its key; an openai-compatible server needs its URL and a model name. */
+function llmConfigProblem(e: ParsedEnv): string | undefined {
+  switch (e.LLM_PROVIDER) {
+    case 'openai':
+    case 'anthropic':
+      return e.LLM_API_KEY ? undefined : `LLM_API_KEY: required with LLM_PROVIDER=${e.LLM_PROVIDER}`;
+    case 'openai-compatible':
+      if (!e.LLM_BASE_URL) return 'LLM_BASE_URL: required with LLM_PROVIDER=openai-compatible';
+      return e.LLM_MODEL ? undefined : 'LLM_MODEL: required with LLM_PROVIDER=openai-compatible';
+    default:
+      return undefined;
+  }
 }

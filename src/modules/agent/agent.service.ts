@@ -1,0 +1,182 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { stepCountIs, streamText } from 'ai';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { logger } from '../../platform/observability/logger.js';
+import { ClientBriefsService } from '../client-briefs/index.js';
+import { OrgsService } from '../orgs/index.js';
+import { buildSystemPrompt } from './agent.prompt.js';
+import { LlmRunsRepository, type CostTotals } from './llm-runs.repository.js';
+import { meteredModel, type ModelCall } from './metered-model.js';
+import { createConfiguredModel, type ConfiguredModel } from './model-provider.js';
+import { costMicroUsd, priceFor } from './pricing.js';
+import { CLIENT_BRIEF_TOOL } from './tool-registry.js';
+import { AgentToolsService } from './tools.service.js';
+
+export interface AgentTurnInput {
+  orgId: string;
+  /** The OSA; recorded as llm_runs.osa_id. */
+  assignmentId: string;
+  specialist: { id: string; name: string; persona: string | null };
+  conversationId: string;
+  /** The client message this turn answers; llm_runs.message_id. */
+  turnMessageId: string;
+  /** Oldest first; the last entry is the client message being answered. */
+  history: Array<{ role: 'user' | 'assistant'; content: string }>;
+  /** Default 'chat-hermes'. */
+  purpose?: string;
+  /** Streaming: called with each text delta as it arrives. */
+  onTextDelta?: (delta: string) => void;
+  abortSignal?: AbortSignal;
+}
+
+export interface AgentTurnResult {
+  text: string;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  costMicroUsd: number;
+}
+
+/** A turn that produced no reply. Its model calls are already in the ledger; the caller may retry. */
+export class AgentTurnError extends AppError {
+  constructor(
+    /** Why, for logs and the attention list (provider status and message, timeout, cancellation). */
+    readonly reason: string,
+    cause?: unknown,
+  ) {
+    super('service_unavailable', 'The Specialist could not answer right now', { cause });
+    this.name = 'AgentTurnError';
+  }
+}
+
+/** Model calls per turn: the first answer plus a few tool round trips. */
+export const MAX_STEPS = 4;
+export const DEFAULT_PURPOSE = 'chat-hermes';
+
+/**
+ * The Specialist agent: one turn is one answer to one client message, streamed. Every model call
+ * (each tool step is one) becomes one `llm_runs` row with its cost from the price table. It never
+ * retries (the caller does) and never writes conversation rows.
+ */
+@Injectable()
+export class AgentService {
+  private readonly configured: ConfiguredModel;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly runs: LlmRunsRepository,
+    private readonly tools: AgentToolsService,
+    private readonly orgs: OrgsService,
+    private readonly briefs: ClientBriefsService,
+    private readonly dbService: DbService,
+  ) {
+    this.configured = createConfiguredModel(config.llm);
+  }
+
+  /** The provider and model turns run on (`offline` unless LLM_PROVIDER says otherwise). */
+  get modelInfo(): { provider: string; model: string } {
+    return { provider: this.configured.provider, model: this.configured.modelId };
+  }
+
+  async runTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
+    // A model call takes seconds: holding a transaction (and on PGlite, the only connection) that long would stall everything.
+    if (this.dbService.inTransaction) throw new Error('AgentService.runTurn must not be called inside a database transaction');
+    const org = await this.orgs.findById(input.orgId);
+    if (!org) throw AppError.notFound('Organization');
+    const [briefs, offer] = await Promise.all([this.briefs.briefsOf(org.id), this.tools.offeredTools(org)]);
+    const system = buildSystemPrompt({
+      specialist: input.specialist,
+      org,
+      briefs,
+      tools: offer.offered,
+      briefTool: offer.offered.some((t) => t.name === CLIENT_BRIEF_TOOL) ? CLIENT_BRIEF_TOOL : undefined,
+    });
+
+    const { provider, modelId } = this.configured;
+    const price = priceFor(provider, modelId);
+    const totals = { inputTokens: 0, outputTokens: 0, costMicroUsd: 0 };
+    let ledger: Promise<unknown> = Promise.resolve();
+    const record = (call: ModelCall) => {
+      const cost = costMicroUsd(price, call);
+      totals.inputTokens += call.inputTokens;
+      totals.outputTokens += call.outputTokens;
+      totals.costMicroUsd += cost;
+      // One after the other, so a turn's rows keep the order of its calls.
+      ledger = ledger.then(() =>
+        this.runs
+          .insert({
+            orgId: org.id,
+            osaId: input.assignmentId,
+            conversationId: input.conversationId,
+            messageId: input.turnMessageId,
+            purpose: input.purpose ?? DEFAULT_PURPOSE,
+            provider,
+            model: modelId,
+            inputTokens: call.inputTokens,
+            outputTokens: call.outputTokens,
+            costMicroUsd: cost,
+            latencyMs: call.latencyMs,
+            outcome: call.ok ? 'ok' : 'error',
+            error: call.error ?? null,
+          })
+          .catch((err: unknown) => logger.error({ err, orgId: org.id, messageId: input.turnMessageId }, 'llm_runs write failed')),
+      );
+    };
+
+    let text = '';
+    let failure: { reason: string; cause?: unknown } | undefined;
+    let lastCallError: string | undefined;
+    try {
+      const result = streamText({
+        model: meteredModel(this.configured.model, {
+          timeoutMs: this.config.llm.timeoutMs,
+          onCall: (call) => {
+            if (!call.ok) lastCallError = call.error;
+            record(call);
+          },
+        }),
+        system,
+        messages: input.history.map((m) => ({ role: m.role, content: m.content })),
+        tools: offer.tools,
+        stopWhen: stepCountIs(MAX_STEPS),
+        maxRetries: 0,
+        abortSignal: input.abortSignal,
+      });
+      for await (const part of result.fullStream) {
+        if (part.type === 'text-delta') {
+          text += part.text;
+          input.onTextDelta?.(part.text);
+        } else if (part.type === 'error') {
+          failure ??= { reason: lastCallError ?? describe(part.error), cause: part.error };
+        } else if (part.type === 'abort') {
+          failure ??= { reason: lastCallError ?? 'cancelled by the caller' };
+        }
+      }
+    } catch (err) {
+      failure ??= { reason: lastCallError ?? describe(err), cause: err };
+    } finally {
+      await ledger;
+    }
+    if (!failure && text.trim() === '') failure = { reason: 'the model gave no text' };
+    if (failure) throw new AgentTurnError(failure.reason, failure.cause);
+    return { text, provider, model: modelId, ...totals };
+  }
+
+  /** Ledger totals per org for calls in [from, to) (the billing cost panels). */
+  costsByOrg(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string }>> {
+    return this.runs.costsByOrg(from, to);
+  }
+
+  /** Ledger totals per OSA of one org for calls in [from, to). */
+  costsByOsa(orgId: string, from: Date, to: Date): Promise<Array<CostTotals & { osaId: string | null }>> {
+    return this.runs.costsByOsa(orgId, from, to);
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

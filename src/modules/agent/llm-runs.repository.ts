@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { DbService } from '../../platform/db/db.service.js';
+import { llmRuns, type LlmRunRow } from './agent.tables.js';
+
+export type NewLlmRun = typeof llmRuns.$inferInsert;
+
+export interface CostTotals {
+  costMicroUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+  calls: number;
+  errors: number;
+}
+
+const totals = {
+  costMicroUsd: sql<number>`coalesce(sum(${llmRuns.costMicroUsd}), 0)::bigint`.mapWith(Number),
+  inputTokens: sql<number>`coalesce(sum(${llmRuns.inputTokens}), 0)::bigint`.mapWith(Number),
+  outputTokens: sql<number>`coalesce(sum(${llmRuns.outputTokens}), 0)::bigint`.mapWith(Number),
+  calls: sql<number>`count(*)::int`.mapWith(Number),
+  errors: sql<number>`count(*) filter (where ${llmRuns.outcome} = 'error')::int`.mapWith(Number),
+};
+
+/**
+ * The LLM cost ledger (spec 2.9). Rows are written on the root connection: a model call happened
+ * whatever becomes of the caller's transaction.
+ */
+@Injectable()
+export class LlmRunsRepository {
+  constructor(private readonly dbService: DbService) {}
+
+  async insert(values: NewLlmRun): Promise<LlmRunRow> {
+    const [row] = await this.dbService.root.insert(llmRuns).values(values).returning();
+    return row!;
+  }
+
+  /** Per org, calls made in [from, to). */
+  async costsByOrg(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string }>> {
+    return this.dbService.db
+      .select({ orgId: llmRuns.orgId, ...totals })
+      .from(llmRuns)
+      .where(and(gte(llmRuns.createdAt, from), lt(llmRuns.createdAt, to)))
+      .groupBy(llmRuns.orgId)
+      .orderBy(desc(totals.costMicroUsd));
+  }
+
+  /** Per OSA of one org, calls made in [from, to). */
+  async costsByOsa(orgId: string, from: Date, to: Date): Promise<Array<CostTotals & { osaId: string | null }>> {
+    return this.dbService.db
+      .select({ osaId: llmRuns.osaId, ...totals })
+      .from(llmRuns)
+      .where(and(eq(llmRuns.orgId, orgId), gte(llmRuns.createdAt, from), lt(llmRuns.createdAt, to)))
+      .groupBy(llmRuns.osaId)
+      .orderBy(desc(totals.costMicroUsd));
+  }
+
+  /** The calls made for one message's turn, oldest first. */
+  async forMessage(orgId: string, messageId: string): Promise<LlmRunRow[]> {
+    return this.dbService.db
+      .select()
+      .from(llmRuns)
+      .where(and(eq(llmRuns.orgId, orgId), eq(llmRuns.messageId, messageId)))
+      .orderBy(asc(llmRuns.createdAt), asc(llmRuns.id));
+  }
+}

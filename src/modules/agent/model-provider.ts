@@ -1,0 +1,41 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { AppConfig } from '../../platform/config/config.js';
+import { OFFLINE_MODEL_ID, OfflineLanguageModel } from './offline-model.js';
+
+export type LlmProviderName = AppConfig['llm']['provider'];
+
+/** The configured model, with the provider and model names the ledger records. */
+export interface ConfiguredModel {
+  model: LanguageModelV3;
+  provider: LlmProviderName;
+  modelId: string;
+}
+
+export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-3-5-haiku-latest' } as const;
+
+/**
+ * `LLM_PROVIDER` -> an AI SDK model. loadConfig has already refused a hosted provider without
+ * its key and an openai-compatible server without its URL and model.
+ */
+export function createConfiguredModel(llm: AppConfig['llm']): ConfiguredModel {
+  switch (llm.provider) {
+    case 'openai': {
+      const modelId = llm.model ?? DEFAULT_MODELS.openai;
+      return { provider: 'openai', modelId, model: createOpenAI({ apiKey: llm.apiKey, baseURL: llm.baseUrl })(modelId) };
+    }
+    case 'anthropic': {
+      const modelId = llm.model ?? DEFAULT_MODELS.anthropic;
+      return { provider: 'anthropic', modelId, model: createAnthropic({ apiKey: llm.apiKey, baseURL: llm.baseUrl })(modelId) };
+    }
+    case 'openai-compatible': {
+      const modelId = llm.model!;
+      const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL: llm.baseUrl!, apiKey: llm.apiKey, includeUsage: true });
+      return { provider: 'openai-compatible', modelId, model: provider.chatModel(modelId) };
+    }
+    default:
+      return { provider: 'offline', modelId: OFFLINE_MODEL_ID, model: new OfflineLanguageModel() };
+  }
+}
