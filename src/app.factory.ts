@@ -71,6 +71,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, dbService, metrics, redis }), adapter, {
       logger: new PinoNestLogger(),
       abortOnError: false,
+      // Webhook signatures are computed over the exact bytes received (JSON and form bodies).
+      rawBody: true,
     });
     app.setGlobalPrefix('api');
     const fastify = app.getHttpAdapter().getInstance();

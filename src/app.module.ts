@@ -2,7 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, type PlatformDeps } from './platform/platform.module.js';
 import { AgentModule } from './modules/agent/index.js';
 import { AuthModule } from './modules/auth/index.js';
+import { ChannelsModule } from './modules/channels/index.js';
 import { ClientBriefsModule } from './modules/client-briefs/index.js';
+import { ConversationsModule } from './modules/conversations/index.js';
 import { DemoModule } from './modules/demo/index.js';
 import { ExpertsModule } from './modules/experts/index.js';
 import { OnboardingModule } from './modules/onboarding/index.js';
@@ -28,6 +30,8 @@ export class AppModule {
         OnboardingModule,
         ClientBriefsModule,
         AgentModule,
+        ConversationsModule,
+        ChannelsModule,
         ...(deps.config.isProduction ? [] : [DemoModule.forRoot({ routes: true })]),
       ],
     };

@@ -9,3 +9,4 @@ export * from './experts.js';
 export * from './conversations.js';
 export * from './agent.js';
 export * from './client-briefs.js';
+export * from './channels.js';

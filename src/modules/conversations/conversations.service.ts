@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type {
+  ConversationChannel,
   ConversationDto,
   ConversationListQuery,
   CreateConversationInput,
@@ -183,6 +184,8 @@ export class ConversationsService implements OnModuleInit {
       if (!message) return undefined; // the same key, sent concurrently: the first one stands
       if (role === 'client') await this.repo.insertTurn({ messageId: message.id, conversationId: id, orgId: conversation.orgId });
       const updated = await this.applyTransition(conversation, trigger, principal, { lastMessageAt: message.createdAt });
+      // An Expert's visible follow-up reaches a channel's client through that channel.
+      if (role === 'expert' && !message.isInternal) await this.turns.sendOut(updated, message);
       this.dbService.afterCommit(() => this.events.message(role === 'client' ? 'user_message_received' : 'workspace_message_added', updated, message));
       return { conversation: updated, message };
     });
@@ -196,6 +199,57 @@ export class ConversationsService implements OnModuleInit {
     if (role !== 'client') return { message, reply: null };
     const reply = await this.turns.run(stored.conversation, stored.message, options.observer);
     return { message, reply: reply ? toMessageDto(reply, viewer, stored.conversation.specialistId) : null };
+  }
+
+  // Channels (called by the channels module's inbound worker)
+
+  /**
+   * Opens the conversation of a new channel thread, with the given id, inside the caller's
+   * transaction (the caller binds the thread to it in the same one). With the primary Specialist,
+   * or the assignment the channel addressed (an email alias).
+   */
+  async openForChannel(input: { id: string; orgId: string; channel: ConversationChannel; assignmentId?: string; subject: string | null }): Promise<ConversationRow> {
+    const assignment = input.assignmentId
+      ? await this.assignments.get(input.orgId, input.assignmentId)
+      : (await this.assignments.list(input.orgId)).find((a) => a.isPrimary);
+    if (!assignment) throw AppError.conflict('No Specialist is assigned to this org yet');
+    return this.repo.insertConversation({
+      id: input.id,
+      orgId: input.orgId,
+      assignmentId: assignment.id,
+      specialistId: assignment.specialistId,
+      subject: input.subject,
+      channel: input.channel,
+    });
+  }
+
+  /**
+   * A client message that arrived through a channel: counted against the org quota (429 when
+   * over), stored once per channel message key, answered once. A redelivery returns the first
+   * message and creates nothing.
+   */
+  async receiveFromChannel(input: { conversationId: string; orgId: string; channel: ConversationChannel; messageKey: string; content: string }): Promise<{ conversation: ConversationRow; message: MessageRow; reply: MessageRow | null; duplicate: boolean }> {
+    const key = `${input.channel}:${input.messageKey}`;
+    const [current] = await this.repo.conversationsByIds([input.conversationId]);
+    if (!current || current.orgId !== input.orgId) throw AppError.notFound('Conversation');
+    const first = await this.repo.findByIdempotencyKey(current.id, key);
+    if (first) return { conversation: current, message: first, reply: (await this.repo.findReply(current.id, first.id)) ?? null, duplicate: true };
+    await this.quota.consume(input.orgId);
+    const stored = await this.dbService.transaction(async () => {
+      const conversation = await this.repo.lock(current.id);
+      const message = await this.repo.insertMessage({ conversationId: current.id, orgId: input.orgId, role: 'client', senderId: null, content: input.content, idempotencyKey: key });
+      if (!message) return undefined;
+      await this.repo.insertTurn({ messageId: message.id, conversationId: current.id, orgId: input.orgId });
+      const updated = await this.applyTransition(conversation, { kind: 'client_message' }, null, { lastMessageAt: message.createdAt });
+      this.dbService.afterCommit(() => this.events.message('user_message_received', updated, message));
+      return { conversation: updated, message };
+    });
+    if (!stored) {
+      const message = (await this.repo.findByIdempotencyKey(current.id, key))!;
+      return { conversation: current, message, reply: (await this.repo.findReply(current.id, message.id)) ?? null, duplicate: true };
+    }
+    const reply = await this.turns.run(stored.conversation, stored.message);
+    return { ...stored, reply, duplicate: false };
   }
 
   /** resolve, reopen, dismiss and set status (spec 3.1). */

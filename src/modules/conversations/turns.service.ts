@@ -8,6 +8,7 @@ import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import type { ConversationRow, MessageRow } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
+import type { OutboundPort } from './outbound.port.js';
 
 /** Attempts of one turn before it counts as a genuine failure, and the pauses between them. */
 export const TURN_ATTEMPTS = 3;
@@ -34,6 +35,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 @Injectable()
 export class TurnsService {
+  private outbound?: OutboundPort;
+
   constructor(
     private readonly repo: ConversationsRepository,
     private readonly agent: AgentService,
@@ -90,6 +93,16 @@ export class TurnsService {
     return null;
   }
 
+  /** The channels module registers where channel conversations' replies go. */
+  setOutboundPort(port: OutboundPort): void {
+    this.outbound = port;
+  }
+
+  /** Inside the storing transaction: a reply to a channel conversation is queued for that channel. */
+  async sendOut(conversation: ConversationRow, message: MessageRow): Promise<void> {
+    if (conversation.channel !== 'web' && this.outbound) await this.outbound.enqueue(conversation, message);
+  }
+
   /** Runs turns whose request died before or during the turn (the periodic sweeper). */
   async runStranded(limit = 20): Promise<number> {
     const stranded = await this.repo.strandedTurns(new Date(Date.now() - STRANDED_AFTER_MS), limit);
@@ -118,6 +131,7 @@ export class TurnsService {
       if (!reply) return (await this.repo.findReply(conversationId, message.id))!;
       // A Specialist reply changes no status (spec 3.1); the agent handled the turn.
       const updated = await this.repo.update(conversationId, { autoResponded: true, lastMessageAt: reply.createdAt });
+      await this.sendOut(updated, reply);
       this.dbService.afterCommit(() => this.events.message('agent_message_sent', updated, reply));
       return reply;
     });

@@ -42,6 +42,16 @@ export class AssignmentsRepository {
     return row;
   }
 
+  /** The active assignment whose workspace address this is (not org-scoped: the address is the key). */
+  async findActiveByAlias(address: string): Promise<OsaWithSpecialist | undefined> {
+    const [row] = await this.db
+      .select({ osa, specialist: specialists })
+      .from(osa)
+      .innerJoin(specialists, eq(specialists.id, osa.specialistId))
+      .where(and(eq(osa.emailAlias, address), isNull(osa.unassignedAt)));
+    return row ? { ...row.osa, specialist: row.specialist } : undefined;
+  }
+
   async aliasTaken(address: string): Promise<boolean> {
     const rows = await this.db.select({ id: osa.id }).from(osa).where(and(eq(osa.emailAlias, address), isNull(osa.unassignedAt))).limit(1);
     return rows.length > 0;

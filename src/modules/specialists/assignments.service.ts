@@ -40,6 +40,12 @@ export class AssignmentsService {
     return toOsaDto(await this.require(orgId, assignmentId));
   }
 
+  /** Resolves an inbound mail's recipient: the active OSA whose `email_alias` it is. */
+  async findByAlias(address: string): Promise<OsaDto | undefined> {
+    const row = await this.repo.findActiveByAlias(address.trim().toLowerCase());
+    return row ? toOsaDto(row) : undefined;
+  }
+
   async hasAssignment(orgId: string): Promise<boolean> {
     return (await this.repo.listActive(orgId)).length > 0;
   }

@@ -45,6 +45,19 @@ export interface AppConfig {
     enterpriseChatOpenIdMetadataUrl?: string;
     enterpriseChatIssuers: string[];
   };
+  /** An engagement with the bot (chat-a, enterprise-chat, messaging-b groups) lasts this long after the last message. */
+  readonly channelEngagementTtlHours: number;
+  /** The vendor APIs replies are sent to, each behind a circuit breaker. */
+  readonly channelApis: {
+    chatAApiBaseUrl?: string;
+    messagingAApiBaseUrl?: string;
+    messagingBApiBaseUrl?: string;
+    enterpriseChatAppId?: string;
+    enterpriseChatAppPassword?: string;
+    enterpriseChatTokenUrl?: string;
+    enterpriseChatTokenScope?: string;
+    breakerResetMs: number;
+  };
   readonly workspaceDomain: string;
   /** The environment-level gate: provision mailboxes on assignment ("Provision now" bypasses it). */
   readonly mailbox: { autoProvision: boolean; retryDelayS: number };
@@ -123,6 +136,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       enterpriseChatAppId: e.ENTERPRISE_CHAT_APP_ID,
       enterpriseChatOpenIdMetadataUrl: e.ENTERPRISE_CHAT_OPENID_METADATA_URL,
       enterpriseChatIssuers: list(e.ENTERPRISE_CHAT_ISSUERS),
+    },
+    channelEngagementTtlHours: e.CHANNEL_ENGAGEMENT_TTL_HOURS,
+    channelApis: {
+      chatAApiBaseUrl: e.CHAT_A_API_BASE_URL?.replace(/\/+$/, ''),
+      messagingAApiBaseUrl: e.MESSAGING_A_API_BASE_URL?.replace(/\/+$/, ''),
+      messagingBApiBaseUrl: e.MESSAGING_B_API_BASE_URL?.replace(/\/+$/, ''),
+      enterpriseChatAppId: e.ENTERPRISE_CHAT_APP_ID,
+      enterpriseChatAppPassword: e.ENTERPRISE_CHAT_APP_PASSWORD,
+      enterpriseChatTokenUrl: e.ENTERPRISE_CHAT_TOKEN_URL,
+      enterpriseChatTokenScope: e.ENTERPRISE_CHAT_TOKEN_SCOPE,
+      breakerResetMs: e.CHANNEL_BREAKER_RESET_MS,
     },
     workspaceDomain: e.WORKSPACE_DOMAIN,
     mailbox: { autoProvision: e.MAILBOX_AUTO_PROVISION, retryDelayS: e.MAILBOX_RETRY_DELAY_S },

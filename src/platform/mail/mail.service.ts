@@ -20,6 +20,10 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Default MAIL_FROM. */
+  from?: string;
+  /** Threading headers of a reply: Message-ID, In-Reply-To, References. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -54,7 +58,7 @@ export class MailService implements OnModuleInit {
   async send(message: MailMessage): Promise<void> {
     const [row] = await this.dbService.db
       .insert(mailOutbox)
-      .values({ to: message.to.toLowerCase(), subject: message.subject, text: message.text, html: message.html ?? null })
+      .values({ to: message.to.toLowerCase(), subject: message.subject, text: message.text, html: message.html ?? null, fromAddress: message.from ?? null, headers: message.headers ?? null })
       .returning({ id: mailOutbox.id });
     if (this.transport) {
       this.dbService.afterCommit(() => this.queue.send('mail.deliver', { outboxId: row!.id }, { singletonKey: row!.id }));
@@ -74,7 +78,16 @@ export class MailService implements OnModuleInit {
     const [row] = await this.dbService.db.select().from(mailOutbox).where(eq(mailOutbox.id, outboxId));
     if (!row || row.sentAt) return;
     try {
-      await this.transport!.sendMail({ from: this.config.mailFrom, to: row.to, subject: row.subject, text: row.text, html: row.html ?? undefined });
+      await this.transport!.sendMail({
+        from: row.fromAddress ?? this.config.mailFrom,
+        to: row.to,
+        subject: row.subject,
+        text: row.text,
+        html: row.html ?? undefined,
+        messageId: row.headers?.['Message-ID'],
+        inReplyTo: row.headers?.['In-Reply-To'],
+        references: row.headers?.References,
+      });
       await this.dbService.db.update(mailOutbox).set({ sentAt: new Date(), attempts: sql`${mailOutbox.attempts} + 1` }).where(eq(mailOutbox.id, outboxId));
     } catch (err) {
       await this.dbService.db

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * Every outgoing mail is written here first (in the caller's transaction). Without SMTP the row is
@@ -9,6 +9,10 @@ export const mailOutbox = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     to: text('to').notNull(),
+    /** The sender when it is not MAIL_FROM (a Specialist's workspace address). */
+    fromAddress: text('from_address'),
+    /** Message-ID, In-Reply-To and References of a threaded reply. */
+    headers: jsonb('headers').$type<Record<string, string>>(),
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html'),

@@ -1,0 +1,107 @@
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { z } from 'zod';
+import {
+  ChannelHealthSchema,
+  CreateIntegrationSchema,
+  InboundEventDtoSchema,
+  IntegrationDtoSchema,
+  UpdateIntegrationSchema,
+  WebhookUrlsSchema,
+} from '../../contracts/channels.js';
+import { ORG_WIDE_ROLES } from '../../contracts/roles.js';
+import { CurrentPrincipal, OrgRoles, PlatformRoles, type OrgRolesPolicy } from '../../platform/auth/auth.decorators.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
+import { PageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
+import { ChannelsService } from './channels.service.js';
+import { IntegrationsService } from './integrations.service.js';
+
+const OrgParams = z.object({ orgId: z.uuid() });
+const IntegrationParams = z.object({ orgId: z.uuid(), id: z.uuid() });
+const TAGS = ['channels'];
+/** The org's owners and admins, and internal staff acting on every org. */
+const MANAGERS: OrgRolesPolicy = { roles: ['owner', 'admin'], platformRoles: [...ORG_WIDE_ROLES] };
+
+/** Integrations, channel health and webhook URLs of an org (spec 4.6). */
+@Controller('orgs/:orgId')
+export class IntegrationsController {
+  constructor(
+    private readonly integrations: IntegrationsService,
+    private readonly channels: ChannelsService,
+  ) {}
+
+  @Get('integrations')
+  @OrgRoles(MANAGERS)
+  @Endpoint({ summary: "The org's channel integrations (secrets are never returned)", tags: TAGS, params: OrgParams, response: z.array(IntegrationDtoSchema), errors: [403, 404] })
+  list(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return this.integrations.list(p.orgId);
+  }
+
+  @Post('integrations')
+  @HttpCode(201)
+  @OrgRoles(MANAGERS)
+  @Endpoint({
+    summary: 'Connect a channel: externalId is the workspace or tenant id; config.whitelist the messaging-a sender numbers; secrets are write-only and sealed',
+    tags: TAGS,
+    params: OrgParams,
+    body: CreateIntegrationSchema,
+    response: IntegrationDtoSchema,
+    status: 201,
+    errors: [403, 404, 409],
+  })
+  create(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgParams>, @ValidBody() body: z.infer<typeof CreateIntegrationSchema>) {
+    return this.integrations.create(actor, p.orgId, body);
+  }
+
+  @Get('integrations/:id')
+  @OrgRoles(MANAGERS)
+  @Endpoint({ summary: 'One integration', tags: TAGS, params: IntegrationParams, response: IntegrationDtoSchema, errors: [403, 404] })
+  get(@ValidParams() p: z.infer<typeof IntegrationParams>) {
+    return this.integrations.get(p.orgId, p.id);
+  }
+
+  @Patch('integrations/:id')
+  @OrgRoles(MANAGERS)
+  @Endpoint({ summary: 'Change an integration (secrets given replace those names; the others stay)', tags: TAGS, params: IntegrationParams, body: UpdateIntegrationSchema, response: IntegrationDtoSchema, errors: [403, 404, 409] })
+  update(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof IntegrationParams>, @ValidBody() body: z.infer<typeof UpdateIntegrationSchema>) {
+    return this.integrations.update(actor, p.orgId, p.id, body);
+  }
+
+  @Delete('integrations/:id')
+  @HttpCode(204)
+  @OrgRoles(MANAGERS)
+  @Endpoint({ summary: 'Disconnect a channel', tags: TAGS, params: IntegrationParams, status: 204, errors: [403, 404] })
+  async remove(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof IntegrationParams>) {
+    await this.integrations.remove(actor, p.orgId, p.id);
+  }
+
+  @Get('channels/status')
+  @OrgRoles(MANAGERS)
+  @Endpoint({ summary: 'Health per channel: last inbound and outbound, breaker state, recent failures', tags: TAGS, params: OrgParams, response: z.array(ChannelHealthSchema), errors: [403, 404] })
+  status(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return this.channels.health(p.orgId);
+  }
+
+  @Get('channels/webhook-urls')
+  @OrgRoles(MANAGERS)
+  @Endpoint({ summary: 'The webhook URL of each channel, to paste into the vendor side', tags: TAGS, params: OrgParams, response: WebhookUrlsSchema, errors: [403, 404] })
+  async webhookUrls(@ValidParams() p: z.infer<typeof OrgParams>) {
+    await this.channels.requireOrg(p.orgId);
+    return this.integrations.webhookUrls();
+  }
+}
+
+const QuarantineQuery = PageQuerySchema.extend({ orgId: z.uuid().optional() });
+
+/** Ops: inbound events kept without a turn (unresolved org, quota, suspended mailbox...). */
+@Controller('ops/channels')
+@PlatformRoles('superadmin', 'account_manager', 'ai_operator')
+export class ChannelsOpsController {
+  constructor(private readonly channels: ChannelsService) {}
+
+  @Get('quarantine')
+  @Endpoint({ summary: 'Quarantined inbound events, newest first', tags: TAGS, query: QuarantineQuery, response: pageSchema(InboundEventDtoSchema) })
+  quarantine(@ValidQuery() q: z.infer<typeof QuarantineQuery>) {
+    return this.channels.quarantined(q);
+  }
+}

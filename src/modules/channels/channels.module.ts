@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { QueueService } from '../../platform/queue/queue.service.js';
+import { SchedulerService } from '../../platform/queue/scheduler.service.js';
+import { ConversationsModule, TurnsService } from '../conversations/index.js';
+import { OrgsModule } from '../orgs/index.js';
+import { SpecialistsModule } from '../specialists/index.js';
+import { ARTIFACT_STORAGE, DirectoryArtifactStorage } from './artifacts.storage.js';
+import { ChannelsOpsController, IntegrationsController } from './channels.controller.js';
+import { ChannelsRepository } from './channels.repository.js';
+import { ChannelsService } from './channels.service.js';
+import { InboundProcessor, STALE_PROCESSING_MS } from './inbound.processor.js';
+import { IngressController } from './ingress.controller.js';
+import { IngressService } from './ingress.service.js';
+import { IntegrationsService } from './integrations.service.js';
+import { OutboundService } from './outbound.service.js';
+
+/** An inbound event still queued this long lost its job: the sweep runs it. */
+const STRANDED_AFTER_MS = 30_000;
+
+@Module({
+  imports: [OrgsModule, SpecialistsModule, ConversationsModule],
+  controllers: [IngressController, IntegrationsController, ChannelsOpsController],
+  providers: [
+    ChannelsRepository,
+    IntegrationsService,
+    IngressService,
+    InboundProcessor,
+    OutboundService,
+    ChannelsService,
+    { provide: ARTIFACT_STORAGE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new DirectoryArtifactStorage(join(config.dataDir, 'artifacts')) },
+  ],
+  exports: [IntegrationsService],
+})
+export class ChannelsModule implements OnModuleInit {
+  constructor(
+    private readonly queue: QueueService,
+    private readonly scheduler: SchedulerService,
+    private readonly processor: InboundProcessor,
+    private readonly outbound: OutboundService,
+    private readonly repo: ChannelsRepository,
+    private readonly turns: TurnsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.turns.setOutboundPort(this.outbound);
+    this.queue.handle('channels.inbound', ({ eventId }, job) => this.processor.process(eventId, job.final), { retryLimit: 3, retryDelaySeconds: 5, batchSize: 4 });
+    this.queue.handle('channels.outbound', ({ outboundId }) => this.outbound.dispatch(outboundId), { retryLimit: 0 });
+    this.scheduler.every('channels.stranded-inbound', 15_000, async () => {
+      const now = Date.now();
+      for (const event of await this.repo.strandedEvents(new Date(now - STRANDED_AFTER_MS), new Date(now - STALE_PROCESSING_MS), 50)) {
+        await this.processor.process(event.id);
+      }
+    });
+    this.scheduler.every('channels.outbound-due', 10_000, async () => {
+      await this.outbound.dispatchDue();
+    });
+  }
+}

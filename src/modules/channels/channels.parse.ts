@@ -1,0 +1,222 @@
+import type { ChannelName } from '../../contracts/channels.js';
+
+/**
+ * What the worker needs of one verified inbound call, whatever its channel. Parsing is pure: the
+ * routing rules (engagement, org resolution) act on this shape.
+ */
+export interface InboundMessage {
+  channel: ChannelName;
+  /** Identity of the message itself (a vendor may deliver one message as two events). */
+  messageKey: string;
+  /** The session key: messages with one key share one conversation. */
+  threadKey: string;
+  text: string;
+  sender: { id: string; name: string | null };
+  /** A direct message, or the bot mentioned: opens (or reopens) an engagement. */
+  addressed: boolean;
+  /** `[done]`: completes the engagement; no turn. */
+  completes: boolean;
+  /** Where the reply goes. */
+  replyTarget: Record<string, unknown>;
+  attachments: InboundAttachment[];
+  subject: string | null;
+}
+
+export interface InboundAttachment {
+  name: string;
+  contentType: string;
+  /** Fetched by the worker into the artifacts storage. */
+  url?: string;
+  data?: Buffer;
+}
+
+/** Either a message to route, or why the call carries none (no turn). */
+export type ParseResult = { ok: true; message: InboundMessage } | { ok: false; ignore: string };
+
+const ignore = (reason: string): ParseResult => ({ ok: false, ignore: reason });
+const DONE = /^\s*\[done\]\s*$/i;
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+// chat-a
+
+export interface ChatAEnvelope {
+  type?: string;
+  challenge?: string;
+  team_id?: string;
+  event_id?: string;
+  event?: Record<string, unknown>;
+  authorizations?: Array<{ user_id?: string }>;
+}
+
+/** The bot's own user id: configured on the integration, else named by the event's authorizations. */
+export function chatABotUser(envelope: ChatAEnvelope, configured: unknown): string | undefined {
+  return str(configured) ?? str(envelope.authorizations?.[0]?.user_id);
+}
+
+export function parseChatA(envelope: ChatAEnvelope, botUserId: string | undefined): ParseResult {
+  const e = envelope.event ?? {};
+  const type = str(e.type);
+  if (envelope.type !== 'event_callback' || (type !== 'message' && type !== 'app_mention')) return ignore('unsupported_event');
+  if (str(e.subtype) && e.subtype !== 'file_share') return ignore('unsupported_event');
+  if (str(e.bot_id) || (botUserId && e.user === botUserId)) return ignore('bot_authored');
+  const channel = str(e.channel);
+  const ts = str(e.ts);
+  const user = str(e.user);
+  if (!channel || !ts || !user) return ignore('unsupported_event');
+  const raw = str(e.text) ?? '';
+  const direct = e.channel_type === 'im';
+  const mentioned = type === 'app_mention' || (botUserId !== undefined && raw.includes(`<@${botUserId}>`));
+  const threadTs = str(e.thread_ts) ?? ts;
+  const text = raw.replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, '').trim();
+  const files = Array.isArray(e.files) ? (e.files as Array<Record<string, unknown>>) : [];
+  return {
+    ok: true,
+    message: {
+      channel: 'chat-a',
+      messageKey: `${channel}:${ts}`,
+      threadKey: direct ? `im:${channel}` : `${channel}:${threadTs}`,
+      text,
+      sender: { id: user, name: null },
+      addressed: direct || mentioned,
+      completes: DONE.test(text),
+      replyTarget: direct ? { channel } : { channel, thread_ts: threadTs },
+      attachments: files.flatMap((f) => (str(f.url_private) ? [{ name: str(f.name) ?? 'file', contentType: str(f.mimetype) ?? 'application/octet-stream', url: str(f.url_private) }] : [])),
+      subject: null,
+    },
+  };
+}
+
+// messaging-a
+
+export function parseMessagingA(params: Record<string, string>): ParseResult {
+  const sid = params.MessageSid ?? params.SmsMessageSid;
+  const from = params.From;
+  const to = params.To;
+  if (!sid || !from || !to) return ignore('unsupported_event');
+  const media = Number(params.NumMedia ?? '0');
+  const attachments: InboundAttachment[] = [];
+  for (let i = 0; i < Math.min(Number.isFinite(media) ? media : 0, 10); i++) {
+    const url = params[`MediaUrl${i}`];
+    if (url) attachments.push({ name: `media-${i}`, contentType: params[`MediaContentType${i}`] ?? 'application/octet-stream', url });
+  }
+  const text = (params.Body ?? '').trim();
+  return {
+    ok: true,
+    message: {
+      channel: 'messaging-a',
+      messageKey: sid,
+      threadKey: from,
+      text,
+      sender: { id: from, name: null },
+      addressed: true,
+      completes: false,
+      replyTarget: { to: from, from: to },
+      attachments,
+      subject: null,
+    },
+  };
+}
+
+// messaging-b
+
+export interface MessagingBUpdate {
+  update_id?: number;
+  message?: {
+    message_id?: number;
+    text?: string;
+    caption?: string;
+    chat?: { id?: number | string; type?: string };
+    from?: { id?: number | string; is_bot?: boolean; first_name?: string; username?: string };
+    reply_to_message?: { from?: { is_bot?: boolean } };
+  };
+}
+
+export function parseMessagingB(update: MessagingBUpdate, botUsername: string | undefined): ParseResult {
+  const m = update.message;
+  if (!m || m.chat?.id === undefined || m.message_id === undefined) return ignore('unsupported_event');
+  if (m.from?.is_bot) return ignore('bot_authored');
+  const raw = m.text ?? m.caption ?? '';
+  const chatId = String(m.chat.id);
+  const direct = m.chat.type === 'private';
+  const mentioned = (botUsername !== undefined && raw.includes(`@${botUsername}`)) || m.reply_to_message?.from?.is_bot === true;
+  const text = (botUsername ? raw.split(`@${botUsername}`).join('') : raw).trim();
+  return {
+    ok: true,
+    message: {
+      channel: 'messaging-b',
+      messageKey: `${chatId}:${m.message_id}`,
+      threadKey: chatId,
+      text,
+      sender: { id: String(m.from?.id ?? chatId), name: m.from?.first_name ?? null },
+      addressed: direct || mentioned,
+      completes: DONE.test(text),
+      replyTarget: { chat_id: chatId, reply_to_message_id: m.message_id },
+      attachments: [],
+      subject: null,
+    },
+  };
+}
+
+// enterprise-chat
+
+export interface EnterpriseChatActivity {
+  type?: string;
+  id?: string;
+  serviceUrl?: string;
+  text?: string;
+  from?: { id?: string; name?: string; role?: string };
+  recipient?: { id?: string; name?: string };
+  conversation?: { id?: string; conversationType?: string; tenantId?: string };
+  channelData?: { tenant?: { id?: string } };
+  entities?: Array<{ type?: string; mentioned?: { id?: string }; text?: string }>;
+  attachments?: Array<{ contentType?: string; contentUrl?: string; name?: string }>;
+  replyToId?: string;
+}
+
+const CONVERSATION_TYPES = new Set(['personal', 'groupChat', 'channel']);
+
+/** The tenant the activity belongs to (bound explicitly to one org). */
+export function enterpriseChatTenant(activity: EnterpriseChatActivity): string | undefined {
+  return str(activity.conversation?.tenantId) ?? str(activity.channelData?.tenant?.id);
+}
+
+/**
+ * Spec 4.8 rules 1-4: the thread key per conversation type (a channel thread's conversation id
+ * carries its root message, so two threads of one channel are two sessions); no turn for
+ * bot-authored or unsupported activities; mention markup stripped; attachments by reference.
+ */
+export function parseEnterpriseChat(activity: EnterpriseChatActivity): ParseResult {
+  if (activity.type !== 'message') return ignore('unsupported_activity');
+  const conversationId = str(activity.conversation?.id);
+  const type = str(activity.conversation?.conversationType) ?? 'personal';
+  const id = str(activity.id);
+  const botId = str(activity.recipient?.id);
+  if (!conversationId || !id || !CONVERSATION_TYPES.has(type)) return ignore('unsupported_activity');
+  if (activity.from?.role === 'bot' || (botId !== undefined && activity.from?.id === botId)) return ignore('bot_authored');
+  const mentioned = (activity.entities ?? []).some((e) => e.type === 'mention' && botId !== undefined && e.mentioned?.id === botId);
+  const text = (activity.text ?? '')
+    .replace(/<at>[^<]*<\/at>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const attachments = (activity.attachments ?? []).flatMap((a) =>
+    str(a.contentUrl) && !(a.contentType ?? '').startsWith('application/vnd.') ? [{ name: str(a.name) ?? 'attachment', contentType: str(a.contentType) ?? 'application/octet-stream', url: a.contentUrl! }] : [],
+  );
+  return {
+    ok: true,
+    message: {
+      channel: 'enterprise-chat',
+      messageKey: `${conversationId}:${id}`,
+      threadKey: `${type}:${conversationId}`,
+      text,
+      sender: { id: str(activity.from?.id) ?? 'unknown', name: str(activity.from?.name) ?? null },
+      addressed: type === 'personal' || mentioned,
+      completes: DONE.test(text),
+      replyTarget: { serviceUrl: activity.serviceUrl, conversationId, replyToId: id, botId },
+      attachments,
+      subject: null,
+    },
+  };
+}

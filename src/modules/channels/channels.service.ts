@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { CHANNEL_NAMES } from '../../contracts/channels.js';
+import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
+import { OrgsService } from '../orgs/index.js';
+import { ChannelsRepository } from './channels.repository.js';
+import { OutboundService } from './outbound.service.js';
+
+const RECENT_MS = 24 * 3600_000;
+const PREVIEW_CHARS = 300;
+
+/** Channel health and the quarantine, for the org's settings and for ops. */
+@Injectable()
+export class ChannelsService {
+  constructor(
+    private readonly repo: ChannelsRepository,
+    private readonly outbound: OutboundService,
+    private readonly orgs: OrgsService,
+  ) {}
+
+  async requireOrg(orgId: string): Promise<void> {
+    await this.orgs.get(orgId);
+  }
+
+  async health(orgId: string) {
+    await this.requireOrg(orgId);
+    const since = new Date(Date.now() - RECENT_MS);
+    const [integrations, lastInbound, quarantined, outbound] = await Promise.all([
+      this.repo.listIntegrations(orgId),
+      this.repo.lastInbound(orgId),
+      this.repo.recentQuarantined(orgId, since),
+      this.repo.outboundStats(orgId, since),
+    ]);
+    return CHANNEL_NAMES.map((channel) => {
+      const out = outbound.find((o) => o.channel === channel);
+      const integration = integrations.find((i) => i.channel === channel);
+      return {
+        channel,
+        // Email needs no integration: a Specialist's workspace address receives it.
+        connected: channel === 'email' ? true : Boolean(integration?.enabled),
+        lastInboundAt: lastInbound.get(channel)?.toISOString() ?? null,
+        lastOutboundAt: out?.lastSentAt?.toISOString() ?? null,
+        breaker: this.outbound.breakerState(channel),
+        recentFailures: out?.failures ?? 0,
+        recentQuarantined: quarantined.get(channel) ?? 0,
+        lastError: out?.lastError ?? null,
+      };
+    });
+  }
+
+  async quarantined(query: { orgId?: string; limit: number; cursor?: string }) {
+    const rows = await this.repo.listEvents({ status: 'quarantined', orgId: query.orgId }, { limit: query.limit, after: decodeCursor(query.cursor) });
+    return pageOf(rows, query.limit, (r) => ({ at: r.receivedAt, id: r.id }), (r) => ({
+      id: r.id,
+      channel: r.channel,
+      status: r.status,
+      reason: r.reason,
+      orgId: r.orgId,
+      receivedAt: r.receivedAt.toISOString(),
+      processedAt: r.processedAt?.toISOString() ?? null,
+      preview: r.body.slice(0, PREVIEW_CHARS),
+    }));
+  }
+}

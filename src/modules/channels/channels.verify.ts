@@ -1,0 +1,53 @@
+import { createHmac } from 'node:crypto';
+import { hmacSha256Hex, safeEqual } from '../../platform/crypto/crypto.js';
+
+/**
+ * Webhook signature checks (spec 5.6; API-MAP.md "Channels"): each takes the raw body bytes and
+ * compares in constant time. Each returns false, never throws, and refuses when its secret is not
+ * configured (fail closed).
+ */
+
+export const MAX_SIGNATURE_AGE_S = 300;
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** chat-a: `X-Chat-A-Signature: v0=<hex HMAC-SHA256(secret, "v0:" + ts + ":" + body)>`, timestamp within 300 s. */
+export function verifyChatA(secret: string | undefined, headers: Record<string, string | string[] | undefined>, rawBody: Buffer, nowS: number): boolean {
+  if (!secret) return false;
+  const ts = header(headers, 'x-chat-a-request-timestamp');
+  const signature = header(headers, 'x-chat-a-signature');
+  if (!ts || !signature || !/^\d{1,12}$/.test(ts)) return false;
+  if (Math.abs(nowS - Number(ts)) > MAX_SIGNATURE_AGE_S) return false;
+  const expected = `v0=${hmacSha256Hex(secret, Buffer.concat([Buffer.from(`v0:${ts}:`), rawBody]))}`;
+  return safeEqual(signature, expected);
+}
+
+/**
+ * messaging-a: `X-Messaging-A-Signature: base64(HMAC-SHA1(auth token, full URL + each form param
+ * name + value, sorted by name))`.
+ */
+export function messagingASignature(authToken: string, fullUrl: string, params: Record<string, string>): string {
+  const data = Object.keys(params)
+    .sort()
+    .reduce((acc, name) => acc + name + params[name], fullUrl);
+  return createHmac('sha1', authToken).update(Buffer.from(data, 'utf8')).digest('base64');
+}
+
+export function verifyMessagingA(authToken: string | undefined, signature: string | undefined, fullUrl: string, params: Record<string, string>): boolean {
+  if (!authToken || !signature) return false;
+  return safeEqual(signature, messagingASignature(authToken, fullUrl, params));
+}
+
+/** email inbound: `X-Email-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>`. */
+export function verifyEmailInbound(secret: string | undefined, signature: string | undefined, rawBody: Buffer): boolean {
+  if (!secret || !signature) return false;
+  return safeEqual(signature, `sha256=${hmacSha256Hex(secret, rawBody)}`);
+}
+
+/** Form-encoded body to its parameters (the last of a repeated name wins, as the vendor signs them). */
+export function formParams(rawBody: Buffer): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(rawBody.toString('utf8')));
+}

@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ChannelName, QuarantineReason } from '../../contracts/channels.js';
+import type { ConversationChannel } from '../../contracts/conversations.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { logger } from '../../platform/observability/logger.js';
+import { ConversationsService } from '../conversations/index.js';
+import { OrgsService } from '../orgs/index.js';
+import { AssignmentsService } from '../specialists/index.js';
+import { ARTIFACT_STORAGE, type ArtifactStorage } from './artifacts.storage.js';
+import {
+  chatABotUser,
+  enterpriseChatTenant,
+  parseChatA,
+  parseEnterpriseChat,
+  parseMessagingA,
+  parseMessagingB,
+  type ChatAEnvelope,
+  type EnterpriseChatActivity,
+  type InboundAttachment,
+  type InboundMessage,
+  type MessagingBUpdate,
+} from './channels.parse.js';
+import { ChannelsRepository } from './channels.repository.js';
+import type { InboundEventRow, IntegrationRow } from './channels.tables.js';
+import { formParams } from './channels.verify.js';
+import { parseEmail } from './email.parse.js';
+
+/** A processing attempt older than this is a dead worker's: the event may be taken again. */
+export const STALE_PROCESSING_MS = 5 * 60_000;
+const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
+/** Channels whose group conversations need the bot addressed (an engagement) before it answers. */
+const ENGAGEMENT_CHANNELS: readonly ChannelName[] = ['chat-a', 'enterprise-chat', 'messaging-b'];
+
+type Outcome =
+  | { status: 'done'; orgId: string; conversationId: string; messageId: string }
+  | { status: 'ignored'; reason: string; orgId?: string }
+  | { status: 'quarantined'; reason: QuarantineReason; orgId?: string; integrationId?: string };
+
+interface Routed {
+  orgId: string;
+  integration?: IntegrationRow;
+  /** The OSA the message was addressed to (an email alias); else the org's primary. */
+  assignmentId?: string;
+  message: InboundMessage;
+  /** Email: earlier message ids the message replies to. */
+  chain?: string[];
+}
+
+class Quarantine extends Error {
+  constructor(
+    readonly reason: QuarantineReason,
+    readonly orgId?: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * The worker half of the ingress pipeline: resolves the org from explicit bindings, applies the
+ * engagement gate, finds or opens the conversation, stores the client's message once and runs the
+ * turn through the conversations module. What cannot be resolved or may not run is kept and
+ * quarantined with its reason.
+ */
+@Injectable()
+export class InboundProcessor {
+  constructor(
+    private readonly repo: ChannelsRepository,
+    private readonly conversations: ConversationsService,
+    private readonly orgs: OrgsService,
+    private readonly assignments: AssignmentsService,
+    private readonly dbService: DbService,
+    @Inject(ARTIFACT_STORAGE) private readonly storage: ArtifactStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Processes one event unless another worker has it. `final`: no retry follows a failure. */
+  async process(eventId: string, final = true): Promise<void> {
+    const event = await this.repo.claimEvent(eventId, new Date(Date.now() - STALE_PROCESSING_MS));
+    if (!event) return;
+    let outcome: Outcome;
+    try {
+      outcome = await this.handle(event);
+    } catch (err) {
+      if (err instanceof Quarantine) {
+        outcome = { status: 'quarantined', reason: err.reason, orgId: err.orgId };
+      } else {
+        const message = err instanceof Error ? err.message : String(err);
+        logger.error({ err, eventId, channel: event.channel }, 'inbound event processing failed');
+        await this.repo.finishEvent(event.id, final ? 'failed' : 'queued', { lastError: message.slice(0, 2000) });
+        if (!final) throw err;
+        return;
+      }
+    }
+    if (outcome.status === 'done') {
+      await this.repo.finishEvent(event.id, 'done', { orgId: outcome.orgId, conversationId: outcome.conversationId, messageId: outcome.messageId });
+    } else if (outcome.status === 'ignored') {
+      await this.repo.finishEvent(event.id, 'ignored', { reason: outcome.reason, orgId: outcome.orgId ?? null });
+    } else {
+      logger.info({ eventId, channel: event.channel, reason: outcome.reason }, 'inbound event quarantined');
+      await this.repo.finishEvent(event.id, 'quarantined', { reason: outcome.reason, orgId: outcome.orgId ?? null });
+    }
+  }
+
+  private async handle(event: InboundEventRow): Promise<Outcome> {
+    const routed = await this.route(event);
+    if ('ignore' in routed) return { status: 'ignored', reason: routed.ignore, orgId: routed.orgId };
+    const { orgId, message } = routed;
+    const org = await this.orgs.findById(orgId);
+    if (!org || !ACTIVE_ORG_STATUSES.has(org.status)) throw new Quarantine('org_inactive', orgId);
+
+    const conversationId = await this.conversationFor(routed);
+    if (conversationId === null) return { status: 'ignored', reason: message.completes ? 'engagement_completed' : 'unaddressed', orgId };
+    const content = await this.withAttachments(orgId, conversationId, message);
+    if (!content) return { status: 'ignored', reason: 'empty', orgId };
+    try {
+      const received = await this.conversations.receiveFromChannel({ conversationId, orgId, channel: message.channel as ConversationChannel, messageKey: message.messageKey, content });
+      return { status: 'done', orgId, conversationId, messageId: received.message.id };
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'rate_limit') throw new Quarantine('quota_exceeded', orgId);
+      throw err;
+    }
+  }
+
+  /** Parses the event and finds its org through the bindings (never a scan of credentials). */
+  private async route(event: InboundEventRow): Promise<Routed | { ignore: string; orgId?: string }> {
+    const raw = event.body;
+    switch (event.channel) {
+      case 'chat-a': {
+        const envelope = JSON.parse(raw) as ChatAEnvelope;
+        const bound = envelope.team_id ? await this.repo.resolveBinding('chat-a', 'workspace', envelope.team_id) : undefined;
+        if (!bound) throw new Quarantine('unresolved_org');
+        const parsed = parseChatA(envelope, chatABotUser(envelope, bound.integration.config.botUserId));
+        return parsed.ok ? { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.integration.orgId };
+      }
+      case 'messaging-a': {
+        const parsed = parseMessagingA(formParams(Buffer.from(raw)));
+        if (!parsed.ok) return { ignore: parsed.ignore };
+        const bound = await this.repo.resolveBinding('messaging-a', 'sender_number', parsed.message.sender.id);
+        if (!bound) throw new Quarantine('unresolved_org');
+        return { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message };
+      }
+      case 'messaging-b': {
+        const integrationId = String(event.meta.integrationId ?? '');
+        const update = JSON.parse(raw) as MessagingBUpdate;
+        const bound = await this.repo.findIntegrationByIdAny(integrationId);
+        if (!bound) throw new Quarantine('unresolved_org');
+        const parsed = parseMessagingB(update, typeof bound.config.botUsername === 'string' ? bound.config.botUsername : undefined);
+        return parsed.ok ? { orgId: bound.orgId, integration: bound, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.orgId };
+      }
+      case 'email': {
+        const body = JSON.parse(raw) as { rawMessage: string };
+        const mail = await parseEmail(Buffer.from(body.rawMessage, 'base64'));
+        for (const address of mail.recipients) {
+          const osa = await this.assignments.findByAlias(address);
+          if (!osa) continue;
+          // Spec 3.3: a suspended or archived mailbox receives nothing.
+          if (osa.mailboxSuspendedAt || osa.mailboxArchivedAt) throw new Quarantine('mailbox_suspended', osa.orgId);
+          if (!mail.from) return { ignore: 'no_sender', orgId: osa.orgId };
+          const messageId = mail.messageId ?? `<${event.id}@inbound.invalid>`;
+          return {
+            orgId: osa.orgId,
+            assignmentId: osa.id,
+            chain: mail.chain,
+            message: {
+              channel: 'email',
+              messageKey: messageId,
+              threadKey: messageId,
+              text: mail.text,
+              sender: { id: mail.from.address, name: mail.from.name },
+              addressed: true,
+              completes: false,
+              replyTarget: { to: mail.from.address, from: address, subject: mail.subject, messageId, references: [...mail.chain, messageId] },
+              attachments: mail.attachments,
+              subject: mail.subject,
+            },
+          };
+        }
+        throw new Quarantine('unresolved_org');
+      }
+      case 'enterprise-chat': {
+        const activity = JSON.parse(raw) as EnterpriseChatActivity;
+        const tenant = enterpriseChatTenant(activity);
+        const bound = tenant ? await this.repo.resolveBinding('enterprise-chat', 'tenant', tenant) : undefined;
+        if (!bound) throw new Quarantine('unresolved_org');
+        const parsed = parseEnterpriseChat(activity);
+        return parsed.ok ? { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.integration.orgId };
+      }
+    }
+  }
+
+  /**
+   * The conversation of the message's thread, opened when new; null when the engagement gate
+   * says no turn (spec 4.8 rule 2): an unaddressed message with no active engagement, or `[done]`.
+   */
+  private async conversationFor(routed: Routed): Promise<string | null> {
+    const { orgId, message } = routed;
+    const now = Date.now();
+    const ttlMs = this.config.channelEngagementTtlHours * 3600_000;
+    const gated = ENGAGEMENT_CHANNELS.includes(message.channel);
+    let thread = await this.repo.findThread(orgId, message.channel, message.threadKey);
+    if (!thread && routed.chain?.length) {
+      // An email reply threads into the conversation of the message it answers.
+      const [earlier] = await this.repo.findThreadsByKeys(orgId, message.channel, routed.chain);
+      if (earlier) {
+        await this.repo.insertThread({ orgId, channel: message.channel, threadKey: message.threadKey, conversationId: earlier.conversationId, replyTarget: message.replyTarget });
+        thread = await this.repo.findThread(orgId, message.channel, message.threadKey);
+      }
+    }
+    if (gated) {
+      if (message.completes) {
+        if (thread) await this.repo.updateThread(thread.id, { completedAt: new Date(now), engagedUntil: null });
+        return null;
+      }
+      const engaged = thread && !thread.completedAt && thread.engagedUntil && thread.engagedUntil.getTime() > now;
+      if (!message.addressed && !engaged) return null;
+    }
+    const engagement = gated ? { engagedUntil: new Date(now + ttlMs), completedAt: null } : {};
+    if (thread) {
+      await this.repo.updateThread(thread.id, { replyTarget: message.replyTarget, ...engagement });
+      return thread.conversationId;
+    }
+    // A new thread: bind it and open its conversation in one transaction, so two messages of one
+    // new thread processed at once still make one conversation.
+    return this.dbService.transaction(async () => {
+      const conversationId = randomUUID();
+      const bound = await this.repo.insertThread({ orgId, channel: message.channel, threadKey: message.threadKey, conversationId, replyTarget: message.replyTarget, ...engagement });
+      if (!bound) return (await this.repo.findThread(orgId, message.channel, message.threadKey))!.conversationId;
+      try {
+        await this.conversations.openForChannel({ id: conversationId, orgId, channel: message.channel as ConversationChannel, assignmentId: routed.assignmentId, subject: message.subject });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'conflict') throw new Quarantine('no_specialist', orgId);
+        throw err;
+      }
+      return conversationId;
+    });
+  }
+
+  /**
+   * Attachments go to the conversation's artifacts storage and reach the agent as resource blocks
+   * (a reference, never the bytes inlined).
+   */
+  private async withAttachments(orgId: string, conversationId: string, message: InboundMessage): Promise<string> {
+    const blocks: string[] = [];
+    for (const attachment of message.attachments) {
+      const data = await this.fetchAttachment(attachment).catch((err: Error) => {
+        logger.warn({ err: err.message, channel: message.channel }, 'inbound attachment not fetched');
+        return undefined;
+      });
+      if (!data) continue;
+      const id = randomUUID();
+      const storageKey = `${orgId}/${conversationId}/${id}`;
+      await this.storage.put(storageKey, data);
+      await this.repo.insertArtifact({ id, orgId, conversationId, name: attachment.name, contentType: attachment.contentType, size: data.length, storageKey });
+      blocks.push(`[resource uri="artifact://${id}" name="${attachment.name.replace(/"/g, "'")}" mimeType="${attachment.contentType}" size="${data.length}"]`);
+    }
+    return [message.text, ...blocks].filter(Boolean).join('\n');
+  }
+
+  private async fetchAttachment(attachment: InboundAttachment): Promise<Buffer | undefined> {
+    if (attachment.data) return attachment.data.length <= MAX_ATTACHMENT_BYTES ? attachment.data : undefined;
+    if (!attachment.url || !/^https?:\/\//.test(attachment.url)) return undefined;
+    const res = await fetch(attachment.url, { signal: AbortSignal.timeout(15_000) });
+    if (!res.ok) throw new Error(`attachment answered ${res.status}`);
+    const data = Buffer.from(await res.arrayBuffer());
+    return data.length <= MAX_ATTACHMENT_BYTES ? data : undefined;
+  }
+}

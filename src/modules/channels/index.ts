@@ -1,0 +1,2 @@
+export { ChannelsModule } from './channels.module.js';
+export { IntegrationsService } from './integrations.service.js';

@@ -1,0 +1,69 @@
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { Public } from '../../platform/auth/auth.decorators.js';
+import { Endpoint } from '../../platform/http/endpoint.js';
+import { IngressService, type WebhookCall } from './ingress.service.js';
+
+type RawRequest = FastifyRequest & { rawBody?: Buffer };
+
+const call = (req: RawRequest): WebhookCall => ({ rawBody: req.rawBody, headers: req.headers, url: req.url });
+const Accepted = z.object({ ok: z.boolean(), duplicate: z.boolean().optional() });
+const TAGS = ['channels'];
+
+/**
+ * The inbound channel webhooks of spec 4.8. Public (no user token): each is protected by its
+ * signature (spec 5.6), checked over the raw body before anything is stored.
+ */
+@Controller('channels')
+@Public()
+export class IngressController {
+  constructor(private readonly ingress: IngressService) {}
+
+  @Post('chat-a/events')
+  @HttpCode(200)
+  @Endpoint({
+    summary: 'chat-a events (X-Chat-A-Signature, X-Chat-A-Request-Timestamp within 300 s); url_verification answers its challenge',
+    tags: TAGS,
+    response: Accepted.or(z.object({ challenge: z.string() })),
+    errors: [401, 429, 503],
+  })
+  chatA(@Req() req: RawRequest) {
+    return this.ingress.chatA(call(req));
+  }
+
+  @Post('email/inbound')
+  @HttpCode(200)
+  @Endpoint({ summary: 'Inbound email: { rawMessage: base64 RFC 822 }, X-Email-Signature: sha256=<hex HMAC>', tags: TAGS, response: Accepted, errors: [400, 401, 503] })
+  email(@Req() req: RawRequest) {
+    return this.ingress.email(call(req));
+  }
+
+  @Post('messaging-a/inbound')
+  @HttpCode(200)
+  @Endpoint({ summary: 'messaging-a inbound (form-encoded; X-Messaging-A-Signature; To must be a pool number)', tags: TAGS, response: Accepted, errors: [401, 503] })
+  messagingA(@Req() req: RawRequest) {
+    return this.ingress.messagingA(call(req));
+  }
+
+  @Post('messaging-b/webhook')
+  @HttpCode(200)
+  @Endpoint({ summary: "messaging-b updates (X-Messaging-B-Secret-Token: the integration's webhook secret)", tags: TAGS, response: Accepted, errors: [401, 503] })
+  messagingB(@Req() req: RawRequest) {
+    return this.ingress.messagingB(call(req));
+  }
+
+  @Post('enterprise-chat/webhook')
+  @HttpCode(200)
+  @Endpoint({ summary: 'enterprise-chat activities (Authorization: Bearer <RS256 JWT>, spec 5.6)', tags: TAGS, response: Accepted, errors: [401] })
+  enterpriseChatWebhook(@Req() req: RawRequest) {
+    return this.ingress.enterpriseChat(call(req));
+  }
+
+  @Post('enterprise-chat/messages')
+  @HttpCode(200)
+  @Endpoint({ summary: 'enterprise-chat activities (same validation and routing as /webhook)', tags: TAGS, response: Accepted, errors: [401] })
+  enterpriseChatMessages(@Req() req: RawRequest) {
+    return this.ingress.enterpriseChat(call(req));
+  }
+}

@@ -1,0 +1,142 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ChannelName } from '../../contracts/channels.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { safeEqual, sha256Hex } from '../../platform/crypto/crypto.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { QueueService } from '../../platform/queue/queue.service.js';
+import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
+import { ChannelsRepository } from './channels.repository.js';
+import { formParams, verifyChatA, verifyEmailInbound, verifyMessagingA } from './channels.verify.js';
+import { EnterpriseChatAuth } from './enterprise-chat.auth.js';
+import { IntegrationsService } from './integrations.service.js';
+import './channels.jobs.js';
+
+export interface WebhookCall {
+  rawBody: Buffer | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  /** Path and query as received, for the messaging-a signature. */
+  url: string;
+}
+
+/** The chat-a webhook throttle of spec 8: 1000 requests per 60 000 ms. */
+const CHAT_A_THROTTLE = { name: 'chat-a-webhook', points: 1000, durationS: 60 };
+/** Routes under the backpressure signal of spec 7.1. */
+const BACKPRESSURED: readonly ChannelName[] = ['chat-a', 'email', 'messaging-a', 'messaging-b'];
+
+function header(headers: WebhookCall['headers'], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function json<T>(raw: Buffer): T {
+  try {
+    return JSON.parse(raw.toString('utf8')) as T;
+  } catch {
+    throw AppError.badRequest('The body is not JSON');
+  }
+}
+
+/**
+ * The one ingress pipeline of spec 4.8 for all six routes: verify (fail closed: unsigned, wrongly
+ * signed, stale or unconfigured answer 401 and nothing is stored), throttle, backpressure, then
+ * keep the verified call in the durable inbound queue and answer at once. A worker does the rest.
+ */
+@Injectable()
+export class IngressService {
+  private readonly chatAThrottle: Limiter;
+  readonly enterpriseChatAuth: EnterpriseChatAuth;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repo: ChannelsRepository,
+    private readonly integrations: IntegrationsService,
+    private readonly queue: QueueService,
+    rateLimits: RateLimitService,
+  ) {
+    this.chatAThrottle = rateLimits.limiter(CHAT_A_THROTTLE);
+    const ch = config.channels;
+    this.enterpriseChatAuth = new EnterpriseChatAuth({ appId: ch.enterpriseChatAppId, openIdMetadataUrl: ch.enterpriseChatOpenIdMetadataUrl, issuers: ch.enterpriseChatIssuers });
+  }
+
+  async chatA(call: WebhookCall): Promise<Record<string, unknown>> {
+    const raw = this.body(call);
+    if (!verifyChatA(this.config.channels.chatASigningSecret, call.headers, raw, Math.floor(Date.now() / 1000))) throw invalidSignature();
+    const envelope = json<{ type?: string; challenge?: string; team_id?: string; event_id?: string }>(raw);
+    if (envelope.type === 'url_verification') return { challenge: String(envelope.challenge ?? '') };
+    const workspace = envelope.team_id ?? 'unknown';
+    await this.chatAThrottle.consumeOrThrow(workspace, 'The chat-a webhook throttle is exceeded');
+    return this.accept('chat-a', `${workspace}:${envelope.event_id ?? sha256Hex(raw)}`, raw, { workspace });
+  }
+
+  async messagingA(call: WebhookCall): Promise<Record<string, unknown>> {
+    const raw = this.body(call);
+    const params = formParams(raw);
+    const fullUrl = new URL(this.config.publicUrl).origin + call.url;
+    if (!verifyMessagingA(this.config.channels.messagingAAuthToken, header(call.headers, 'x-messaging-a-signature'), fullUrl, params)) throw invalidSignature();
+    if (!params.To || !this.config.channels.messagingANumberPool.includes(params.To)) throw AppError.unauthorized('The recipient is not a number of this service');
+    return this.accept('messaging-a', params.MessageSid ?? params.SmsMessageSid ?? sha256Hex(raw), raw, {});
+  }
+
+  async messagingB(call: WebhookCall): Promise<Record<string, unknown>> {
+    const raw = this.body(call);
+    const token = header(call.headers, 'x-messaging-b-secret-token');
+    if (!token) throw invalidSignature();
+    const bound = await this.repo.resolveBinding('messaging-b', 'secret_sha256', sha256Hex(token));
+    const secret = bound ? this.integrations.secretsOf(bound.integration).webhookSecret : undefined;
+    if (!bound || !secret || !safeEqual(token, secret)) throw invalidSignature();
+    const update = json<{ update_id?: number }>(raw);
+    return this.accept('messaging-b', `${bound.integration.id}:${update.update_id ?? sha256Hex(raw)}`, raw, { integrationId: bound.integration.id });
+  }
+
+  async email(call: WebhookCall): Promise<Record<string, unknown>> {
+    const raw = this.body(call);
+    if (!verifyEmailInbound(this.config.channels.emailInboundSigningSecret, header(call.headers, 'x-email-signature'), raw)) throw invalidSignature();
+    const body = json<{ rawMessage?: unknown }>(raw);
+    if (typeof body.rawMessage !== 'string' || body.rawMessage.length === 0) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'rawMessage', message: 'Required: the base64 RFC 822 message' }] });
+    const message = Buffer.from(body.rawMessage, 'base64');
+    const head = message.subarray(0, 64 * 1024).toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
+    const messageId = /^message-id:\s*(<[^>]+>)/im.exec(head)?.[1];
+    return this.accept('email', messageId ?? sha256Hex(message), raw, {});
+  }
+
+  async enterpriseChat(call: WebhookCall): Promise<Record<string, unknown>> {
+    const raw = this.body(call);
+    const claims = await this.enterpriseChatAuth.verify(header(call.headers, 'authorization'));
+    if (!claims) throw invalidSignature();
+    const activity = json<{ id?: string; conversation?: { id?: string } }>(raw);
+    return this.accept('enterprise-chat', `${activity.conversation?.id ?? ''}:${activity.id ?? sha256Hex(raw)}`, raw, { issuer: claims.iss });
+  }
+
+  private body(call: WebhookCall): Buffer {
+    // No body means nothing to verify: refuse like an unsigned call.
+    if (!call.rawBody || call.rawBody.length === 0) throw invalidSignature();
+    return call.rawBody;
+  }
+
+  /** Spec 7.1: a full inbound queue answers 503 before anything new is accepted. */
+  private async backpressure(channel: ChannelName): Promise<void> {
+    if (!BACKPRESSURED.includes(channel)) return;
+    const depth = await this.repo.openDepth();
+    if (depth >= this.config.limits.inboundQueueMaxDepth) {
+      const retryAfter = String(this.config.limits.backpressureRetryAfterS);
+      throw new AppError('backpressure', 'The inbound queue is full; retry later', { headers: { 'retry-after': retryAfter } });
+    }
+  }
+
+  /** Keeps the verified call once; a redelivery is acknowledged without a second copy. */
+  private async accept(channel: ChannelName, eventKey: string, raw: Buffer, meta: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const existing = await this.repo.findEventByKey(channel, eventKey);
+    if (existing) return { ok: true, duplicate: true };
+    await this.backpressure(channel);
+    const row = await this.repo.insertEvent({ channel, eventKey, body: raw.toString('utf8'), meta });
+    if (!row) return { ok: true, duplicate: true };
+    // The row is the durable record; if this enqueue is lost the stranded-event sweep runs it.
+    await this.queue.send('channels.inbound', { eventId: row.id }, { singletonKey: row.id }).catch(() => undefined);
+    return { ok: true };
+  }
+}
+
+function invalidSignature(): AppError {
+  return AppError.unauthorized('Missing or invalid webhook signature');
+}
