@@ -1,36 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrgsService } from '../../src/modules/orgs/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
+import { demoCast, type DemoCast } from '../support/tenants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
 
 describe('Client briefs (spec 9.2)', () => {
   let app: TestApp;
-  let acmeId: string;
-  let hooliId: string;
-  const t: Record<string, string> = {};
+  let t: DemoCast & Record<string, string>;
 
   beforeAll(async () => {
     app = await startTestApp();
-    t.am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
-    t.superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
-    t.owner = await app.login('org_admin@acme.demo.invalid', PASSWORD);
-    t.member = await app.login('client@acme.demo.invalid', PASSWORD);
-    t.expertWithoutGrant = await app.login('expert2@platform.demo.invalid', PASSWORD);
-    t.aiOperator = await app.demoLogin('ai_operator');
-    acmeId = (await app.running.app.get(OrgsService).findBySlug('acme'))!.id;
-    const hooli = await app.post(
-      '/api/am/orgs',
-      { legalName: 'Hooli', slug: 'hooli', industry: 'technology', corporateDomains: ['hooli.example.com'], adminEmail: 'gavin@hooli.example.com', website: 'https://hooli.example.com', timezone: 'America/Los_Angeles' },
-      { token: t.am },
-    );
-    hooliId = hooli.body.id;
-    t.hooliOwner = await app.demoLogin('org_admin', 'hooli');
+    t = { ...(await demoCast(app)), expertWithoutGrant: await app.login('expert2@platform.demo.invalid', PASSWORD) };
     // An org admin (orgRole admin, not owner) of acme.
     const users = app.running.app.get(UsersService);
     const admin = await users.create({ email: 'admin@acme.example.com', name: 'Acme Admin', platformRole: 'org_admin', password: PASSWORD });
-    await users.addMembership(acmeId, admin.id, 'admin');
+    await users.addMembership(t.acmeId, admin.id, 'admin');
     t.admin = await app.login('admin@acme.example.com', PASSWORD);
   });
   afterAll(async () => {
@@ -42,7 +27,7 @@ describe('Client briefs (spec 9.2)', () => {
   it("lets the org's owner write a brief for its own org (no orgId needed) and every member read it", async () => {
     const created = await app.post('/api/client-briefs', brief('Who we are'), { token: t.owner });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ orgId: acmeId, title: 'Who we are', content: 'Who we are: we sell anvils to coyotes.' });
+    expect(created.body).toMatchObject({ orgId: t.acmeId, title: 'Who we are', content: 'Who we are: we sell anvils to coyotes.' });
     const list = await app.get('/api/client-briefs', { token: t.member });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ items: [expect.objectContaining({ id: created.body.id })], nextCursor: null });
@@ -63,15 +48,15 @@ describe('Client briefs (spec 9.2)', () => {
   });
 
   it('has internal roles name the org: 400 without it, 404 for an unknown org', async () => {
-    const created = await app.post('/api/client-briefs', brief('Pricing', { orgId: hooliId }), { token: t.am });
+    const created = await app.post('/api/client-briefs', brief('Pricing', { orgId: t.hooliId }), { token: t.am });
     expect(created.status).toBe(201);
-    expect(created.body.orgId).toBe(hooliId);
+    expect(created.body.orgId).toBe(t.hooliId);
     const missing = await app.post('/api/client-briefs', brief('Pricing'), { token: t.am });
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('validation_failed');
     expect((await app.post('/api/client-briefs', brief('Pricing', { orgId: '00000000-0000-4000-8000-000000000001' }), { token: t.am })).status).toBe(404);
     expect((await app.get('/api/client-briefs', { token: t.am })).status).toBe(400);
-    expect((await app.get(`/api/client-briefs?orgId=${hooliId}`, { token: t.am })).body.items.map((b: { title: string }) => b.title)).toEqual(['Pricing']);
+    expect((await app.get(`/api/client-briefs?orgId=${t.hooliId}`, { token: t.am })).body.items.map((b: { title: string }) => b.title)).toEqual(['Pricing']);
   });
 
   it("answers 404 for another org's briefs, whatever the method, and never takes a client's org from the body", async () => {
@@ -79,11 +64,11 @@ describe('Client briefs (spec 9.2)', () => {
     expect((await app.get(`/api/client-briefs/${acmeBrief}`, { token: t.hooliOwner })).status).toBe(404);
     expect((await app.patch(`/api/client-briefs/${acmeBrief}`, { title: 'Ours now' }, { token: t.hooliOwner })).status).toBe(404);
     expect((await app.request('DELETE', `/api/client-briefs/${acmeBrief}`, { token: t.hooliOwner })).status).toBe(404);
-    expect((await app.get(`/api/client-briefs?orgId=${acmeId}`, { token: t.hooliOwner })).status).toBe(404);
-    expect((await app.post('/api/client-briefs', brief('Planted', { orgId: acmeId }), { token: t.hooliOwner })).status).toBe(404);
-    expect((await app.get(`/api/client-briefs?orgId=${hooliId}`, { token: t.owner })).status).toBe(404);
+    expect((await app.get(`/api/client-briefs?orgId=${t.acmeId}`, { token: t.hooliOwner })).status).toBe(404);
+    expect((await app.post('/api/client-briefs', brief('Planted', { orgId: t.acmeId }), { token: t.hooliOwner })).status).toBe(404);
+    expect((await app.get(`/api/client-briefs?orgId=${t.hooliId}`, { token: t.owner })).status).toBe(404);
     const own = await app.get('/api/client-briefs', { token: t.hooliOwner });
-    expect(own.body.items.map((b: { orgId: string }) => b.orgId)).toEqual([hooliId]);
+    expect(own.body.items.map((b: { orgId: string }) => b.orgId)).toEqual([t.hooliId]);
     expect((await app.get('/api/client-briefs/00000000-0000-4000-8000-000000000002', { token: t.owner })).status).toBe(404);
     expect((await app.get('/api/client-briefs/not-a-uuid', { token: t.owner })).status).toBe(404);
   });
@@ -91,26 +76,26 @@ describe('Client briefs (spec 9.2)', () => {
   it('lets an Expert read only the orgs its grants cover, and never edit; AI operators read', async () => {
     const id = (await app.post('/api/client-briefs', brief('Escalations'), { token: t.owner })).body.id;
     expect((await app.get(`/api/client-briefs/${id}`, { token: t.expertWithoutGrant })).status).toBe(404);
-    expect((await app.get(`/api/client-briefs?orgId=${acmeId}`, { token: t.expertWithoutGrant })).status).toBe(404);
+    expect((await app.get(`/api/client-briefs?orgId=${t.acmeId}`, { token: t.expertWithoutGrant })).status).toBe(404);
     const covering = await app.demoLogin('expert', 'acme'); // demo login grants it acme, org-wide
     expect((await app.get(`/api/client-briefs/${id}`, { token: covering })).status).toBe(200);
-    expect((await app.get(`/api/client-briefs?orgId=${acmeId}`, { token: covering })).status).toBe(200);
-    expect((await app.get(`/api/client-briefs?orgId=${hooliId}`, { token: covering })).status).toBe(404);
+    expect((await app.get(`/api/client-briefs?orgId=${t.acmeId}`, { token: covering })).status).toBe(200);
+    expect((await app.get(`/api/client-briefs?orgId=${t.hooliId}`, { token: covering })).status).toBe(404);
     expect((await app.patch(`/api/client-briefs/${id}`, { title: 'Expert edit' }, { token: covering })).status).toBe(403);
-    expect((await app.post('/api/client-briefs', brief('Expert brief', { orgId: acmeId }), { token: covering })).status).toBe(403);
+    expect((await app.post('/api/client-briefs', brief('Expert brief', { orgId: t.acmeId }), { token: covering })).status).toBe(403);
     expect((await app.get(`/api/client-briefs/${id}`, { token: t.aiOperator })).status).toBe(200);
     expect((await app.patch(`/api/client-briefs/${id}`, { title: 'Ops edit' }, { token: t.aiOperator })).status).toBe(403);
   });
 
   it('pages newest first with limit and cursor', async () => {
-    for (const title of ['Page A', 'Page B', 'Page C']) await app.post('/api/client-briefs', brief(title, { orgId: hooliId }), { token: t.am });
-    const first = await app.get(`/api/client-briefs?orgId=${hooliId}&limit=2`, { token: t.am });
+    for (const title of ['Page A', 'Page B', 'Page C']) await app.post('/api/client-briefs', brief(title, { orgId: t.hooliId }), { token: t.am });
+    const first = await app.get(`/api/client-briefs?orgId=${t.hooliId}&limit=2`, { token: t.am });
     expect(first.body.items.map((b: { title: string }) => b.title)).toEqual(['Page C', 'Page B']);
     expect(first.body.nextCursor).toEqual(expect.any(String));
-    const second = await app.get(`/api/client-briefs?orgId=${hooliId}&limit=2&cursor=${first.body.nextCursor}`, { token: t.am });
+    const second = await app.get(`/api/client-briefs?orgId=${t.hooliId}&limit=2&cursor=${first.body.nextCursor}`, { token: t.am });
     expect(second.body.items.map((b: { title: string }) => b.title)).toEqual(['Page A', 'Pricing']);
     expect(second.body.nextCursor).toBeNull();
-    expect((await app.get(`/api/client-briefs?orgId=${hooliId}&cursor=garbage`, { token: t.am })).status).toBe(400);
+    expect((await app.get(`/api/client-briefs?orgId=${t.hooliId}&cursor=garbage`, { token: t.am })).status).toBe(400);
   });
 
   it('validates bodies', async () => {
@@ -129,7 +114,7 @@ describe('Client briefs (spec 9.2)', () => {
     expect((await app.get(`/api/client-briefs/${id}`, { token: t.owner })).status).toBe(404);
     const audit = await app.get(`/api/ops/audit?resourceId=${id}`, { token: t.superadmin });
     expect(audit.body.items.map((r: { action: string }) => r.action).sort()).toEqual(['client_brief.created', 'client_brief.deleted', 'client_brief.updated']);
-    expect(audit.body.items.every((r: { orgId: string }) => r.orgId === acmeId)).toBe(true);
+    expect(audit.body.items.every((r: { orgId: string }) => r.orgId === t.acmeId)).toBe(true);
   });
 
   describe('the old /environment-profiles paths (spec 9.2)', () => {

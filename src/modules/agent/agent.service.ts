@@ -145,6 +145,8 @@ export class AgentService {
         stopWhen: stepCountIs(MAX_STEPS),
         maxRetries: 0,
         abortSignal: input.abortSignal,
+        // Errors arrive as stream parts below and end up in the ledger and the thrown error, not on stderr.
+        onError: () => undefined,
       });
       for await (const part of result.fullStream) {
         if (part.type === 'text-delta') {
