@@ -8,10 +8,10 @@ import { logger } from '../../platform/observability/logger.js';
 import { ClientBriefsService } from '../client-briefs/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { buildSystemPrompt } from './agent.prompt.js';
-import { LlmRunsRepository, type CostTotals } from './llm-runs.repository.js';
+import { LlmRunsRepository, type CostTotals, type NewLlmRun } from './llm-runs.repository.js';
 import { meteredModel, type ModelCall } from './metered-model.js';
 import { createConfiguredModel, type ConfiguredModel } from './model-provider.js';
-import { costMicroUsd, priceFor } from './pricing.js';
+import { costMicroUsd, priceFor, type ModelPrice } from './pricing.js';
 import { CLIENT_BRIEF_TOOL } from './tool-registry.js';
 import { AgentToolsService } from './tools.service.js';
 
@@ -97,47 +97,25 @@ export class AgentService {
     });
 
     const { provider, modelId } = this.configured;
-    const price = priceFor(provider, modelId);
-    const totals = { inputTokens: 0, outputTokens: 0, costMicroUsd: 0 };
-    let ledger: Promise<unknown> = Promise.resolve();
-    const record = (call: ModelCall) => {
-      const cost = costMicroUsd(price, call);
-      totals.inputTokens += call.inputTokens;
-      totals.outputTokens += call.outputTokens;
-      totals.costMicroUsd += cost;
-      // One after the other, so a turn's rows keep the order of its calls.
-      ledger = ledger.then(() =>
-        this.runs
-          .insert({
-            orgId: org.id,
-            osaId: input.assignmentId,
-            conversationId: input.conversationId,
-            messageId: input.turnMessageId,
-            purpose: input.purpose ?? DEFAULT_PURPOSE,
-            provider,
-            model: modelId,
-            inputTokens: call.inputTokens,
-            outputTokens: call.outputTokens,
-            costMicroUsd: cost,
-            latencyMs: call.latencyMs,
-            outcome: call.ok ? 'ok' : 'error',
-            error: call.error ?? null,
-          })
-          .catch((err: unknown) => logger.error({ err, orgId: org.id, messageId: input.turnMessageId }, 'llm_runs write failed')),
-      );
-    };
+    const ledger = new TurnLedger(this.runs, priceFor(provider, modelId), {
+      orgId: org.id,
+      osaId: input.assignmentId,
+      conversationId: input.conversationId,
+      messageId: input.turnMessageId,
+      purpose: input.purpose ?? DEFAULT_PURPOSE,
+      provider,
+      model: modelId,
+    });
 
+    const started = performance.now();
+    const toolsUsed: string[] = [];
     let text = '';
     let failure: { reason: string; cause?: unknown } | undefined;
-    let lastCallError: string | undefined;
     try {
       const result = streamText({
         model: meteredModel(this.configured.model, {
           timeoutMs: this.config.llm.timeoutMs,
-          onCall: (call) => {
-            if (!call.ok) lastCallError = call.error;
-            record(call);
-          },
+          onCall: (call) => ledger.record(call),
         }),
         system,
         messages: input.history.map((m) => ({ role: m.role, content: m.content })),
@@ -153,19 +131,26 @@ export class AgentService {
           text += part.text;
           input.onTextDelta?.(part.text);
         } else if (part.type === 'error') {
-          failure ??= { reason: lastCallError ?? describe(part.error), cause: part.error };
+          failure ??= { reason: ledger.lastError ?? describe(part.error), cause: part.error };
+        } else if (part.type === 'tool-call') {
+          toolsUsed.push(part.toolName);
         } else if (part.type === 'abort') {
-          failure ??= { reason: lastCallError ?? 'cancelled by the caller' };
+          failure ??= { reason: ledger.lastError ?? 'cancelled by the caller' };
         }
       }
     } catch (err) {
-      failure ??= { reason: lastCallError ?? describe(err), cause: err };
+      failure ??= { reason: ledger.lastError ?? describe(err), cause: err };
     } finally {
-      await ledger;
+      await ledger.written();
     }
     if (!failure && text.trim() === '') failure = { reason: 'the model gave no text' };
+    // Spec 8.1: agent delivery is observable by its latency, model and tool usage, and outcome.
+    logger.info(
+      { orgId: org.id, conversationId: input.conversationId, messageId: input.turnMessageId, provider, model: modelId, calls: ledger.calls, toolsUsed, latencyMs: Math.round(performance.now() - started), outcome: failure ? 'error' : 'ok', reason: failure?.reason },
+      'agent turn',
+    );
     if (failure) throw new AgentTurnError(failure.reason, failure.cause);
-    return { text, provider, model: modelId, ...totals };
+    return { text, provider, model: modelId, ...ledger.totals };
   }
 
   /** Ledger totals per org for calls in [from, to) (the billing cost panels). */
@@ -176,6 +161,46 @@ export class AgentService {
   /** Ledger totals per OSA of one org for calls in [from, to). */
   costsByOsa(orgId: string, from: Date, to: Date): Promise<Array<CostTotals & { osaId: string | null }>> {
     return this.runs.costsByOsa(orgId, from, to);
+  }
+}
+
+/** The ledger rows of one turn: one per model call, written one after the other in call order. */
+class TurnLedger {
+  readonly totals = { inputTokens: 0, outputTokens: 0, costMicroUsd: 0 };
+  calls = 0;
+  /** The reason of the last failed call: the turn's reason when it fails. */
+  lastError: string | undefined;
+  private pending: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly runs: LlmRunsRepository,
+    private readonly price: ModelPrice,
+    private readonly turn: Pick<NewLlmRun, 'orgId' | 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model'>,
+  ) {}
+
+  record(call: ModelCall): void {
+    const cost = costMicroUsd(this.price, call);
+    this.calls++;
+    if (!call.ok) this.lastError = call.error;
+    this.totals.inputTokens += call.inputTokens;
+    this.totals.outputTokens += call.outputTokens;
+    this.totals.costMicroUsd += cost;
+    const row: NewLlmRun = {
+      ...this.turn,
+      inputTokens: call.inputTokens,
+      outputTokens: call.outputTokens,
+      costMicroUsd: cost,
+      latencyMs: call.latencyMs,
+      outcome: call.ok ? 'ok' : 'error',
+      error: call.error ?? null,
+    };
+    this.pending = this.pending.then(() =>
+      this.runs.insert(row).catch((err: unknown) => logger.error({ err, orgId: row.orgId, messageId: row.messageId }, 'llm_runs write failed')),
+    );
+  }
+
+  written(): Promise<unknown> {
+    return this.pending;
   }
 }
 
