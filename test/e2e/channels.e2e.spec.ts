@@ -158,6 +158,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       const sends = vendor.sends('chat.postMessage');
       expect(sends).toHaveLength(1);
       expect(sends[0]!.headers.authorization).toBe('Bearer xoxb-very-secret');
+      expect(sends[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
       expect(JSON.parse(sends[0]!.body)).toMatchObject({ channel: 'C1', thread_ts: '200.1', text: thread[1]!.content });
     });
 

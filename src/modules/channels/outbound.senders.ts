@@ -32,8 +32,10 @@ function need(value: string | undefined, what: string): string {
   return value;
 }
 
-async function post(url: string, init: { headers: Record<string, string>; body: string }, timeoutMs: number): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(timeoutMs) });
+async function post(url: string, init: { headers: Record<string, string>; body: string; idempotencyKey?: string }, timeoutMs: number): Promise<unknown> {
+  // The outbox row's id: a vendor that honours idempotency keys drops a resend after a crash.
+  const headers = init.idempotencyKey ? { ...init.headers, 'idempotency-key': init.idempotencyKey } : init.headers;
+  const res = await fetch(url, { method: 'POST', headers, body: init.body, signal: AbortSignal.timeout(timeoutMs) });
   const text = await res.text();
   if (!res.ok) throw new SendError(`${new URL(url).host} answered ${res.status}`);
   try {
@@ -75,27 +77,30 @@ export function createSenders(config: SenderConfig, mail: MailService): Record<C
   const tokens = new TokenCache(config);
   const t = config.requestTimeoutMs;
   return {
-    'chat-a': async ({ content, target, secrets }) => {
+    'chat-a': async ({ outboundId, content, target, secrets }) => {
       const answer = (await post(`${need(config.chatAApiBaseUrl, 'CHAT_A_API_BASE_URL')}/chat.postMessage`, {
         headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${need(secrets.botToken, 'the botToken secret')}` },
         body: JSON.stringify({ channel: target.channel, thread_ts: target.thread_ts, text: content }),
+        idempotencyKey: outboundId,
       }, t)) as { ok?: boolean; ts?: string; error?: string };
       if (answer.ok === false) throw new SendError(`chat-a refused the message: ${answer.error ?? 'unknown error'}`);
       return { externalId: answer.ts ?? null };
     },
-    'messaging-a': async ({ content, target, secrets }) => {
+    'messaging-a': async ({ outboundId, content, target, secrets }) => {
       const accountSid = need(secrets.accountSid, 'the accountSid secret');
       const form = new URLSearchParams({ To: String(target.to), From: String(target.from), Body: content.slice(0, MESSAGING_A_MAX_CHARS) });
       const answer = (await post(`${need(config.messagingAApiBaseUrl, 'MESSAGING_A_API_BASE_URL')}/Accounts/${encodeURIComponent(accountSid)}/Messages.json`, {
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${accountSid}:${need(secrets.authToken, 'the authToken secret')}`).toString('base64')}` },
         body: form.toString(),
+        idempotencyKey: outboundId,
       }, t)) as { sid?: string };
       return { externalId: answer.sid ?? null };
     },
-    'messaging-b': async ({ content, target, secrets }) => {
+    'messaging-b': async ({ outboundId, content, target, secrets }) => {
       const answer = (await post(`${need(config.messagingBApiBaseUrl, 'MESSAGING_B_API_BASE_URL')}/bot${need(secrets.botToken, 'the botToken secret')}/sendMessage`, {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ chat_id: target.chat_id, text: content, reply_to_message_id: target.reply_to_message_id }),
+        idempotencyKey: outboundId,
       }, t)) as { ok?: boolean; result?: { message_id?: number } };
       if (answer.ok === false) throw new SendError('messaging-b refused the message');
       return { externalId: answer.result?.message_id !== undefined ? String(answer.result.message_id) : null };
@@ -113,13 +118,14 @@ export function createSenders(config: SenderConfig, mail: MailService): Record<C
       });
       return { externalId: messageId };
     },
-    'enterprise-chat': async ({ content, target }) => {
+    'enterprise-chat': async ({ outboundId, content, target }) => {
       const serviceUrl = String(need(typeof target.serviceUrl === 'string' ? target.serviceUrl : undefined, 'the activity serviceUrl')).replace(/\/+$/, '');
       const conversationId = encodeURIComponent(String(target.conversationId));
       const replyToId = encodeURIComponent(String(target.replyToId));
       const answer = (await post(`${serviceUrl}/v3/conversations/${conversationId}/activities/${replyToId}`, {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${await tokens.get()}` },
         body: JSON.stringify({ type: 'message', text: content, replyToId: target.replyToId }),
+        idempotencyKey: outboundId,
       }, t)) as { id?: string };
       return { externalId: answer.id ?? null };
     },
