@@ -25,6 +25,8 @@ export interface RequestOptions {
   body?: unknown;
   query?: Query;
   signal?: AbortSignal;
+  /** Extra request headers (`Idempotency-Key`, an `Accept` other than JSON). */
+  headers?: Record<string, string>;
 }
 
 function buildUrl(path: string, query?: Query): string {
@@ -47,9 +49,10 @@ async function readErrorBody(response: Response): Promise<ErrorBody> {
   };
 }
 
-export async function apiFetch<T>(path: string, options: RequestOptions = {}): Promise<T> {
+/** The 2xx answer itself, for a body read as it arrives (a stream); any other answer throws its ApiError. */
+export async function apiResponse(path: string, options: RequestOptions = {}): Promise<Response> {
   const token = tokenStore.get();
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
 
@@ -77,6 +80,11 @@ export async function apiFetch<T>(path: string, options: RequestOptions = {}): P
     if (response.status === 401 && token) tokenStore.clear();
     throw new ApiError(body);
   }
+  return response;
+}
+
+export async function apiFetch<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await apiResponse(path, options);
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
 }
