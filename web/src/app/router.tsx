@@ -12,6 +12,7 @@ import { NotFoundPage } from '../pages/NotFoundPage';
 import { OnboardingPage } from '../pages/onboarding/OnboardingPage';
 import { opsClientRoutes } from '../pages/ops/routes';
 import { QueuePage } from '../pages/workspace/QueuePage';
+import { QueueThreadPage } from '../pages/workspace/QueueThreadPage';
 import { legacyRedirects } from './legacy-redirects';
 
 /** A signed-in area: its pages share the app shell and are open to `roles` only. */
@@ -38,7 +39,10 @@ export const router = createBrowserRouter([
       // The preserved entry for OTP, password and profile (spec 4.1): the same flow.
       { path: '/accept-invite', element: <OnboardingPage /> },
       area('/ops', OPS_ROLES, opsClientRoutes),
-      area('/workspace', WORKSPACE_ROLES, [{ path: 'queue', element: <QueuePage /> }]),
+      area('/workspace', WORKSPACE_ROLES, [
+        { path: 'queue', element: <QueuePage /> },
+        { path: 'queue/:conversationId', element: <QueueThreadPage /> },
+      ]),
       area('/client', CLIENT_ROLES, [
         { path: 'chat', element: <ChatPage /> },
         { path: 'inbox', element: <InboxPage /> },

@@ -2,7 +2,8 @@ import { CLIENT_ROLES, type PlatformRole } from '@contracts';
 
 /** Who may open each area of the web app (spec 5.4); everyone else is sent to their own landing. */
 export const OPS_ROLES = ['superadmin', 'account_manager', 'ai_operator'] as const satisfies readonly PlatformRole[];
-export const WORKSPACE_ROLES = ['expert'] as const satisfies readonly PlatformRole[];
+/** The attention list is the Expert's landing; AMs and SuperAdmins may open it too (spec 4.4). */
+export const WORKSPACE_ROLES = ['expert', 'account_manager', 'superadmin'] as const satisfies readonly PlatformRole[];
 export { CLIENT_ROLES };
 
 const ROLE_LABELS: Record<PlatformRole, string> = {

@@ -5,6 +5,7 @@ import { roleLabel } from '../auth/roles';
 import { useSignOut } from '../auth/session';
 import { NotificationBell } from '../notifications/NotificationBell';
 import { useNotificationsSocket } from '../notifications/useNotificationsSocket';
+import { AreaNav } from './AreaNav';
 
 export const PRODUCT_NAME = 'Client Organization Service';
 
@@ -18,9 +19,12 @@ export function AppLayout() {
     <AppShell header={{ height: 64 }} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Text component="span" fw={700} size="lg">
-            {PRODUCT_NAME}
-          </Text>
+          <Group gap="lg" wrap="nowrap">
+            <Text component="span" fw={700} size="lg">
+              {PRODUCT_NAME}
+            </Text>
+            <AreaNav />
+          </Group>
           <Group gap="md" wrap="nowrap">
             <NotificationBell />
             <Stack gap={0} align="flex-end" data-testid="current-user" aria-label="Signed-in user">

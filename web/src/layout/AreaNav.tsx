@@ -1,0 +1,27 @@
+import { Button, Group } from '@mantine/core';
+import type { PlatformRole } from '@contracts';
+import { Link, useLocation } from 'react-router';
+import { useCurrentUser } from '../auth/current-user';
+import { OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
+
+const AREAS: readonly { path: string; label: string; roles: readonly PlatformRole[] }[] = [
+  { path: '/ops/clients', label: 'Clients', roles: OPS_ROLES },
+  { path: '/workspace/queue', label: 'Attention list', roles: WORKSPACE_ROLES },
+];
+
+/** Links between the signed-in areas, for a user who may open more than one (AMs, SuperAdmins). */
+export function AreaNav() {
+  const user = useCurrentUser();
+  const { pathname } = useLocation();
+  const areas = AREAS.filter((area) => area.roles.includes(user.platformRole));
+  if (areas.length < 2) return null;
+  return (
+    <Group component="nav" gap={4} aria-label="Areas" wrap="nowrap">
+      {areas.map((area) => (
+        <Button key={area.path} component={Link} to={area.path} size="xs" variant={pathname.startsWith(area.path) ? 'light' : 'subtle'}>
+          {area.label}
+        </Button>
+      ))}
+    </Group>
+  );
+}
