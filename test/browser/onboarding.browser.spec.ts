@@ -1,8 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { seenMailIds, waitForMail, waitForMailedCode } from './support/mail.js';
-import { startServer, type RunningServer } from './support/server.js';
+import { browserSessions } from './support/sessions.js';
 
 /**
  * The client onboarding of spec 1 item 1 in the browser: the AM sends the invite from wizard step
@@ -23,33 +22,11 @@ const ADMIN_EMAIL = `owner@${SLUG}.example.com`;
 const ADMIN_NAME = 'Olga Owner';
 const ADMIN_PASSWORD = 'a strong password';
 
-let server: RunningServer;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchChromium();
+const sessions = browserSessions({
+  timeout: TIMEOUT,
+  setUpContext: (context, baseUrl) => context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl }),
 });
-
-afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-  await server?.stop();
-  expect(pageErrors, 'uncaught errors in the page').toEqual([]);
-});
-
-/** A page in a browser context of its own (its own localStorage, so its own session). */
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ baseURL: server.baseUrl });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(TIMEOUT);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  return page;
-}
+const newPage = () => sessions.newPage();
 
 async function waitForPath(page: Page, path: string): Promise<void> {
   await page.waitForURL((url) => url.pathname === path, { timeout: TIMEOUT });
@@ -60,7 +37,7 @@ function field(page: Page, name: string) {
 }
 
 async function api<T>(path: string, options: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${server.baseUrl}/api${path}`, {
+  const response = await fetch(`${sessions.baseUrl}/api${path}`, {
     method: options.method ?? 'GET',
     headers: {
       ...(options.body !== undefined && { 'Content-Type': 'application/json' }),
@@ -104,10 +81,10 @@ async function signInWithOnboardingCode(page: Page, link: string, adminEmail: st
   await page.goto(pathOf(link));
   await page.getByRole('heading', { level: 1, name: 'Set up your workspace', exact: true }).waitFor();
   expect(await page.getByTestId('onboarding-admin-email').textContent()).toBe(adminEmail);
-  const seen = await seenMailIds(server.baseUrl, adminEmail);
+  const seen = await seenMailIds(sessions.baseUrl, adminEmail);
   await page.getByRole('button', { name: 'Email me a code', exact: true }).click();
   await field(page, 'Onboarding code').waitFor();
-  await field(page, 'Onboarding code').fill(await waitForMailedCode(server.baseUrl, adminEmail, seen));
+  await field(page, 'Onboarding code').fill(await waitForMailedCode(sessions.baseUrl, adminEmail, seen));
   await page.getByRole('button', { name: 'Verify', exact: true }).click();
   await field(page, 'Company legal name').waitFor();
 }
@@ -173,7 +150,7 @@ describe('the client onboarding, from the AM invite to the client chat', () => {
   });
 
   it('mails the invite with the link to the admin email (development outbox)', async () => {
-    const mail = await waitForMail(server.baseUrl, ADMIN_EMAIL, (m) => m.subject.includes('invited'), 'with the invite');
+    const mail = await waitForMail(sessions.baseUrl, ADMIN_EMAIL, (m) => m.subject.includes('invited'), 'with the invite');
     expect(mail.subject).toBe(`You're invited to set up ${LEGAL_NAME}`);
     expect(mail.text).toContain(link);
   });
@@ -268,7 +245,7 @@ describe('a preassigned Specialist', () => {
     const token = new URL(invite.body.onboardingUrl).searchParams.get('token')!;
 
     const adminEmail = `owner@${slug}.example.com`;
-    await signInWithOnboardingCode(page, `${server.baseUrl}/accept-invite?token=${encodeURIComponent(token)}`, adminEmail);
+    await signInWithOnboardingCode(page, `${sessions.baseUrl}/accept-invite?token=${encodeURIComponent(token)}`, adminEmail);
     await page.getByRole('button', { name: 'Continue', exact: true }).click();
     await expectActiveStep(page, 'Your Team');
     const preassigned = page.getByTestId('preassigned-specialist');

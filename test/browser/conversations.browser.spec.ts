@@ -1,0 +1,234 @@
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserSessions } from './support/sessions.js';
+
+/**
+ * The conversations feature in two browsers: a client chats with the Specialist (the reply
+ * streamed) and asks for a human; the Expert picks the thread up from the attention list, writes
+ * an internal note, a follow-up and a correction, and resolves it; the client's open page follows
+ * every step live, sees the follow-up as the Specialist's and never the note.
+ */
+
+const DEMO_PASSWORD = 'demo1234';
+const CLIENT_EMAIL = 'client@acme.demo.invalid';
+const EXPERT_EMAIL = 'expert@platform.demo.invalid';
+const SPECIALIST = 'Émilie Laurent';
+const EXPERT_NAME = 'Demo Expert';
+const ORG_NAME = 'Acme Corporation';
+const TIMEOUT = 15_000;
+
+const SUBJECT = 'The printer on floor 3';
+const QUESTION = 'Our printer on floor 3 jams on every page. Can you help?';
+const ESCALATION_REASON = 'Please send a technician';
+const NOTE = 'Internal: the maintenance contract covers a visit this week';
+const FOLLOW_UP = 'A technician will visit tomorrow at 10:00.';
+const CORRECTION = 'Hello, this is Émilie. A technician is on the way; no need to restart the printer.';
+
+const sessions = browserSessions();
+
+async function signIn(page: Page, email: string, landing: string): Promise<void> {
+  await page.goto('/login');
+  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === landing, { timeout: TIMEOUT });
+}
+
+/** Resolves once the page's socket has joined the `/notifications` namespace. */
+async function socketJoined(page: Page): Promise<void> {
+  const joined = page.waitForEvent('websocket', { predicate: (socket) => socket.url().includes('/socket.io/'), timeout: TIMEOUT }).then(
+    (socket) => socket.waitForEvent('framereceived', { predicate: (frame) => String(frame.payload).startsWith('40/notifications,'), timeout: TIMEOUT }),
+  );
+  return joined.then(() => undefined);
+}
+
+const messages = (scope: Page | Locator) => scope.locator('[data-testid="message"]');
+const messageWith = (scope: Page | Locator, text: string) => messages(scope).filter({ hasText: text });
+/** The client's own message (the offline reply quotes it). */
+const question = (scope: Locator) => scope.locator('[data-testid="message"][data-role="client"]').filter({ hasText: QUESTION });
+
+async function expectStatus(thread: Locator, status: string): Promise<void> {
+  await thread.locator(`[data-testid="conversation-status"][data-status="${status}"]`).first().waitFor({ timeout: TIMEOUT });
+}
+
+interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+function parseSse(body: string): SseEvent[] {
+  return body
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => ({ event: /^event: (.*)$/m.exec(block)![1]!, data: JSON.parse(/^data: (.*)$/m.exec(block)![1]!) }));
+}
+
+interface RecordedStreams {
+  streamBodies: string[];
+}
+
+/**
+ * Runs in the page: keeps a copy of every server-sent event body the app reads through fetch (the
+ * app reads its own copy as it arrives), since the browser does not keep a streamed body.
+ */
+function recordEventStreams(): void {
+  const page = globalThis as unknown as RecordedStreams & { fetch: typeof fetch };
+  page.streamBodies = [];
+  const fetchOriginal = page.fetch.bind(page);
+  page.fetch = async (...args: Parameters<typeof fetch>) => {
+    const response = await fetchOriginal(...args);
+    if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
+    const [forApp, forTest] = response.body.tee();
+    void new Response(forTest).text().then((text) => page.streamBodies.push(text));
+    return new Response(forApp, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+describe('conversations in the web app', () => {
+  it('streams the reply to a client, brings the escalation to the Expert, and keeps the client live', async () => {
+    // The client starts a conversation from the chat page, under the trial banner's place.
+    const client = await sessions.newPage();
+    await client.addInitScript(recordEventStreams);
+    const clientSocket = socketJoined(client);
+    await signIn(client, CLIENT_EMAIL, '/client/chat');
+    await client.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    await clientSocket;
+    await client.getByTestId('new-conversation').click();
+    await client.getByTestId('new-conversation-subject').fill(SUBJECT);
+    await client.getByTestId('composer-input').fill(QUESTION);
+
+    const streamed = client.waitForResponse((response) => /\/api\/conversations\/[^/]+\/messages\/stream$/.test(new URL(response.url()).pathname), { timeout: TIMEOUT });
+    await client.getByTestId('composer-send').click();
+    const response = await streamed;
+    expect(response.status()).toBe(200);
+    expect(response.headers()['content-type']).toContain('text/event-stream');
+    expect(response.request().resourceType()).toBe('fetch');
+    await expect.poll(() => client.evaluate(() => (globalThis as unknown as RecordedStreams).streamBodies.length), { timeout: TIMEOUT }).toBe(1);
+    const events = parseSse(await client.evaluate(() => (globalThis as unknown as RecordedStreams).streamBodies[0]!));
+    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['message', 'delta', 'reply', 'done']));
+    const reply = events.find((e) => e.event === 'reply')!.data as { id: string; content: string };
+    const deltas = events.filter((e) => e.event === 'delta').map((e) => (e.data as { text: string }).text);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(reply.content);
+    expect(reply.content).toMatch(/offline/i);
+
+    // The thread opened on its own address, with the question and the stored reply in place of the stream.
+    await client.waitForURL((url) => url.searchParams.get('conversation')?.length === 36, { timeout: TIMEOUT });
+    const conversationId = new URL(client.url()).searchParams.get('conversation')!;
+    const clientThread = client.getByTestId('conversation-thread');
+    await question(clientThread).waitFor({ timeout: TIMEOUT });
+    const replyBubble = clientThread.locator(`[data-testid="message"][data-id="${reply.id}"]`);
+    await replyBubble.waitFor({ timeout: TIMEOUT });
+    expect(await replyBubble.getAttribute('data-role')).toBe('specialist');
+    expect(await replyBubble.getByTestId('message-author').textContent()).toBe(SPECIALIST);
+    expect(await replyBubble.getByTestId('message-content').textContent()).toBe(reply.content);
+    await clientThread.getByTestId('streaming-reply').waitFor({ state: 'detached', timeout: TIMEOUT });
+    expect(await messages(clientThread).count()).toBe(2);
+    await expectStatus(clientThread, 'pending');
+    const listed = client.locator(`[data-testid="conversation-item"][data-id="${conversationId}"]`);
+    await listed.waitFor({ timeout: TIMEOUT });
+    expect(await listed.textContent()).toContain(SUBJECT);
+    // The trial banner, when the org has one, stays at the top of the page.
+    if ((await client.getByTestId('trial-banner').count()) > 0) {
+      const [banner, list] = await Promise.all([client.getByTestId('trial-banner').boundingBox(), client.getByTestId('conversation-list').boundingBox()]);
+      expect(banner!.y).toBeLessThan(list!.y);
+    }
+
+    // The Expert opens the attention list: an ordinary reply put nothing there.
+    const expert = await sessions.newPage();
+    const expertSocket = socketJoined(expert);
+    await signIn(expert, EXPERT_EMAIL, '/workspace/queue');
+    await expert.getByRole('heading', { level: 1, name: 'Attention list', exact: true }).waitFor();
+    await expertSocket;
+    const queueItem = expert.locator(`[data-testid="queue-item"][data-conversation-id="${conversationId}"]`);
+    await expert.locator('[data-testid="queue-table"], [data-testid="queue-empty"]').first().waitFor({ timeout: TIMEOUT });
+    expect(await queueItem.count()).toBe(0);
+
+    // The client asks for a human; the item reaches the Expert's open list without a reload.
+    await client.evaluate('window.stillOpen = true');
+    await clientThread.getByTestId('conversation-escalate').click();
+    await client.getByTestId('escalate-reason').fill(ESCALATION_REASON);
+    await client.getByTestId('escalate-confirm').click();
+    await clientThread.getByTestId('escalated-notice').waitFor({ timeout: TIMEOUT });
+
+    await queueItem.waitFor({ timeout: TIMEOUT });
+    const row = await queueItem.textContent();
+    for (const text of [SUBJECT, ORG_NAME, SPECIALIST, 'Escalation', ESCALATION_REASON]) expect(row).toContain(text);
+    expect(await queueItem.getAttribute('data-status')).toBe('pending');
+    expect(await queueItem.getByTestId('queue-sla').count()).toBe(1);
+    await expert.getByTestId('queue-tab-pending').click();
+    await queueItem.waitFor({ timeout: TIMEOUT });
+
+    // The Expert opens the thread: the client's message and the Specialist's reply.
+    await queueItem.getByTestId('queue-item-link').click();
+    await expert.waitForURL((url) => url.pathname === `/workspace/queue/${conversationId}`, { timeout: TIMEOUT });
+    const expertThread = expert.getByTestId('conversation-thread');
+    await question(expertThread).waitFor({ timeout: TIMEOUT });
+    await expertThread.locator(`[data-testid="message"][data-id="${reply.id}"]`).waitFor();
+    expect(await expert.getByTestId('thread-details').textContent()).toContain(ORG_NAME);
+
+    // Assign to me.
+    await expert.getByTestId('assign-to-me').click();
+    await expect.poll(() => expert.getByTestId('assigned-expert').textContent(), { timeout: TIMEOUT }).toBe('you');
+
+    // An internal note, marked as such for staff.
+    await expert.getByTestId('staff-composer-kind').getByText('Internal note', { exact: true }).click();
+    await expert.getByTestId('staff-composer-input').fill(NOTE);
+    await expert.getByTestId('staff-composer-send').click();
+    const note = messageWith(expertThread, NOTE);
+    await note.waitFor({ timeout: TIMEOUT });
+    expect(await note.getAttribute('data-internal')).toBe('true');
+    await note.getByTestId('internal-note-badge').waitFor();
+
+    // A follow-up, written as the Specialist.
+    await expert.getByTestId('staff-composer-kind').getByText('Follow-up', { exact: true }).click();
+    await expert.getByTestId('staff-composer-input').fill(FOLLOW_UP);
+    await expert.getByTestId('staff-composer-send').click();
+    const followUp = messageWith(expertThread, FOLLOW_UP);
+    await followUp.waitFor({ timeout: TIMEOUT });
+    expect(await followUp.getAttribute('data-internal')).toBe('false');
+    expect(await followUp.getByTestId('message-author').textContent()).toContain('follow-up by you');
+    await expectStatus(expert.getByTestId('thread-details'), 'awaiting_client');
+
+    // The client's page, never reloaded, shows the follow-up as Émilie's and moves to awaiting reply.
+    const clientFollowUp = messageWith(clientThread, FOLLOW_UP);
+    await clientFollowUp.waitFor({ timeout: TIMEOUT });
+    expect(await clientFollowUp.getAttribute('data-role')).toBe('specialist');
+    expect(await clientFollowUp.getByTestId('message-author').textContent()).toBe(SPECIALIST);
+    await expectStatus(clientThread, 'awaiting_client');
+    await clientThread.getByTestId('conversation-dismiss').waitFor({ timeout: TIMEOUT });
+
+    // The Expert corrects the delivered reply; the client's copy is replaced in place.
+    const expertReply = expertThread.locator(`[data-testid="message"][data-id="${reply.id}"]`);
+    await expertReply.getByTestId('message-correct').click();
+    await expertReply.getByTestId('correction-content').fill(CORRECTION);
+    await expertReply.getByTestId('correction-reason').fill('Restarting does not help with jams');
+    await expertReply.getByTestId('correction-save').click();
+    await expertReply.getByTestId('message-corrected').waitFor({ timeout: TIMEOUT });
+    expect(await expertReply.getByTestId('message-content').textContent()).toBe(CORRECTION);
+    await expect.poll(() => replyBubble.getByTestId('message-content').textContent(), { timeout: TIMEOUT }).toBe(CORRECTION);
+    await replyBubble.getByTestId('message-corrected').waitFor();
+    expect(await messageWith(clientThread, CORRECTION).count()).toBe(1);
+
+    // The Expert resolves; the client sees it live.
+    await expert.getByTestId('status-select').selectOption('resolved');
+    await expert.getByTestId('status-save').click();
+    await expectStatus(expert.getByTestId('thread-details'), 'resolved');
+    await expectStatus(clientThread, 'resolved');
+    await clientThread.getByTestId('conversation-reopen').waitFor({ timeout: TIMEOUT });
+
+    // The client never saw the note nor who wrote behind the Specialist, and never reloaded.
+    const clientText = (await client.locator('body').textContent()) ?? '';
+    expect(clientText).not.toContain(NOTE);
+    expect(clientText).not.toContain(EXPERT_NAME);
+    expect(await client.evaluate<boolean>('window.stillOpen === true')).toBe(true);
+    expect(new URL(client.url()).searchParams.get('conversation')).toBe(conversationId);
+    expect(await messages(clientThread).count()).toBe(3);
+
+    // Back on the list, the item is under Resolved.
+    await expert.getByRole('link', { name: 'Back to the attention list', exact: true }).click();
+    await expert.getByTestId('queue-tab-resolved').click();
+    await expert.locator(`[data-testid="queue-item"][data-conversation-id="${conversationId}"][data-status="resolved"]`).waitFor({ timeout: TIMEOUT });
+
+  });
+});
