@@ -51,6 +51,29 @@ async function expectStatus(thread: Locator, status: string): Promise<void> {
   await thread.locator(`[data-testid="conversation-status"][data-status="${status}"]`).first().waitFor({ timeout: TIMEOUT });
 }
 
+/** A call of the API as `email` (for the set-up a test does not drive through the pages). */
+async function api<T>(email: string, method: string, path: string, body?: unknown): Promise<T> {
+  const login = await fetch(`${sessions.baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password: DEMO_PASSWORD }),
+  });
+  const { token } = (await login.json()) as { token: string };
+  const response = await fetch(`${sessions.baseUrl}/api${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.status, `${method} ${path}`).toBeLessThan(300);
+  return (await response.json()) as T;
+}
+
+/** `YYYY-MM-DDTHH:mm` in local time, as a datetime-local field takes it (the browser shares this machine's zone). */
+function localDateTime(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
 interface SseEvent {
   event: string;
   data: unknown;
@@ -230,5 +253,43 @@ describe('conversations in the web app', () => {
     await expert.getByTestId('queue-tab-resolved').click();
     await expert.locator(`[data-testid="queue-item"][data-conversation-id="${conversationId}"][data-status="resolved"]`).waitFor({ timeout: TIMEOUT });
 
+  });
+
+  it('snoozes a thread until a chosen time, and lets the client dismiss an answered one and reopen it', async () => {
+    const snoozed = await api<{ id: string }>(CLIENT_EMAIL, 'POST', '/conversations', { subject: 'Renew the domain', message: 'Can you renew our domain next month?' });
+    await api(CLIENT_EMAIL, 'POST', `/conversations/${snoozed.id}/escalate`, {});
+    const answered = await api<{ id: string }>(CLIENT_EMAIL, 'POST', '/conversations', { subject: 'Office hours', message: 'When is the office open?' });
+    await api(EXPERT_EMAIL, 'POST', `/conversations/${answered.id}/messages`, { content: 'From 9 to 17, Monday to Friday.' });
+
+    // The Expert snoozes the first thread until a local date and time two days ahead.
+    const expert = await sessions.newPage();
+    await signIn(expert, EXPERT_EMAIL, '/workspace/queue');
+    await expert.goto(`/workspace/queue/${snoozed.id}`);
+    const details = expert.getByTestId('thread-details');
+    await expectStatus(details, 'pending');
+    const until = new Date(Date.now() + 2 * 24 * 3600_000);
+    until.setSeconds(0, 0);
+    await expert.getByTestId('status-select').selectOption('snoozed');
+    await expert.getByTestId('snooze-until').fill(localDateTime(until));
+    await expert.getByTestId('status-save').click();
+    await expectStatus(details, 'snoozed');
+    const stored = await api<{ conversation: { status: string; snoozeUntil: string } }>(EXPERT_EMAIL, 'GET', `/conversations/${snoozed.id}`);
+    expect(stored.conversation).toMatchObject({ status: 'snoozed', snoozeUntil: until.toISOString() });
+    await expert.getByRole('link', { name: 'Back to the attention list', exact: true }).click();
+    await expert.getByTestId('queue-tab-snoozed').click();
+    await expert.locator(`[data-testid="queue-item"][data-conversation-id="${snoozed.id}"][data-status="snoozed"]`).waitFor({ timeout: TIMEOUT });
+
+    // The client dismisses the answered thread, then reopens it.
+    const client = await sessions.newPage();
+    await signIn(client, CLIENT_EMAIL, '/client/chat');
+    await client.locator(`[data-testid="conversation-item"][data-id="${answered.id}"]`).click();
+    const thread = client.locator(`[data-testid="conversation-thread"][data-id="${answered.id}"]`);
+    await expectStatus(thread, 'awaiting_client');
+    await thread.getByTestId('conversation-dismiss').click();
+    await expectStatus(thread, 'resolved');
+    expect(await thread.getByTestId('conversation-dismiss').count()).toBe(0);
+    await thread.getByTestId('conversation-reopen').click();
+    await expectStatus(thread, 'pending');
+    await client.locator(`[data-testid="conversation-item"][data-id="${answered.id}"][data-status="pending"]`).waitFor({ timeout: TIMEOUT });
   });
 });
