@@ -170,7 +170,8 @@ describe('real-time notifications (spec 5.5, 6.1)', () => {
     const roomsOf = (s: TestSocket) => realtime.localRoomsOf(s.id!).sort();
     expect(roomsOf(ops)).toEqual(['audience:staff', `org:${acme.id}`, `user:${opsUser.id}`]);
     expect(roomsOf(client)).toEqual(['audience:client', expect.stringMatching(/^user:/)]);
-    expect(roomsOf(expert)).toEqual(['audience:staff', 'experts', expect.stringMatching(/^user:/)]);
+    // The demo Expert's org-wide grant on acme puts its socket in acme's room.
+    expect(roomsOf(expert)).toEqual(['audience:staff', 'experts', `org:${acme.id}`, expect.stringMatching(/^user:/)]);
     expect(roomsOf(superadmin)).toEqual(['audience:staff', 'experts', expect.stringMatching(/^user:/)]);
 
     const clientEvents = collect(client, 'agent_message_sent');
@@ -187,7 +188,7 @@ describe('real-time notifications (spec 5.5, 6.1)', () => {
     expect(clientEvents).toHaveLength(0);
   });
 
-  it('refuses join_conversation until the conversations module decides access', async () => {
+  it('refuses join_conversation for an unknown thread and a malformed id', async () => {
     const s = await open(app.url, await app.login('expert@platform.demo.invalid', PASSWORD));
     const ack = await s.emitWithAck('join_conversation', '00000000-0000-4000-8000-000000000003');
     expect(ack).toEqual({ ok: false, error: 'forbidden' });
