@@ -10,3 +10,4 @@ export * from './conversations.js';
 export * from './agent.js';
 export * from './client-briefs.js';
 export * from './channels.js';
+export * from './billing.js';

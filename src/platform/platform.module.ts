@@ -4,6 +4,7 @@ import type { Type } from '@nestjs/common';
 import { AuditController } from './audit/audit.controller.js';
 import { AuditService } from './audit/audit.service.js';
 import { Clock } from './clock/clock.js';
+import { OrgAccessGate } from './auth/org-access-gate.js';
 import { RequestAuthenticator } from './auth/request-auth.js';
 import { TokenService } from './auth/token.service.js';
 import { RequestGuard } from './http/request.guard.js';
@@ -57,6 +58,7 @@ export class PlatformModule {
       AuditService,
       RouteCatalog,
       RequestAuthenticator,
+      OrgAccessGate,
       RealtimeService,
       InflightTracker,
       { provide: APP_INTERCEPTOR, useExisting: InflightTracker },

@@ -26,6 +26,8 @@ export const orgs = pgTable(
     /** sendOrgInvite's optional startDate: when billing may start. */
     startDate: date('start_date', { mode: 'string' }),
     status: text('status').$type<OrgStatus>().notNull().default('pending_am_setup'),
+    /** When the org first became active (Phase 2 confirmation or finish without invite): billing may start. */
+    activatedAt: timestamp('activated_at', { withTimezone: true }),
     /** An explicit per-org stop on mailbox provisioning (spec 3.3: "Provision now" honours it). */
     mailboxProvisioningDisabled: boolean('mailbox_provisioning_disabled').notNull().default(false),
     assignedAmId: uuid('assigned_am_id').references(() => users.id, { onDelete: 'set null' }),

@@ -1,4 +1,4 @@
-import { pgTable, jsonb, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export interface MonthlyRateConfig {
   base_rate: number;
@@ -23,3 +23,19 @@ export const specialists = pgTable(
   (t) => [uniqueIndex('specialists_slug_key').on(t.slug)],
 );
 export type SpecialistRow = typeof specialists.$inferSelect;
+
+/** Every catalog rate a Specialist has had: billing prorates a mid-month catalog change by day. */
+export const specialistRateHistory = pgTable(
+  'specialist_rate_history',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    specialistId: uuid('specialist_id')
+      .notNull()
+      .references(() => specialists.id, { onDelete: 'cascade' }),
+    baseRate: numeric('base_rate', { precision: 10, scale: 2, mode: 'number' }).notNull(),
+    currency: text('currency').notNull(),
+    changedBy: uuid('changed_by'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('specialist_rate_history_specialist_idx').on(t.specialistId, t.createdAt)],
+);

@@ -6,9 +6,16 @@ import type { Principal } from './principal.js';
 export const IS_PUBLIC = 'auth:public';
 export const PLATFORM_ROLES = 'auth:platformRoles';
 export const ORG_ROLES = 'auth:orgRoles';
+export const OPEN_WHILE_SUSPENDED = 'auth:openWhileSuspended';
 
 /** The route needs no user token (webhooks, bootstrap, login). Everything else fails closed. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/**
+ * The route stays reachable for client users of a suspended org (spec 3.6: they can still sign in
+ * and reach billing settings); every other client route answers 403 `org_suspended`.
+ */
+export const OpenWhileSuspended = () => SetMetadata(OPEN_WHILE_SUSPENDED, true);
 
 /** Only these platform roles may call the route. */
 export const PlatformRoles = (...roles: PlatformRole[]) => SetMetadata(PLATFORM_ROLES, roles);

@@ -2,7 +2,8 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORG_WIDE_ROLES, type PlatformRole } from '../../contracts/roles.js';
-import { IS_PUBLIC, ORG_ROLES, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
+import { IS_PUBLIC, OPEN_WHILE_SUSPENDED, ORG_ROLES, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
+import { OrgAccessGate } from '../auth/org-access-gate.js';
 import type { Principal } from '../auth/principal.js';
 import { RequestAuthenticator } from '../auth/request-auth.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -15,7 +16,7 @@ const ACTS_ON_EVERY_ORG: readonly PlatformRole[] = ORG_WIDE_ROLES;
 /**
  * The one global guard, in a fixed order: resolve the caller (if a token is sent), apply the
  * global throttle (spec 7.1, 8), then fail closed: a token unless the route is @Public(),
- * the platform roles, the org roles.
+ * the platform roles, the org roles, then the org access gate for client users (spec 3.6).
  */
 @Injectable()
 export class RequestGuard implements CanActivate {
@@ -25,6 +26,7 @@ export class RequestGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: RequestAuthenticator,
+    private readonly accessGate: OrgAccessGate,
     rateLimits: RateLimitService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -57,6 +59,10 @@ export class RequestGuard implements CanActivate {
 
     const orgPolicy = this.reflector.getAllAndOverride<OrgRolesPolicy | undefined>(ORG_ROLES, targets);
     if (orgPolicy) this.checkOrgRoles(request, principal, orgPolicy);
+
+    if (this.accessGate.applies(principal.platformRole) && this.reflector.getAllAndOverride<boolean>(OPEN_WHILE_SUSPENDED, targets) !== true) {
+      await this.accessGate.assertOpenFor(principal, requestOrgId(request, orgPolicy?.param));
+    }
     return true;
   }
 
@@ -94,4 +100,11 @@ export class RequestGuard implements CanActivate {
     if (!result.allowed) throw rateLimitError(result, 'Rate limit exceeded');
     for (const [name, value] of Object.entries(rateLimitHeaders(result))) reply.header(name, value);
   }
+}
+
+/** The org a request names: its route parameter (`orgId` or the policy's), else `?orgId=`. */
+function requestOrgId(request: FastifyRequest, param = 'orgId'): string | undefined {
+  const fromRoute = (request.params as Record<string, string | undefined> | undefined)?.[param];
+  const fromQuery = (request.query as Record<string, unknown> | undefined)?.orgId;
+  return fromRoute ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
 }

@@ -1,0 +1,149 @@
+import { bigint, boolean, date, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { InvoicePeriod, InvoiceStatus, PaymentMethod, PaymentState } from '../../contracts/billing.js';
+import { orgs } from '../orgs/orgs.tables.js';
+
+/**
+ * The billing-customer link of an org (spec 4.6: created eagerly) and its dunning state (spec 3.6).
+ */
+export const billingAccounts = pgTable(
+  'billing_accounts',
+  {
+    orgId: uuid('org_id')
+      .primaryKey()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    providerCustomerId: text('provider_customer_id').notNull(),
+    paymentMethod: jsonb('payment_method').$type<PaymentMethod>(),
+    paymentState: text('payment_state').$type<PaymentState>().notNull().default('ok'),
+    pastDueSince: timestamp('past_due_since', { withTimezone: true }),
+    graceEndsAt: timestamp('grace_ends_at', { withTimezone: true }),
+    lastFailureReason: text('last_failure_reason'),
+    /** Set when the access gate suspended the org for non-payment (and only then). */
+    suspendedAt: timestamp('suspended_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('billing_accounts_grace_idx').on(t.paymentState, t.graceEndsAt)],
+);
+export type BillingAccountRow = typeof billingAccounts.$inferSelect;
+
+/** One subscription per OSA (spec 2.8), with the plan it is on at the provider. */
+export const billingSubscriptions = pgTable(
+  'billing_subscriptions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    assignmentId: uuid('assignment_id').notNull(),
+    specialistId: uuid('specialist_id').notNull(),
+    providerSubscriptionId: text('provider_subscription_id').notNull(),
+    plan: text('plan').notNull(),
+    /** First billed day. */
+    startsOn: date('starts_on', { mode: 'string' }).notNull(),
+    /** First day no longer billed (the day of unassignment); null while assigned. */
+    endsOn: date('ends_on', { mode: 'string' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('billing_subscriptions_assignment_key').on(t.assignmentId), index('billing_subscriptions_org_idx').on(t.orgId)],
+);
+export type BillingSubscriptionRow = typeof billingSubscriptions.$inferSelect;
+
+/** One invoice per org per calendar month (spec 2.8); the unique key makes the run idempotent. */
+export const invoices = pgTable(
+  'invoices',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    period: text('period').notNull(),
+    currency: text('currency').notNull(),
+    status: text('status').$type<InvoiceStatus>().notNull().default('open'),
+    totalCents: bigint('total_cents', { mode: 'number' }).notNull(),
+    providerInvoiceId: text('provider_invoice_id'),
+    issuedAt: timestamp('issued_at', { withTimezone: true }).notNull(),
+    dueOn: date('due_on', { mode: 'string' }).notNull(),
+    paidAt: timestamp('paid_at', { withTimezone: true }),
+    failedAt: timestamp('failed_at', { withTimezone: true }),
+    failureReason: text('failure_reason'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('invoices_org_period_key').on(t.orgId, t.period), index('invoices_status_idx').on(t.status)],
+);
+export type InvoiceRow = typeof invoices.$inferSelect;
+
+/** One line per Specialist instance (OSA), its rate periods kept for the reader. */
+export const invoiceLines = pgTable(
+  'invoice_lines',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    invoiceId: uuid('invoice_id')
+      .notNull()
+      .references(() => invoices.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id').notNull(),
+    assignmentId: uuid('assignment_id').notNull(),
+    specialistId: uuid('specialist_id').notNull(),
+    description: text('description').notNull(),
+    daysActive: integer('days_active').notNull(),
+    daysInMonth: integer('days_in_month').notNull(),
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    currency: text('currency').notNull(),
+    periods: jsonb('periods').$type<InvoicePeriod[]>().notNull(),
+  },
+  (t) => [index('invoice_lines_invoice_idx').on(t.invoiceId)],
+);
+export type InvoiceLineRow = typeof invoiceLines.$inferSelect;
+
+/** Provider webhook events seen, by their id: a replay is answered and does nothing. */
+export const billingWebhookEvents = pgTable('billing_webhook_events', {
+  eventId: text('event_id').primaryKey(),
+  type: text('type').notNull(),
+  orgId: uuid('org_id'),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Daily rollup of the `llm_runs` ledger per org, OSA and purpose (closed UTC days), so the cost
+ * panels read a few thousand rows instead of a million; today is read live from the ledger.
+ */
+export const llmCostDaily = pgTable(
+  'llm_cost_daily',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    orgId: uuid('org_id').notNull(),
+    osaId: uuid('osa_id'),
+    purpose: text('purpose').notNull(),
+    costMicroUsd: bigint('cost_micro_usd', { mode: 'number' }).notNull(),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull(),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
+    calls: integer('calls').notNull(),
+    errors: integer('errors').notNull(),
+  },
+  (t) => [index('llm_cost_daily_day_idx').on(t.day), index('llm_cost_daily_org_day_idx').on(t.orgId, t.day)],
+);
+export type LlmCostDailyRow = typeof llmCostDaily.$inferSelect;
+
+/** Which closed days are rolled up (a day with no ledger rows has no rollup rows, but is done). */
+export const llmCostRollupDays = pgTable('llm_cost_rollup_days', {
+  day: date('day', { mode: 'string' }).primaryKey(),
+  rolledAt: timestamp('rolled_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** The nightly comparison of the ledger with the external tracing tool (analytics only). */
+export const costReconciliations = pgTable(
+  'cost_reconciliations',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    ledgerMicroUsd: bigint('ledger_micro_usd', { mode: 'number' }).notNull(),
+    tracingMicroUsd: bigint('tracing_micro_usd', { mode: 'number' }),
+    driftMicroUsd: bigint('drift_micro_usd', { mode: 'number' }),
+    driftPercent: real('drift_percent'),
+    alerted: boolean('alerted').notNull().default(false),
+    error: text('error'),
+    checkedAt: timestamp('checked_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.day] })],
+);
+export type CostReconciliationRow = typeof costReconciliations.$inferSelect;
