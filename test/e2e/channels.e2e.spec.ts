@@ -295,6 +295,15 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       try {
         await post(mail('<m3@customer.example.com>'));
         expect(await processed('email', '<m3@customer.example.com>')).toMatchObject({ status: 'quarantined', reason: 'mailbox_suspended' });
+        // Outbound mail stops too: an Expert's follow-up on the mail thread is held, not sent.
+        const thread = (await event('email', '<m1@customer.example.com>'))!.conversation_id!;
+        const expert = await app.login('expert@platform.demo.invalid', PASSWORD);
+        const followUp = await app.post(`/api/conversations/${thread}/messages`, { content: 'Held while suspended' }, { token: expert });
+        expect(followUp.status).toBe(201);
+        const [held] = await rows<{ status: string }>(db.root.execute(sql`select status from outbound_messages where message_id = ${followUp.body.id}`));
+        expect(held).toEqual({ status: 'held' });
+        await sleep(300);
+        expect(await rows(db.root.execute(sql`select id from mail_outbox where text = 'Held while suspended'`))).toEqual([]);
       } finally {
         await db.root.execute(sql`update org_specialist_assignments set mailbox_suspended_at = null where email_alias = ${ALIAS}`);
       }
