@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, type PlatformDeps } from './platform/platform.module.js';
+import { AdminModule } from './modules/admin/index.js';
 import { AgentModule } from './modules/agent/index.js';
 import { AuthModule } from './modules/auth/index.js';
 import { ChannelsModule } from './modules/channels/index.js';
@@ -32,6 +33,7 @@ export class AppModule {
         AgentModule,
         ConversationsModule,
         ChannelsModule,
+        AdminModule,
         ...(deps.config.isProduction ? [] : [DemoModule.forRoot({ routes: true })]),
       ],
     };

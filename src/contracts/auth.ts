@@ -5,15 +5,50 @@ export const EmailSchema = z.string().trim().toLowerCase().pipe(z.email({ messag
 export const OtpCodeSchema = z.string().regex(/^\d{6}$/, 'Must be a 6-digit code');
 export const PasswordSchema = z.string().min(8, 'Must be at least 8 characters').max(256);
 
+export const TotpCodeSchema = z.string().trim().regex(/^\d{6}$/, 'Must be a 6-digit code');
+/** A two-factor recovery code: 10 letters or digits, shown as two groups of 5 (`ab3de-9xk2p`). */
+export const RecoveryCodeSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((v) => v.replace(/[\s-]/g, ''))
+  .pipe(z.string().regex(/^[a-z0-9]{10}$/, 'Must be a recovery code'));
+
+/** The second factor of a sign-in once two-factor is on: a TOTP code or one recovery code. */
+const SecondFactorFields = {
+  totpCode: TotpCodeSchema.optional(),
+  recoveryCode: RecoveryCodeSchema.optional(),
+};
+
 export const LoginRequestSchema = z.object({
   email: EmailSchema,
   password: z.string().min(1, 'Required').max(256),
-  totpCode: z.string().regex(/^\d{6}$/).optional(),
+  ...SecondFactorFields,
 });
 export type LoginRequest = z.infer<typeof LoginRequestSchema>;
 
 export const RequestOtpSchema = z.object({ email: EmailSchema });
-export const VerifyOtpSchema = z.object({ email: EmailSchema, code: OtpCodeSchema });
+export const VerifyOtpSchema = z.object({ email: EmailSchema, code: OtpCodeSchema, ...SecondFactorFields });
+
+/** Redeems the code of an admin-initiated password reset (API-MAP.md "Auth"). */
+export const ResetPasswordSchema = z.object({ email: EmailSchema, code: OtpCodeSchema, password: PasswordSchema });
+
+export const UpdateMeSchema = z.object({ name: z.string().trim().max(200) }).strict();
+
+/** Two-factor setup: the secret, its otpauth URL and QR code, and the recovery codes (shown once). */
+export const TotpSetupResponseSchema = z.object({
+  secret: z.string(),
+  otpauthUrl: z.string(),
+  qrCodeDataUrl: z.string(),
+  recoveryCodes: z.array(z.string()),
+});
+export type TotpSetupResponse = z.infer<typeof TotpSetupResponseSchema>;
+export const TotpCodeBodySchema = z.object({ code: TotpCodeSchema });
+/** Turning two-factor off or renewing the recovery codes needs a current second factor. */
+export const SecondFactorSchema = z
+  .object(SecondFactorFields)
+  .refine((v) => v.totpCode !== undefined || v.recoveryCode !== undefined, { message: 'Send totpCode or recoveryCode', path: ['totpCode'] });
+export const RecoveryCodesResponseSchema = z.object({ recoveryCodes: z.array(z.string()) });
 
 export const DEMO_ROLES = ['superadmin', 'account_manager', 'expert', 'ai_operator', 'client', 'org_admin'] as const;
 export const DemoLoginSchema = z.object({

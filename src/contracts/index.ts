@@ -11,3 +11,4 @@ export * from './agent.js';
 export * from './client-briefs.js';
 export * from './channels.js';
 export * from './billing.js';
+export * from './admin.js';

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs
 import type { Type } from '@nestjs/common';
 import { AuditController } from './audit/audit.controller.js';
 import { AuditService } from './audit/audit.service.js';
+import { ImpersonationAuditInterceptor } from './audit/impersonation-audit.interceptor.js';
 import { Clock } from './clock/clock.js';
 import { OrgAccessGate } from './auth/org-access-gate.js';
 import { RequestAuthenticator } from './auth/request-auth.js';
@@ -62,6 +63,7 @@ export class PlatformModule {
       RealtimeService,
       InflightTracker,
       { provide: APP_INTERCEPTOR, useExisting: InflightTracker },
+      { provide: APP_INTERCEPTOR, useClass: ImpersonationAuditInterceptor },
       { provide: APP_FILTER, useClass: AllExceptionsFilter },
       { provide: APP_GUARD, useClass: RequestGuard },
     ];

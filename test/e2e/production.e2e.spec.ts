@@ -1,21 +1,11 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { productionEnv } from '../support/env.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('APP_ENV=production', () => {
   let app: TestApp;
   beforeAll(async () => {
-    const pair = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-    app = await startTestApp({
-      seeded: false,
-      env: {
-        APP_ENV: 'production',
-        ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        JWT_PRIVATE_KEY: pair.privateKey,
-        JWT_PUBLIC_KEY: pair.publicKey,
-        BOOTSTRAP_TOKEN: 'prod-bootstrap-token',
-      },
-    });
+    app = await startTestApp({ seeded: false, env: productionEnv({ BOOTSTRAP_TOKEN: 'prod-bootstrap-token' }) });
   });
   afterAll(async () => {
     await app?.close();

@@ -1,28 +1,34 @@
-import { Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
 import {
   BootstrapSchema,
   LoginRequestSchema,
   MeResponseSchema,
   RequestOtpSchema,
+  ResetPasswordSchema,
   TokenResponseSchema,
+  UpdateMeSchema,
   VerifyOtpSchema,
 } from '../../contracts/auth.js';
 import { CurrentPrincipal, Public } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
 import { AuthService } from './auth.service.js';
+import { PasswordResetService } from './password-reset.service.js';
 
 @Controller()
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly passwordReset: PasswordResetService,
+  ) {}
 
   @Post('auth/login')
   @Public()
   @HttpCode(200)
   @Endpoint({
     summary: 'Sign in with email and password (and a TOTP code when two-factor is on)',
-    description: 'A user with two-factor sign-in and no `totpCode` gets 401 `totp_required`.',
+    description: 'A user with two-factor sign-in and neither `totpCode` nor `recoveryCode` gets 401 `totp_required`; a recovery code works once.',
     tags: ['auth'],
     body: LoginRequestSchema,
     response: TokenResponseSchema,
@@ -45,19 +51,40 @@ export class AuthController {
   @HttpCode(200)
   @Endpoint({
     summary: 'Sign in with an emailed code (10 minutes, 5 attempts, single use)',
+    description: 'With two-factor sign-in on, `totpCode` or `recoveryCode` comes with the code (401 `totp_required` otherwise, and the code stays usable).',
     tags: ['auth'],
     body: VerifyOtpSchema,
     response: TokenResponseSchema,
     status: 200,
   })
   verifyOtp(@ValidBody() body: z.infer<typeof VerifyOtpSchema>) {
-    return this.auth.verifyOtp(body.email, body.code);
+    return this.auth.verifyOtp(body.email, body.code, body);
+  }
+
+  @Post('auth/reset-password')
+  @Public()
+  @HttpCode(204)
+  @Endpoint({
+    summary: 'Set a new password with the 6-digit code of an administrator-initiated reset',
+    description: 'The code is single use and expires after 30 minutes; every earlier session of the user ends.',
+    tags: ['auth'],
+    body: ResetPasswordSchema,
+    status: 204,
+  })
+  async resetPassword(@ValidBody() body: z.infer<typeof ResetPasswordSchema>) {
+    await this.passwordReset.redeem(body);
   }
 
   @Get('auth/me')
   @Endpoint({ summary: 'The signed-in user, memberships and landing page (spec 5.4)', tags: ['auth'], response: MeResponseSchema })
   me(@CurrentPrincipal() principal: Principal) {
     return this.auth.me(principal);
+  }
+
+  @Patch('auth/me')
+  @Endpoint({ summary: "Edit the caller's own name (an empty name clears it)", tags: ['auth'], body: UpdateMeSchema, response: MeResponseSchema })
+  updateMe(@CurrentPrincipal() principal: Principal, @ValidBody() body: z.infer<typeof UpdateMeSchema>) {
+    return this.auth.updateMe(principal, body.name);
   }
 
   @Post('bootstrap')

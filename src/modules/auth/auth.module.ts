@@ -5,11 +5,15 @@ import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { OtpRepository } from './otp.repository.js';
 import { OtpService } from './otp.service.js';
+import { PasswordResetService } from './password-reset.service.js';
+import { RecoveryCodesRepository } from './recovery-codes.repository.js';
+import { TwoFactorController } from './two-factor.controller.js';
+import { TwoFactorService } from './two-factor.service.js';
 
 @Module({
   imports: [UsersModule, OrgsModule],
-  controllers: [AuthController],
-  providers: [AuthService, OtpService, OtpRepository],
-  exports: [AuthService, OtpService],
+  controllers: [AuthController, TwoFactorController],
+  providers: [AuthService, OtpService, OtpRepository, TwoFactorService, RecoveryCodesRepository, PasswordResetService],
+  exports: [AuthService, OtpService, PasswordResetService],
 })
 export class AuthModule {}

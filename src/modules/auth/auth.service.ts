@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
-import { verify as verifyTotp } from 'otplib';
 import type { MeResponse, TokenResponse, UserDto } from '../../contracts/auth.js';
 import { landingFor } from '../../contracts/roles.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -8,7 +7,7 @@ import { TokenService } from '../../platform/auth/token.service.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
-import { SecretBox, safeEqual } from '../../platform/crypto/crypto.js';
+import { safeEqual } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { MailService } from '../../platform/mail/mail.service.js';
@@ -16,6 +15,7 @@ import { RateLimitService, rateLimitError, type Limiter } from '../../platform/r
 import { OrgsService, type OrgSummary } from '../orgs/index.js';
 import { UsersService, type UserRow } from '../users/index.js';
 import { OtpService } from './otp.service.js';
+import { TwoFactorService, type SecondFactor } from './two-factor.service.js';
 
 const BOOTSTRAP_LOCK = 7_410_222;
 
@@ -35,7 +35,7 @@ export class AuthService {
     private readonly mail: MailService,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
-    private readonly secrets: SecretBox,
+    private readonly twoFactor: TwoFactorService,
     rateLimits: RateLimitService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -45,7 +45,7 @@ export class AuthService {
     this.loginFailures = rateLimits.limiter({ name: 'login-failure', points: 10, durationS: 15 * 60 });
   }
 
-  async login(input: { email: string; password: string; totpCode?: string }): Promise<TokenResponse> {
+  async login(input: { email: string; password: string } & SecondFactor): Promise<TokenResponse> {
     const failures = await this.loginFailures.peek(input.email);
     if (failures.used >= failures.limit) {
       throw rateLimitError({ allowed: false, limit: failures.limit, remaining: 0, resetAtMs: failures.resetAtMs ?? Date.now() + 1000 }, 'Too many failed sign-ins for this address');
@@ -57,11 +57,8 @@ export class AuthService {
       throw AppError.unauthorized('Invalid email or password');
     }
     this.assertActive(user);
-    if (user.totpEnabled) {
-      if (!input.totpCode) throw new AppError('totp_required', 'Two-factor code required');
-      if (!(await this.totpMatches(user, input.totpCode))) throw AppError.unauthorized('Invalid two-factor code');
-    }
-    return this.startSession(user, 'password');
+    await this.requireSecondFactor(user, input);
+    return this.startSession(user, user.totpEnabled ? 'password+2fa' : 'password');
   }
 
   /** Always succeeds from the caller's view; a code goes out only to an active user. */
@@ -80,12 +77,21 @@ export class AuthService {
     });
   }
 
-  async verifyOtp(email: string, code: string): Promise<TokenResponse> {
+  /** With two-factor on, the emailed code is kept until the second factor comes with it. */
+  async verifyOtp(email: string, code: string, factor: SecondFactor = {}): Promise<TokenResponse> {
     const user = await this.users.findByEmail(email);
     if (!user) throw AppError.unauthorized('Invalid or expired code');
+    if (user.totpEnabled && !factor.totpCode && !factor.recoveryCode) throw new AppError('totp_required', 'Two-factor code required');
     await this.otp.redeem({ email, purpose: 'login' }, code);
     this.assertActive(user);
-    return this.startSession(user, 'email_otp');
+    await this.requireSecondFactor(user, factor);
+    return this.startSession(user, user.totpEnabled ? 'email_otp+2fa' : 'email_otp');
+  }
+
+  /** The caller's own profile name (an empty name clears it); sessions stay valid. */
+  async updateMe(principal: Principal, name: string): Promise<MeResponse> {
+    const row = await this.users.setName(principal.userId, name);
+    return this.me({ ...principal, name: row.name, record: { ...principal.record, name: row.name } });
   }
 
   /** Described from the row the guard read for this request: no second read of the user. */
@@ -141,10 +147,11 @@ export class AuthService {
     if (user.status !== 'active') throw AppError.unauthorized(`This account is ${user.status}`);
   }
 
-  private async totpMatches(user: UserRow, code: string): Promise<boolean> {
-    if (!user.totpSecretEnc) return false;
-    const secret = this.secrets.open(user.totpSecretEnc);
-    const result = await verifyTotp({ secret, token: code, epochTolerance: 30 });
-    return result.valid;
+  /** A wrong second factor counts as a failed sign-in of the address (the same 10 per 15 minutes). */
+  private async requireSecondFactor(user: UserRow, factor: SecondFactor): Promise<void> {
+    if (!user.totpEnabled) return;
+    if (await this.twoFactor.check(user, factor)) return;
+    await this.loginFailures.consume(user.email);
+    throw AppError.unauthorized('Invalid two-factor code');
   }
 }

@@ -1,12 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { OrgRole, PlatformRole } from '../../contracts/roles.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { containsPattern, olderThan } from '../../platform/db/query-parts.js';
+import type { Keyset } from '../../platform/http/pagination.js';
 import { orgMemberships, users, type NewUserRow, type UserRow } from './users.tables.js';
 
 export interface MembershipRecord {
   orgId: string;
   orgRole: OrgRole;
+}
+
+export interface UserSearch {
+  role?: PlatformRole;
+  /** Part of the name or the email, case-insensitive. */
+  q?: string;
+}
+
+export interface OrgMemberRecord extends MembershipRecord {
+  userId: string;
+  email: string;
+  name: string;
+  platformRole: PlatformRole;
+  status: string;
+  joinedAt: Date;
 }
 
 /** Queries of the users and memberships tables; no rules. */
@@ -21,6 +38,11 @@ export class UsersRepository {
   async findById(id: string): Promise<UserRow | undefined> {
     const [row] = await this.db.select().from(users).where(eq(users.id, id));
     return row;
+  }
+
+  async findByIds(ids: string[]): Promise<UserRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.select().from(users).where(inArray(users.id, [...new Set(ids)]));
   }
 
   async findByEmail(email: string): Promise<UserRow | undefined> {
@@ -57,6 +79,28 @@ export class UsersRepository {
     return this.db.select().from(users).where(eq(users.platformRole, role)).orderBy(asc(users.name), asc(users.email));
   }
 
+  /** Newest first, keyset-paginated (`limit + 1` rows); removed users are left out. */
+  async search(filter: UserSearch, page: { limit: number; after?: Keyset }): Promise<UserRow[]> {
+    return this.db
+      .select()
+      .from(users)
+      .where(
+        and(
+          isNull(users.removedAt),
+          filter.role ? eq(users.platformRole, filter.role) : undefined,
+          filter.q ? or(ilike(users.name, containsPattern(filter.q)), ilike(users.email, containsPattern(filter.q))) : undefined,
+          olderThan(users.createdAt, users.id, page.after),
+        ),
+      )
+      .orderBy(desc(users.createdAt), desc(users.id))
+      .limit(page.limit + 1);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const rows = await this.db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
+    return rows.length === 1;
+  }
+
   async insert(values: NewUserRow): Promise<UserRow> {
     const [row] = await this.db.insert(users).values({ ...values, email: values.email.toLowerCase() }).returning();
     return row!;
@@ -69,6 +113,16 @@ export class UsersRepository {
       .where(eq(users.id, id))
       .returning();
     return row;
+  }
+
+  /** Moves the last accepted TOTP step forward; false when `step` is not after it (a replayed code). */
+  async advanceTotpStep(id: string, step: number): Promise<boolean> {
+    const rows = await this.db
+      .update(users)
+      .set({ totpLastStep: step })
+      .where(and(eq(users.id, id), or(isNull(users.totpLastStep), lt(users.totpLastStep, step))))
+      .returning({ id: users.id });
+    return rows.length === 1;
   }
 
   async countByRole(role: PlatformRole, opts: { activeOnly?: boolean; excludeId?: string } = {}): Promise<number> {
@@ -98,6 +152,82 @@ export class UsersRepository {
       .insert(orgMemberships)
       .values({ orgId, userId, orgRole })
       .onConflictDoUpdate({ target: [orgMemberships.orgId, orgMemberships.userId], set: { orgRole } });
+  }
+
+  async membership(orgId: string, userId: string): Promise<MembershipRecord | undefined> {
+    const [row] = await this.db
+      .select({ orgId: orgMemberships.orgId, orgRole: orgMemberships.orgRole })
+      .from(orgMemberships)
+      .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.userId, userId)));
+    return row;
+  }
+
+  /** The members of one org with their user, oldest membership first. */
+  async membersOfOrg(orgId: string): Promise<OrgMemberRecord[]> {
+    return this.db
+      .select({
+        orgId: orgMemberships.orgId,
+        orgRole: orgMemberships.orgRole,
+        userId: users.id,
+        email: users.email,
+        name: users.name,
+        platformRole: users.platformRole,
+        status: users.status,
+        joinedAt: orgMemberships.createdAt,
+      })
+      .from(orgMemberships)
+      .innerJoin(users, eq(users.id, orgMemberships.userId))
+      .where(eq(orgMemberships.orgId, orgId))
+      .orderBy(asc(orgMemberships.createdAt), asc(users.email));
+  }
+
+  async setMembershipRole(orgId: string, userId: string, orgRole: OrgRole): Promise<boolean> {
+    const rows = await this.db
+      .update(orgMemberships)
+      .set({ orgRole })
+      .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.userId, userId)))
+      .returning({ id: orgMemberships.id });
+    return rows.length === 1;
+  }
+
+  async removeMembership(orgId: string, userId: string): Promise<boolean> {
+    const rows = await this.db
+      .delete(orgMemberships)
+      .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.userId, userId)))
+      .returning({ id: orgMemberships.id });
+    return rows.length === 1;
+  }
+
+  async removeAllMemberships(userId: string): Promise<void> {
+    await this.db.delete(orgMemberships).where(eq(orgMemberships.userId, userId));
+  }
+
+  /** Locks the membership rows of an org until the transaction ends (owner counts stay true). */
+  async lockMemberships(orgId: string): Promise<void> {
+    await this.db.select({ id: orgMemberships.id }).from(orgMemberships).where(eq(orgMemberships.orgId, orgId)).for('update');
+  }
+
+  async countOwners(orgId: string): Promise<number> {
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(orgMemberships)
+      .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.orgRole, 'owner')));
+    return Number(row?.n ?? 0);
+  }
+
+  /** The orgs in which this user is the one and only owner. */
+  async orgsSolelyOwnedBy(userId: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ orgId: orgMemberships.orgId })
+      .from(orgMemberships)
+      .where(
+        and(
+          eq(orgMemberships.userId, userId),
+          eq(orgMemberships.orgRole, 'owner'),
+          sql`not exists (select 1 from org_memberships o where o.org_id = ${orgMemberships.orgId} and o.org_role = 'owner' and o.user_id <> ${userId})`,
+        ),
+      );
+    return rows.map((r) => r.orgId);
   }
 
   async membersOf(orgIds: string[]): Promise<Array<MembershipRecord & { userId: string }>> {

@@ -1,10 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
-import { ASSIGNABLE_PLATFORM_ROLES, type OrgRole, type PlatformRole, type UserStatus } from '../../contracts/roles.js';
+import { ADMIN_MESSAGES } from '../../contracts/admin.js';
+import { ASSIGNABLE_PLATFORM_ROLES, CLIENT_ROLES, type OrgRole, type PlatformRole, type UserStatus } from '../../contracts/roles.js';
 import type { PrincipalLoader, PrincipalRecord } from '../../platform/auth/principal.js';
 import { AppError } from '../../platform/errors/app-error.js';
-import { UsersRepository, type MembershipRecord } from './users.repository.js';
+import type { Keyset } from '../../platform/http/pagination.js';
+import { UsersRepository, type MembershipRecord, type OrgMemberRecord, type UserSearch } from './users.repository.js';
 import type { UserRow } from './users.tables.js';
+
+export interface UserFieldChanges {
+  name?: string;
+  email?: string;
+  platformRole?: PlatformRole;
+  status?: UserStatus;
+}
+
+/** drizzle wraps driver errors: the PostgreSQL code is on the cause. */
+const pgCode = (err: unknown): string | undefined => (err as { cause?: { code?: string } })?.cause?.code ?? (err as { code?: string })?.code;
 
 // argon2id (the library's default algorithm), OWASP's recommended floor for memory and passes.
 const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -44,6 +56,10 @@ export class UsersService implements PrincipalLoader {
     return this.repo.findById(id);
   }
 
+  findByIds(ids: string[]): Promise<UserRow[]> {
+    return this.repo.findByIds(ids);
+  }
+
   findByEmail(email: string): Promise<UserRow | undefined> {
     return this.repo.findByEmail(email);
   }
@@ -56,11 +72,13 @@ export class UsersService implements PrincipalLoader {
     return this.repo.memberships(userId);
   }
 
+  search(filter: UserSearch, page: { limit: number; after?: Keyset }): Promise<UserRow[]> {
+    return this.repo.search(filter, page);
+  }
+
   async create(input: CreateUserInput): Promise<UserRow> {
-    if (!(ASSIGNABLE_PLATFORM_ROLES as readonly string[]).includes(input.platformRole)) {
-      throw AppError.badRequest(`The role ${input.platformRole} cannot be assigned`);
-    }
-    if (await this.repo.findByEmail(input.email)) throw AppError.conflict('Email already in use');
+    assertAssignable(input.platformRole);
+    if (await this.repo.findByEmail(input.email)) throw AppError.conflict(ADMIN_MESSAGES.emailInUse);
     return this.repo.insert({
       email: input.email,
       name: input.name ?? '',
@@ -105,11 +123,131 @@ export class UsersService implements PrincipalLoader {
     return row;
   }
 
+  /**
+   * An administrator's edit of name, email, platform role or status. With `revokeSessions`,
+   * `passwordChangedAt` moves to now, so every token issued before stops working.
+   */
+  async applyChanges(userId: string, changes: UserFieldChanges, opts: { revokeSessions: boolean }): Promise<UserRow> {
+    if (changes.platformRole) assertAssignable(changes.platformRole);
+    if (changes.email !== undefined) {
+      const holder = await this.repo.findByEmail(changes.email);
+      if (holder && holder.id !== userId) throw emailInUse();
+    }
+    try {
+      const row = await this.repo.update(userId, { ...changes, ...(opts.revokeSessions ? { passwordChangedAt: new Date() } : {}) });
+      if (!row) throw AppError.notFound('User');
+      return row;
+    } catch (err) {
+      if (pgCode(err) === '23505') throw emailInUse();
+      throw err;
+    }
+  }
+
+  /**
+   * Removes a user by anonymising the row (history that points at it stays): no email, name,
+   * password or second factor any more, deactivated, out of every org, every session ended.
+   */
+  async anonymise(userId: string): Promise<UserRow> {
+    await this.repo.removeAllMemberships(userId);
+    const row = await this.repo.update(userId, {
+      email: `removed-${userId}@removed.invalid`,
+      name: '',
+      status: 'deactivated',
+      passwordHash: null,
+      totpSecretEnc: null,
+      totpEnabled: false,
+      totpLastStep: null,
+      removedAt: new Date(),
+      passwordChangedAt: new Date(),
+    });
+    if (!row) throw AppError.notFound('User');
+    return row;
+  }
+
+  /** Deletes the row; refused (409) while other records still point at the user. */
+  async hardDelete(userId: string): Promise<void> {
+    try {
+      if (!(await this.repo.delete(userId))) throw AppError.notFound('User');
+    } catch (err) {
+      if (pgCode(err) === '23503') throw AppError.conflict('Other records still refer to this user: remove without hard=true to anonymise instead');
+      throw err;
+    }
+  }
+
+  /** Turns two-factor sign-in on or off; a new (sealed) secret starts with no used time step. */
+  async setTotp(userId: string, totp: { enabled: boolean; secretEnc?: string | null }): Promise<void> {
+    const secret = totp.secretEnc === undefined ? {} : { totpSecretEnc: totp.secretEnc, totpLastStep: null };
+    await this.repo.update(userId, { totpEnabled: totp.enabled, ...secret });
+  }
+
+  /** Remembers the time step of an accepted TOTP code; false when that step (or a later one) was already used. */
+  async acceptTotpStep(userId: string, step: number): Promise<boolean> {
+    return this.repo.advanceTotpStep(userId, step);
+  }
+
+  // Org members (spec 4.6)
+
+  membership(orgId: string, userId: string): Promise<MembershipRecord | undefined> {
+    return this.repo.membership(orgId, userId);
+  }
+
+  membersOfOrg(orgId: string): Promise<OrgMemberRecord[]> {
+    return this.repo.membersOfOrg(orgId);
+  }
+
+  lockMemberships(orgId: string): Promise<void> {
+    return this.repo.lockMemberships(orgId);
+  }
+
+  countOwners(orgId: string): Promise<number> {
+    return this.repo.countOwners(orgId);
+  }
+
+  orgsSolelyOwnedBy(userId: string): Promise<string[]> {
+    return this.repo.orgsSolelyOwnedBy(userId);
+  }
+
+  async setOrgRole(orgId: string, userId: string, orgRole: OrgRole): Promise<void> {
+    if (!(await this.repo.setMembershipRole(orgId, userId, orgRole))) throw AppError.notFound('Member');
+    await this.syncClientRole(userId);
+  }
+
+  async removeMembership(orgId: string, userId: string): Promise<void> {
+    if (!(await this.repo.removeMembership(orgId, userId))) throw AppError.notFound('Member');
+    await this.syncClientRole(userId);
+  }
+
+  /**
+   * A client user's platform role follows their org roles: org_admin while they are an owner or
+   * admin of some org, else org_member. Internal users keep theirs; legacy roles are never assigned.
+   */
+  async syncClientRole(userId: string): Promise<void> {
+    const user = await this.repo.findById(userId);
+    if (!user || !(CLIENT_ROLES as readonly string[]).includes(user.platformRole)) return;
+    const ms = await this.repo.memberships(userId);
+    const role: PlatformRole = ms.some((m) => m.orgRole === 'owner' || m.orgRole === 'admin') ? 'org_admin' : 'org_member';
+    if (role !== user.platformRole) await this.repo.update(userId, { platformRole: role });
+  }
+
+  /** Members of an org holding one of these org roles (billing notifications, spec 3.6). */
+  async memberIdsWithRoles(orgId: string, roles: readonly OrgRole[]): Promise<string[]> {
+    return (await this.repo.membersOf([orgId])).filter((m) => roles.includes(m.orgRole)).map((m) => m.userId);
+  }
+
   async recordLogin(userId: string): Promise<void> {
     await this.repo.update(userId, { lastLoginAt: new Date() });
   }
 
-  countSuperadmins(opts: { activeOnly?: boolean } = {}): Promise<number> {
+  /** Superadmins, optionally only active ones and without one user (the target of an edit). */
+  countSuperadmins(opts: { activeOnly?: boolean; excludeId?: string } = {}): Promise<number> {
     return this.repo.countByRole('superadmin', opts);
   }
+}
+
+function assertAssignable(role: PlatformRole): void {
+  if (!(ASSIGNABLE_PLATFORM_ROLES as readonly string[]).includes(role)) throw AppError.badRequest(`The role ${role} cannot be assigned`);
+}
+
+function emailInUse(): AppError {
+  return AppError.conflict(ADMIN_MESSAGES.emailInUse, { field: 'email' });
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, count, desc, eq, gte, min, or, type SQL } from 'drizzle-orm';
 import { DbService } from '../db/db.service.js';
-import type { Keyset } from '../http/pagination.js';
+import { olderThan } from '../db/query-parts.js';
+import { pageOf, type Keyset } from '../http/pagination.js';
 import { logger } from '../observability/logger.js';
 import { auditLog, type AuditRow } from './audit.tables.js';
 
@@ -11,6 +12,19 @@ export interface AuditFilter {
   action?: string;
   orgId?: string;
   since?: Date;
+  /** Rows the user took part in: as the actor, or as the SuperAdmin impersonating the actor. */
+  involving?: string;
+}
+
+function matching(filter: AuditFilter): SQL | undefined {
+  return and(
+    filter.actorId ? eq(auditLog.userId, filter.actorId) : undefined,
+    filter.resourceId ? eq(auditLog.resourceId, filter.resourceId) : undefined,
+    filter.action ? eq(auditLog.action, filter.action) : undefined,
+    filter.orgId ? eq(auditLog.orgId, filter.orgId) : undefined,
+    filter.since ? gte(auditLog.createdAt, filter.since) : undefined,
+    filter.involving ? or(eq(auditLog.userId, filter.involving), eq(auditLog.impersonatorId, filter.involving)) : undefined,
+  );
 }
 
 export interface AuditEntry {
@@ -22,6 +36,16 @@ export interface AuditEntry {
   orgId?: string | null;
   impersonatorId?: string | null;
   meta?: Record<string, unknown>;
+}
+
+/** The wire shape of a row (contracts AuditItemSchema). */
+export function auditItemOf(row: AuditRow) {
+  return { ...row, createdAt: row.createdAt.toISOString() };
+}
+
+/** One page of rows on the wire: `{ items, nextCursor }`. */
+export function auditPage(rows: AuditRow[], limit: number) {
+  return pageOf(rows, limit, (r) => ({ at: r.createdAt, id: r.id }), auditItemOf);
 }
 
 /**
@@ -42,21 +66,21 @@ export class AuditService {
 
   /** Newest first, keyset-paginated; `limit + 1` rows so the caller can tell whether more exist. */
   async list(filter: AuditFilter, page: { limit: number; after?: Keyset }): Promise<AuditRow[]> {
-    const after = page.after;
     return this.dbService.db
       .select()
       .from(auditLog)
-      .where(
-        and(
-          filter.actorId ? eq(auditLog.userId, filter.actorId) : undefined,
-          filter.resourceId ? eq(auditLog.resourceId, filter.resourceId) : undefined,
-          filter.action ? eq(auditLog.action, filter.action) : undefined,
-          filter.orgId ? eq(auditLog.orgId, filter.orgId) : undefined,
-          after ? or(lt(auditLog.createdAt, after.at), and(eq(auditLog.createdAt, after.at), lt(auditLog.id, after.id))) : undefined,
-        ),
-      )
+      .where(and(matching(filter), olderThan(auditLog.createdAt, auditLog.id, page.after)))
       .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
       .limit(page.limit + 1);
+  }
+
+  /** How many rows match, and the oldest of them: enough to run a limit counted from audit rows. */
+  async tally(filter: AuditFilter): Promise<{ count: number; oldestAt: Date | null }> {
+    const [row] = await this.dbService.db
+      .select({ n: count(), oldest: min(auditLog.createdAt) })
+      .from(auditLog)
+      .where(matching(filter));
+    return { count: Number(row?.n ?? 0), oldestAt: row?.oldest ? new Date(row.oldest) : null };
   }
 
   private async write(entry: AuditEntry): Promise<void> {

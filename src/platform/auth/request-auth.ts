@@ -14,6 +14,15 @@ declare module 'fastify' {
 
 const MISSING: Promise<AuthOutcome> = Promise.resolve({ reason: 'missing' });
 
+/** The claims of an impersonation token, for the module that keeps impersonation sessions. */
+export interface ImpersonationClaims {
+  impersonationId: string;
+  impersonatorId: string;
+  targetUserId: string;
+}
+/** True while the impersonation session is open (not stopped, not expired, the impersonator still a SuperAdmin). */
+export type ImpersonationCheck = (claims: ImpersonationClaims) => Promise<boolean>;
+
 export function bearerToken(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;
@@ -27,10 +36,17 @@ export function bearerToken(header: string | string[] | undefined): string | und
  */
 @Injectable()
 export class RequestAuthenticator {
+  // Fails closed until the module that owns impersonation sessions answers.
+  private impersonationOpen: ImpersonationCheck = async () => false;
+
   constructor(
     private readonly tokens: TokenService,
     @Inject(PRINCIPAL_LOADER) private readonly loader: PrincipalLoader,
   ) {}
+
+  setImpersonationCheck(check: ImpersonationCheck): void {
+    this.impersonationOpen = check;
+  }
 
   resolve(request: FastifyRequest): Promise<AuthOutcome> {
     if (request.headers.authorization === undefined) return MISSING;
@@ -49,6 +65,13 @@ export class RequestAuthenticator {
     if (!user) return { reason: 'invalid' };
     if (user.status !== 'active') return { reason: 'inactive' };
     if (user.passwordChangedAt.getTime() > claims.pwv) return { reason: 'revoked' };
+    if (claims.impersonationId || claims.impersonatorId) {
+      const open =
+        claims.impersonationId !== undefined &&
+        claims.impersonatorId !== undefined &&
+        (await this.impersonationOpen({ impersonationId: claims.impersonationId, impersonatorId: claims.impersonatorId, targetUserId: user.id }));
+      if (!open) return { reason: 'revoked' };
+    }
     return {
       principal: {
         userId: user.id,

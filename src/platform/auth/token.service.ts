@@ -48,7 +48,8 @@ export class TokenService {
     return this.keys;
   }
 
-  async sign(subject: TokenSubject, now = Date.now()): Promise<string> {
+  /** A token for the subject, valid 7 days unless `lifetimeS` is shorter (impersonation). */
+  async sign(subject: TokenSubject, now = Date.now(), lifetimeS = TOKEN_LIFETIME_S): Promise<string> {
     const { privateKey } = await this.getKeys();
     const payload: JWTPayload & Record<string, unknown> = {
       email: subject.email,
@@ -65,7 +66,7 @@ export class TokenService {
       .setSubject(subject.userId)
       .setIssuer(ISSUER)
       .setIssuedAt(iat)
-      .setExpirationTime(iat + TOKEN_LIFETIME_S)
+      .setExpirationTime(iat + Math.min(lifetimeS, TOKEN_LIFETIME_S))
       .sign(privateKey);
   }
 

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { EmailSchema, PasswordSchema } from './auth.js';
+import { AssignablePlatformRoleSchema, OrgRoleSchema, PlatformRoleSchema, USER_STATUSES, UserStatusSchema, type PlatformRole } from './roles.js';
+
+/** The refusals of spec 7.2, word for word: the server sends them, the web app shows them. */
+export const ADMIN_MESSAGES = {
+  emailInUse: 'Email already in use',
+  ownRole: 'Cannot change your own SuperAdmin role',
+  ownStatus: 'Cannot suspend or deactivate your own account',
+  onlySuperadmin: 'Cannot demote the only remaining SuperAdmin',
+  onlyActiveSuperadmin: 'Cannot suspend or deactivate the only remaining SuperAdmin',
+  resetNonActive: 'Cannot send a password reset to a non-active user',
+  impersonateSuperadmin: 'Cannot impersonate a Super Admin.',
+} as const;
+
+/** The statuses an edit may set (spec 3.5); any other stored value is shown read-only. */
+export const EDITABLE_USER_STATUSES = USER_STATUSES;
+export function isEditableStatus(status: string): status is (typeof USER_STATUSES)[number] {
+  return (EDITABLE_USER_STATUSES as readonly string[]).includes(status);
+}
+
+/** A user as the SuperAdmin console lists it. `status` is a string: a legacy value is shown, not edited. */
+export const AdminUserSchema = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  name: z.string(),
+  platformRole: PlatformRoleSchema,
+  status: z.string(),
+  totpEnabled: z.boolean(),
+  lastLoginAt: z.string().nullable(),
+  passwordChangedAt: z.string(),
+  removedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type AdminUser = z.infer<typeof AdminUserSchema>;
+
+export const AdminUserDetailSchema = AdminUserSchema.extend({
+  orgMemberships: z.array(z.object({ orgId: z.uuid(), orgRole: OrgRoleSchema, orgSlug: z.string().nullable(), orgName: z.string().nullable() })),
+});
+export type AdminUserDetail = z.infer<typeof AdminUserDetailSchema>;
+
+export const AdminUsersQuerySchema = z.object({
+  role: PlatformRoleSchema.optional(),
+  q: z.string().trim().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+const NameSchema = z.string().trim().max(200);
+
+/**
+ * PATCH /admin/users/:id (spec 4.7): only the changed fields among name, email, platformRole and
+ * status; an empty name clears it; a password (or anything else) is refused.
+ */
+export const UpdateUserSchema = z
+  .object({
+    name: NameSchema.optional(),
+    email: EmailSchema.optional(),
+    platformRole: AssignablePlatformRoleSchema.optional(),
+    status: UserStatusSchema.optional(),
+  })
+  .strict()
+  .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Send at least one changed field' });
+export type UpdateUserInput = z.infer<typeof UpdateUserSchema>;
+
+export const UpdateUserRoleSchema = z.object({ platformRole: AssignablePlatformRoleSchema }).strict();
+export const SetUserPasswordSchema = z.object({ password: PasswordSchema }).strict();
+
+/** Spec 4.7 rule 4: these edits end the target's sessions (and need a confirmation step); a name-only edit does not. */
+export function revokesSessions(changes: { email?: string; platformRole?: PlatformRole; status?: string }): boolean {
+  return changes.email !== undefined || changes.platformRole !== undefined || changes.status === 'suspended' || changes.status === 'deactivated';
+}
+
+export const AdminUserActivitySchema = z.object({
+  id: z.uuid(),
+  action: z.string(),
+  userId: z.uuid().nullable(),
+  resourceId: z.string().nullable(),
+  orgId: z.uuid().nullable(),
+  impersonatorId: z.uuid().nullable(),
+  meta: z.record(z.string(), z.unknown()).nullable(),
+  createdAt: z.string(),
+});
+/** One audit row (spec 2.10): `userId` is the actor, `resourceId` the target. */
+export type AuditItem = z.infer<typeof AdminUserActivitySchema>;
+export const AuditItemSchema = AdminUserActivitySchema;
+
+// Impersonation (spec 5.8)
+
+export const ImpersonateSchema = z.object({ reason: z.string().trim().min(1, 'A reason is required').max(500) }).strict();
+export const StopImpersonationSchema = z.object({ impersonationId: z.uuid().optional() }).strict();
+
+const UserRefSchema = z.object({ id: z.uuid(), email: z.string(), name: z.string() });
+export const ImpersonationSessionSchema = z.object({
+  id: z.uuid(),
+  impersonator: UserRefSchema,
+  target: UserRefSchema,
+  reason: z.string(),
+  startedAt: z.string(),
+  expiresAt: z.string(),
+  endedAt: z.string().nullable(),
+  active: z.boolean(),
+});
+export type ImpersonationSession = z.infer<typeof ImpersonationSessionSchema>;
+export const ImpersonationStartedSchema = z.object({ token: z.string(), impersonation: ImpersonationSessionSchema });
+export const ImpersonationsQuerySchema = z.object({
+  active: z.enum(['true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+// Org members (spec 4.6)
+
+/** Roles an admin or owner may grant: up to Admin. Ownership moves only by transfer. */
+export const GRANTABLE_ORG_ROLES = ['admin', 'member', 'billing'] as const;
+
+export const MemberSchema = z.object({
+  id: z.uuid(),
+  userId: z.uuid(),
+  email: z.string(),
+  name: z.string(),
+  platformRole: PlatformRoleSchema,
+  status: z.string(),
+  orgId: z.uuid(),
+  orgRole: OrgRoleSchema,
+  joinedAt: z.string(),
+});
+export type Member = z.infer<typeof MemberSchema>;
+
+export const MembersQuerySchema = z.object({ orgId: z.uuid().optional() });
+export const InviteMemberSchema = z
+  .object({
+    email: EmailSchema,
+    name: NameSchema.optional(),
+    orgRole: OrgRoleSchema.default('member'),
+    orgId: z.uuid().optional(),
+  })
+  .strict();
+export type InviteMemberInput = z.infer<typeof InviteMemberSchema>;
+export const UpdateMemberRoleSchema = z.object({ orgRole: OrgRoleSchema, orgId: z.uuid().optional() }).strict();
+export const TransferOwnershipSchema = z.object({ userId: z.uuid() }).strict();

@@ -1,0 +1,2 @@
+export { AdminModule } from './admin.module.js';
+export { ImpersonationService } from './impersonation.service.js';

@@ -1,0 +1,95 @@
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { z } from 'zod';
+import { InviteMemberSchema, MemberSchema, MembersQuerySchema, TransferOwnershipSchema, UpdateMemberRoleSchema } from '../../contracts/admin.js';
+import { CurrentPrincipal, OrgRoles } from '../../platform/auth/auth.decorators.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
+import { pageSchema } from '../../platform/http/pagination.js';
+import { OrgMembersService } from './org-members.service.js';
+
+const IdParams = z.object({ id: z.uuid() });
+const OrgMemberParams = z.object({ orgId: z.uuid(), userId: z.uuid() });
+const OrgParams = z.object({ orgId: z.uuid() });
+const MembersPage = pageSchema(MemberSchema);
+
+/**
+ * Org members (spec 4.6). `/admin/members*` act on the caller's org (or `orgId` of one of
+ * theirs; SuperAdmins name any org); `/orgs/:orgId/*` name it in the path.
+ */
+@Controller()
+export class OrgMembersController {
+  constructor(private readonly members: OrgMembersService) {}
+
+  @Get('admin/members')
+  @Endpoint({
+    summary: 'The members of the org, every org role',
+    description: 'Any member of the org may read it; superadmins, account managers and AI operators with `orgId`.',
+    tags: ['members'],
+    query: MembersQuerySchema,
+    response: MembersPage,
+    errors: [404],
+  })
+  list(@CurrentPrincipal() p: Principal, @ValidQuery() q: z.infer<typeof MembersQuerySchema>) {
+    return this.members.list(p, q.orgId);
+  }
+
+  @Post('admin/members/invite')
+  @HttpCode(201)
+  @Endpoint({
+    summary: 'Invite someone to the org with a role up to Admin (org_admin with an admin or owner org role)',
+    description: 'Creates the user when the address is new (an existing client user just joins); mails them how to sign in. 409 when already a member.',
+    tags: ['members'],
+    body: InviteMemberSchema,
+    response: MemberSchema,
+    status: 201,
+    errors: [403, 404, 409],
+  })
+  invite(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof InviteMemberSchema>) {
+    return this.members.invite(p, body);
+  }
+
+  @Patch('admin/members/:id/role')
+  @Endpoint({
+    summary: "Change a member's org role, up to Admin (admin or owner); `:id` is the user id",
+    description: "Owner is never granted here (use transfer-ownership); only an owner changes an owner's role, and an org keeps at least one owner (409).",
+    tags: ['members'],
+    params: IdParams,
+    body: UpdateMemberRoleSchema,
+    response: MemberSchema,
+    errors: [403, 404, 409],
+  })
+  setRole(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof IdParams>, @ValidBody() body: z.infer<typeof UpdateMemberRoleSchema>) {
+    return this.members.setRole(p, params.id, body);
+  }
+
+  @Delete('orgs/:orgId/members/:userId')
+  @HttpCode(204)
+  @OrgRoles({ roles: ['owner', 'admin'], platformRoles: ['superadmin'] })
+  @Endpoint({
+    summary: 'Remove a member from the org (admin or owner)',
+    description: 'Only an owner removes an owner, and never the last one (409).',
+    tags: ['members'],
+    params: OrgMemberParams,
+    status: 204,
+    errors: [403, 404, 409],
+  })
+  async remove(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof OrgMemberParams>) {
+    await this.members.remove(p, params.orgId, params.userId);
+  }
+
+  @Post('orgs/:orgId/transfer-ownership')
+  @HttpCode(200)
+  @OrgRoles({ roles: ['owner'] })
+  @Endpoint({
+    summary: 'Hand the org to another member (owner only); the previous owner becomes an admin',
+    tags: ['members'],
+    params: OrgParams,
+    body: TransferOwnershipSchema,
+    response: MembersPage,
+    status: 200,
+    errors: [400, 403, 404],
+  })
+  transfer(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof OrgParams>, @ValidBody() body: z.infer<typeof TransferOwnershipSchema>) {
+    return this.members.transferOwnership(p, params.orgId, body.userId);
+  }
+}

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { and, eq, isNull } from 'drizzle-orm';
+import { DbService } from '../../platform/db/db.service.js';
+import { totpRecoveryCodes } from './auth.tables.js';
+
+/** Hashed two-factor recovery codes; queries only. */
+@Injectable()
+export class RecoveryCodesRepository {
+  constructor(private readonly dbService: DbService) {}
+
+  async replace(userId: string, codeHashes: string[]): Promise<void> {
+    await this.dbService.db.delete(totpRecoveryCodes).where(eq(totpRecoveryCodes.userId, userId));
+    if (codeHashes.length > 0) await this.dbService.db.insert(totpRecoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash })));
+  }
+
+  /** Spends one unused code; false when there is no such code or it was used already. */
+  async consume(userId: string, codeHash: string): Promise<boolean> {
+    const rows = await this.dbService.db
+      .update(totpRecoveryCodes)
+      .set({ usedAt: new Date() })
+      .where(and(eq(totpRecoveryCodes.userId, userId), eq(totpRecoveryCodes.codeHash, codeHash), isNull(totpRecoveryCodes.usedAt)))
+      .returning({ id: totpRecoveryCodes.id });
+    return rows.length === 1;
+  }
+
+  async countUnused(userId: string): Promise<number> {
+    const rows = await this.dbService.db
+      .select({ id: totpRecoveryCodes.id })
+      .from(totpRecoveryCodes)
+      .where(and(eq(totpRecoveryCodes.userId, userId), isNull(totpRecoveryCodes.usedAt)));
+    return rows.length;
+  }
+}

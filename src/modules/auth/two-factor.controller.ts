@@ -1,0 +1,70 @@
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { z } from 'zod';
+import { RecoveryCodesResponseSchema, SecondFactorSchema, TotpCodeBodySchema, TotpSetupResponseSchema } from '../../contracts/auth.js';
+import { CurrentPrincipal } from '../../platform/auth/auth.decorators.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
+import { TwoFactorService } from './two-factor.service.js';
+
+const TwoFactorStatusSchema = z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() });
+
+/** Two-factor sign-in of the signed-in user (spec 4.3): TOTP with a QR code, and recovery codes. */
+@Controller('auth/2fa')
+export class TwoFactorController {
+  constructor(private readonly twoFactor: TwoFactorService) {}
+
+  @Get()
+  @Endpoint({ summary: 'Whether two-factor sign-in is on, and how many recovery codes are left', tags: ['auth'], response: TwoFactorStatusSchema })
+  async status(@CurrentPrincipal() p: Principal) {
+    return { enabled: p.record.totpEnabled, recoveryCodesLeft: p.record.totpEnabled ? await this.twoFactor.unusedRecoveryCodes(p.userId) : 0 };
+  }
+
+  @Post('setup')
+  @HttpCode(200)
+  @Endpoint({
+    summary: 'Start two-factor setup: a new secret, its otpauth URL and QR code, and 10 recovery codes (shown once)',
+    description: 'Nothing changes at sign-in until `POST /auth/2fa/verify` accepts a code. 409 while two-factor sign-in is on.',
+    tags: ['auth'],
+    response: TotpSetupResponseSchema,
+    status: 200,
+    errors: [409],
+  })
+  setup(@CurrentPrincipal() p: Principal) {
+    return this.twoFactor.setup(p);
+  }
+
+  @Post('verify')
+  @HttpCode(204)
+  @Endpoint({
+    summary: 'Turn two-factor sign-in on with a code from the authenticator',
+    description: 'From then on `POST /auth/login` needs `totpCode` (or one `recoveryCode`). A wrong code answers 400.',
+    tags: ['auth'],
+    body: TotpCodeBodySchema,
+    status: 204,
+    errors: [409],
+  })
+  async verify(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof TotpCodeBodySchema>) {
+    await this.twoFactor.enable(p, body.code);
+  }
+
+  @Post('disable')
+  @HttpCode(204)
+  @Endpoint({ summary: 'Turn two-factor sign-in off (needs a current code or a recovery code)', tags: ['auth'], body: SecondFactorSchema, status: 204, errors: [409] })
+  async disable(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof SecondFactorSchema>) {
+    await this.twoFactor.disable(p, body);
+  }
+
+  @Post('recovery-codes')
+  @HttpCode(200)
+  @Endpoint({
+    summary: 'Replace the recovery codes (needs a current code or a recovery code); the new ones are shown once',
+    tags: ['auth'],
+    body: SecondFactorSchema,
+    response: RecoveryCodesResponseSchema,
+    status: 200,
+    errors: [409],
+  })
+  async renew(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof SecondFactorSchema>) {
+    return { recoveryCodes: await this.twoFactor.renewRecoveryCodes(p, body) };
+  }
+}

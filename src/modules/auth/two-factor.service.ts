@@ -1,0 +1,135 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
+import { toDataURL } from 'qrcode';
+import type { TotpSetupResponse } from '../../contracts/auth.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { SecretBox, hmacSha256Hex } from '../../platform/crypto/crypto.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { UsersService, type UserRow } from '../users/index.js';
+import { RecoveryCodesRepository } from './recovery-codes.repository.js';
+import { RECOVERY_CODE_COUNT, newRecoveryCode, normalizeRecoveryCode } from './two-factor.rules.js';
+
+const ISSUER = 'Client Organization Service';
+/** Codes of the step before and after the current one are accepted (clock drift). */
+const EPOCH_TOLERANCE_S = 30;
+
+export interface SecondFactor {
+  totpCode?: string;
+  recoveryCode?: string;
+}
+
+/**
+ * Two-factor sign-in (spec 4.3, 5.1): a TOTP secret sealed at rest, set up with a QR code and
+ * turned on by a first valid code; a code is accepted once (its time step is remembered);
+ * recovery codes are stored as keyed hashes and each works once.
+ */
+@Injectable()
+export class TwoFactorService {
+  private readonly pepper: Buffer;
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly recoveryCodes: RecoveryCodesRepository,
+    private readonly secrets: SecretBox,
+    private readonly audit: AuditService,
+    private readonly dbService: DbService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.pepper = config.keys.encryptionKey;
+  }
+
+  /** A new secret (not yet in force) and a new set of recovery codes, shown once. */
+  async setup(principal: Principal): Promise<TotpSetupResponse> {
+    const user = await this.requireUser(principal.userId);
+    if (user.totpEnabled) throw AppError.conflict('Two-factor sign-in is already on: turn it off first');
+    const secret = generateSecret();
+    const otpauthUrl = generateURI({ issuer: ISSUER, label: user.email, secret });
+    const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    await this.dbService.transaction(async () => {
+      await this.users.setTotp(user.id, { secretEnc: this.secrets.seal(secret), enabled: false });
+      await this.recoveryCodes.replace(user.id, recoveryCodes.map((c) => this.hashRecovery(user.id, c)));
+    });
+    return { secret, otpauthUrl, qrCodeDataUrl: await toDataURL(otpauthUrl), recoveryCodes };
+  }
+
+  /** The first valid code from the authenticator turns two-factor sign-in on. */
+  async enable(principal: Principal, code: string): Promise<void> {
+    const user = await this.requireUser(principal.userId);
+    if (user.totpEnabled) throw AppError.conflict('Two-factor sign-in is already on');
+    if (!user.totpSecretEnc) throw AppError.conflict('Start the two-factor setup first');
+    if (!(await this.totpMatches(user, code))) throw AppError.badRequest('Invalid two-factor code');
+    await this.users.setTotp(user.id, { enabled: true });
+    await this.audit.record({ action: 'auth.2fa_enabled', userId: user.id, resourceId: user.id, impersonatorId: principal.impersonatorId });
+  }
+
+  async disable(principal: Principal, factor: SecondFactor): Promise<void> {
+    const user = await this.requireEnabled(principal.userId);
+    if (!(await this.passes(user, factor))) throw AppError.badRequest('Invalid two-factor code');
+    await this.dbService.transaction(async () => {
+      await this.users.setTotp(user.id, { secretEnc: null, enabled: false });
+      await this.recoveryCodes.replace(user.id, []);
+    });
+    await this.audit.record({ action: 'auth.2fa_disabled', userId: user.id, resourceId: user.id, impersonatorId: principal.impersonatorId });
+  }
+
+  /** A fresh set of recovery codes; the old ones stop working. */
+  async renewRecoveryCodes(principal: Principal, factor: SecondFactor): Promise<string[]> {
+    const user = await this.requireEnabled(principal.userId);
+    if (!(await this.passes(user, factor))) throw AppError.badRequest('Invalid two-factor code');
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    await this.recoveryCodes.replace(user.id, codes.map((c) => this.hashRecovery(user.id, c)));
+    await this.audit.record({ action: 'auth.2fa_recovery_codes_renewed', userId: user.id, resourceId: user.id, impersonatorId: principal.impersonatorId });
+    return codes;
+  }
+
+  unusedRecoveryCodes(userId: string): Promise<number> {
+    return this.recoveryCodes.countUnused(userId);
+  }
+
+  /**
+   * The second factor of a sign-in: `totp_required` (401) when none was sent, false when the
+   * one sent is wrong, already used, or (for a TOTP code) replayed.
+   */
+  async check(user: UserRow, factor: SecondFactor): Promise<boolean> {
+    if (!factor.totpCode && !factor.recoveryCode) throw new AppError('totp_required', 'Two-factor code required');
+    const ok = await this.passes(user, factor);
+    if (ok && !factor.totpCode) {
+      await this.audit.record({ action: 'auth.recovery_code_used', userId: user.id, resourceId: user.id, meta: { left: await this.recoveryCodes.countUnused(user.id) } });
+    }
+    return ok;
+  }
+
+  private async passes(user: UserRow, factor: SecondFactor): Promise<boolean> {
+    if (factor.totpCode) return this.totpMatches(user, factor.totpCode);
+    if (factor.recoveryCode) return this.recoveryCodes.consume(user.id, this.hashRecovery(user.id, factor.recoveryCode));
+    return false;
+  }
+
+  private async totpMatches(user: UserRow, code: string): Promise<boolean> {
+    if (!user.totpSecretEnc) return false;
+    const result = await verifyTotp({ secret: this.secrets.open(user.totpSecretEnc), token: code, epochTolerance: EPOCH_TOLERANCE_S });
+    if (!result.valid || !('timeStep' in result)) return false;
+    // Each time step once: a code seen on the wire cannot be replayed.
+    return this.users.acceptTotpStep(user.id, result.timeStep);
+  }
+
+  private hashRecovery(userId: string, code: string): string {
+    return hmacSha256Hex(this.pepper, `recovery:${userId}:${normalizeRecoveryCode(code)}`);
+  }
+
+  private async requireUser(userId: string): Promise<UserRow> {
+    const user = await this.users.findById(userId);
+    if (!user) throw AppError.notFound('User');
+    return user;
+  }
+
+  private async requireEnabled(userId: string): Promise<UserRow> {
+    const user = await this.requireUser(userId);
+    if (!user.totpEnabled) throw AppError.conflict('Two-factor sign-in is not on');
+    return user;
+  }
+}

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsersService } from '../../src/modules/users/index.js';
+import { TokenService } from '../../src/platform/auth/token.service.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const PASSWORD = 'demo1234';
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+
+describe('impersonation (spec 5.8)', () => {
+  let app: TestApp;
+  let superadmin: string;
+  let superadminId: string;
+  let clientId: string;
+  beforeAll(async () => {
+    app = await startTestApp();
+    superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    superadminId = (await app.get('/api/auth/me', { token: superadmin })).body.id;
+    clientId = (await app.get('/api/auth/me', { token: await app.login('client@acme.demo.invalid', PASSWORD) })).body.id;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const start = (targetId: string, token = superadmin, reason: unknown = 'Reproducing a support ticket') => app.post(`/api/admin/impersonate/${targetId}`, { reason }, { token });
+  const audit = async (query: string) => (await app.get(`/api/ops/audit?${query}`, { token: superadmin })).body.items as Array<Record<string, any>>;
+
+  it('is for superadmins only and needs a reason', async () => {
+    for (const email of ['account_manager@platform.demo.invalid', 'expert@platform.demo.invalid', 'org_admin@acme.demo.invalid']) {
+      const res = await start(clientId, await app.login(email, PASSWORD));
+      expect(res.status, email).toBe(403);
+    }
+    for (const body of [{}, { reason: '' }, { reason: '   ' }, { reason: 'x'.repeat(501) }]) {
+      const res = await app.post(`/api/admin/impersonate/${clientId}`, body, { token: superadmin });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.details[0].field).toBe('reason');
+    }
+    expect((await start('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it("refuses a SuperAdmin target, yourself included: 'Cannot impersonate a Super Admin.'", async () => {
+    const other = await app.running.app.get(UsersService).create({ email: 'second-root@example.com', name: 'Second', platformRole: 'superadmin' });
+    for (const id of [other.id, superadminId]) {
+      const res = await start(id);
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ code: 'forbidden', message: 'Cannot impersonate a Super Admin.' });
+    }
+  });
+
+  it('opens a session as the target: the token carries the impersonator, the reason is recorded', async () => {
+    const res = await start(clientId);
+    expect(res.status).toBe(201);
+    const { token, impersonation } = res.body;
+    expect(impersonation).toMatchObject({ impersonator: { id: superadminId }, target: { id: clientId, email: 'client@acme.demo.invalid' }, reason: 'Reproducing a support ticket', active: true, endedAt: null });
+    const claims = claimsOf(token);
+    expect(claims).toMatchObject({ sub: clientId, platformRole: 'org_member', impersonatorId: superadminId, impersonationId: impersonation.id });
+    expect(claims.exp - claims.iat).toBe(3600);
+
+    const me = await app.get('/api/auth/me', { token });
+    expect(me.body).toMatchObject({ id: clientId, email: 'client@acme.demo.invalid', platformRole: 'org_member', impersonatorId: superadminId, landing: '/client/chat' });
+    // The impersonated session has the target's powers, not the SuperAdmin's.
+    expect((await app.get('/api/admin/users', { token })).status).toBe(403);
+
+    const [started] = await audit(`action=admin.impersonation.started&resourceId=${clientId}`);
+    expect(started).toMatchObject({ userId: superadminId, resourceId: clientId, meta: { reason: 'Reproducing a support ticket', impersonationId: impersonation.id } });
+
+    const list = await app.get('/api/ops/impersonation?active=true', { token: superadmin });
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((s: { id: string }) => s.id)).toContain(impersonation.id);
+    expect((await app.get('/api/ops/impersonation', { token })).status).toBe(403);
+  });
+
+  it('audits every mutating action taken while impersonating with both ids, success or failure; reads leave no row', async () => {
+    const { token, impersonation } = (await start(clientId)).body;
+    expect((await app.patch('/api/auth/me', { name: 'Demo Client' }, { token })).status).toBe(200);
+    expect((await app.patch('/api/auth/me', { name: 'x'.repeat(300) }, { token })).status).toBe(400);
+    await app.get('/api/auth/me', { token });
+
+    const rows = await audit(`action=impersonation.action&resourceId=${impersonation.id}`);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row).toMatchObject({ userId: clientId, impersonatorId: superadminId, resourceId: impersonation.id });
+      expect(row.meta).toMatchObject({ impersonationId: impersonation.id, method: 'PATCH', route: '/api/auth/me', path: '/api/auth/me' });
+    }
+    expect(rows.map((r) => r.meta.statusCode).sort()).toEqual([200, 400]);
+
+    // A domain action (an org-scoped one) carries the org too.
+    const acme = (await app.get('/api/auth/me', { token })).body.orgMemberships[0].orgId;
+    const created = await app.post('/api/conversations', { subject: 'Asked while impersonated', message: 'hello' }, { token });
+    expect([200, 201]).toContain(created.status);
+    const after = await audit(`action=impersonation.action&resourceId=${impersonation.id}`);
+    expect(after[0]).toMatchObject({ userId: clientId, impersonatorId: superadminId, meta: { method: 'POST', route: '/api/conversations', statusCode: 201 } });
+    expect(acme).toBeTruthy();
+  });
+
+  it('stops: the impersonation token dies, the SuperAdmin session stays', async () => {
+    const { token, impersonation } = (await start(clientId)).body;
+    const stop = await app.post('/api/admin/impersonate/stop', {}, { token });
+    expect(stop.status).toBe(200);
+    expect(stop.body.ended).toEqual([expect.objectContaining({ id: impersonation.id, active: false, endedAt: expect.any(String) })]);
+    const after = await app.get('/api/auth/me', { token });
+    expect(after.status).toBe(401);
+    expect(after.body.message).toBe('Session revoked, sign in again');
+    const me = await app.get('/api/auth/me', { token: superadmin });
+    expect(me.body).toMatchObject({ id: superadminId, platformRole: 'superadmin' });
+    expect(me.body.impersonatorId).toBeUndefined();
+
+    const [stopped] = await audit(`action=admin.impersonation.stopped&resourceId=${clientId}`);
+    expect(stopped).toMatchObject({ userId: superadminId, resourceId: clientId, meta: { impersonationId: impersonation.id } });
+    const ended = (await app.get('/api/ops/impersonation?active=false', { token: superadmin })).body.items;
+    expect(ended.find((s: { id: string }) => s.id === impersonation.id)).toMatchObject({ active: false, reason: 'Reproducing a support ticket' });
+    // Nothing left to stop for an ordinary session.
+    expect((await app.post('/api/admin/impersonate/stop', {}, { token: await app.login('client@acme.demo.invalid', PASSWORD) })).status).toBe(409);
+  });
+
+  it("lets the SuperAdmin end their sessions from their own session", async () => {
+    const one = (await start(clientId)).body;
+    const two = (await start(clientId)).body;
+    const byId = await app.post('/api/admin/impersonate/stop', { impersonationId: one.impersonation.id }, { token: superadmin });
+    expect(byId.body.ended.map((s: { id: string }) => s.id)).toEqual([one.impersonation.id]);
+    expect((await app.get('/api/auth/me', { token: one.token })).status).toBe(401);
+    expect((await app.get('/api/auth/me', { token: two.token })).status).toBe(200);
+    const all = await app.post('/api/admin/impersonate/stop', {}, { token: superadmin });
+    expect(all.body.ended.map((s: { id: string }) => s.id)).toContain(two.impersonation.id);
+    expect((await app.get('/api/auth/me', { token: two.token })).status).toBe(401);
+    expect((await app.post('/api/admin/impersonate/stop', { impersonationId: one.impersonation.id }, { token: superadmin })).status).toBe(404);
+  });
+
+  it('ends when the impersonator is no longer an active SuperAdmin', async () => {
+    const users = app.running.app.get(UsersService);
+    const root = await users.create({ email: 'short-lived-root@example.com', name: 'Root Two', platformRole: 'superadmin', password: 'a-good-password' });
+    const rootToken = await app.login('short-lived-root@example.com', 'a-good-password');
+    const { token } = (await start(clientId, rootToken)).body;
+    expect((await app.get('/api/auth/me', { token })).status).toBe(200);
+    expect((await app.patch(`/api/admin/users/${root.id}`, { status: 'suspended' }, { token: superadmin })).status).toBe(200);
+    expect((await app.get('/api/auth/me', { token })).status).toBe(401);
+  });
+
+  it('refuses a token that claims an impersonation the service never opened', async () => {
+    const record = (await app.running.app.get(UsersService).load(clientId))!;
+    const forged = await app.running.app.get(TokenService).sign({
+      userId: clientId,
+      email: record.email,
+      name: record.name,
+      platformRole: record.platformRole,
+      orgMemberships: record.orgMemberships,
+      impersonatorId: superadminId,
+      impersonationId: '00000000-0000-4000-8000-000000000000',
+    });
+    expect((await app.get('/api/auth/me', { token: forged })).status).toBe(401);
+  });
+});
