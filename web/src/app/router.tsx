@@ -5,6 +5,7 @@ import { LandingRedirect, RequireRole } from '../auth/SessionGate';
 import { AppLayout } from '../layout/AppLayout';
 import { ChatPage } from '../pages/client/ChatPage';
 import { InboxPage } from '../pages/client/InboxPage';
+import { clientSettingsRoute } from '../pages/client/settings/routes';
 import { DevMailPage } from '../pages/dev/DevMailPage';
 import { ErrorPage } from '../pages/ErrorPage';
 import { LoginPage } from '../pages/login/LoginPage';
@@ -46,6 +47,7 @@ export const router = createBrowserRouter([
       area('/client', CLIENT_ROLES, [
         { path: 'chat', element: <ChatPage /> },
         { path: 'inbox', element: <InboxPage /> },
+        clientSettingsRoute,
       ]),
       ...legacyRedirects,
       { path: '*', element: <NotFoundPage /> },

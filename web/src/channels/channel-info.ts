@@ -1,0 +1,104 @@
+import { CHANNEL_NAMES, type ChannelName, type QuarantineReason } from '@contracts';
+
+export interface FieldInfo {
+  /** The key under `config` or `secrets` (or `externalId`). */
+  key: string;
+  label: string;
+  description: string;
+  /** Needed to connect; an edit may leave it as it is. */
+  required: boolean;
+}
+
+export interface ConfigFieldInfo extends FieldInfo {
+  /** `numbers`: a list of E.164 numbers (messaging-a's whitelist); `text`: one value. */
+  kind: 'text' | 'numbers';
+}
+
+/** What connecting a channel asks for (API-MAP.md "Channels"). */
+export interface IntegrationFields {
+  externalId?: FieldInfo;
+  config: ConfigFieldInfo[];
+  secrets: FieldInfo[];
+}
+
+export interface ChannelInfo {
+  channel: ChannelName;
+  label: string;
+  description: string;
+  /** Null for email: mail to a Specialist's workspace address needs no integration. */
+  fields: IntegrationFields | null;
+}
+
+const INFO: Record<ChannelName, Omit<ChannelInfo, 'channel'>> = {
+  'chat-a': {
+    label: 'Chat A',
+    description: 'A team chat workspace. Your Specialist answers mentions and direct messages of the bot; the workspace id routes its events to your organization.',
+    fields: {
+      externalId: { key: 'externalId', label: 'Workspace id', description: 'The id of your chat workspace (team id).', required: true },
+      config: [{ key: 'botUserId', label: 'Bot user id', description: 'The user id of the installed bot, to recognise its mentions and its own messages.', required: false, kind: 'text' }],
+      secrets: [{ key: 'botToken', label: 'Bot token', description: 'Used to post the replies.', required: true }],
+    },
+  },
+  'messaging-a': {
+    label: 'Messaging A',
+    description: 'Text messages to the service number. Only the sender numbers listed here reach your Specialist.',
+    fields: {
+      config: [{ key: 'whitelist', label: 'Sender numbers', description: 'E.164 numbers, such as +4915112345678. Press Enter after each.', required: true, kind: 'numbers' }],
+      secrets: [
+        { key: 'accountSid', label: 'Account SID', description: 'The account that sends the replies.', required: true },
+        { key: 'authToken', label: 'Auth token', description: 'The token of that account.', required: true },
+      ],
+    },
+  },
+  'messaging-b': {
+    label: 'Messaging B',
+    description: 'A messenger bot. Its webhook secret routes the updates to your organization; the bot token sends the replies.',
+    fields: {
+      config: [{ key: 'botUsername', label: 'Bot username', description: 'Without the @, to recognise mentions of the bot in groups.', required: false, kind: 'text' }],
+      secrets: [
+        { key: 'webhookSecret', label: 'Webhook secret', description: 'The secret token you set on the webhook; each update carries it.', required: true },
+        { key: 'botToken', label: 'Bot token', description: 'Used to send the replies.', required: true },
+      ],
+    },
+  },
+  email: {
+    label: 'Email',
+    description: "Mail sent to your Specialists' workspace addresses is received and answered. There is nothing to connect.",
+    fields: null,
+  },
+  'enterprise-chat': {
+    label: 'Enterprise chat',
+    description: 'Personal chats, group chats and channel threads with the bot. Your tenant id routes its activities to your organization.',
+    fields: {
+      externalId: { key: 'externalId', label: 'Tenant id', description: 'The id of your directory tenant.', required: true },
+      config: [],
+      secrets: [],
+    },
+  },
+};
+
+/** The channels in the order of the contracts (spec 4.8). */
+export const CHANNELS: readonly ChannelInfo[] = CHANNEL_NAMES.map((channel) => ({ channel, ...INFO[channel] }));
+
+export function channelLabel(channel: ChannelName): string {
+  return INFO[channel].label;
+}
+
+const REASON_LABELS: Record<QuarantineReason, string> = {
+  unresolved_org: 'No organization',
+  quota_exceeded: 'Message quota exceeded',
+  mailbox_suspended: 'Mailbox suspended',
+  org_inactive: 'Organization inactive',
+  no_specialist: 'No Specialist',
+};
+
+export function reasonLabel(reason: string | null): string {
+  if (!reason) return '—';
+  return (REASON_LABELS as Record<string, string>)[reason] ?? reason;
+}
+
+export const BREAKER_LABELS: Record<'closed' | 'open' | 'half_open', { label: string; color: string }> = {
+  closed: { label: 'Closed', color: 'teal' },
+  half_open: { label: 'Half open', color: 'yellow' },
+  open: { label: 'Open', color: 'red' },
+};
