@@ -11,6 +11,7 @@ import { ErrorPage } from '../pages/ErrorPage';
 import { LoginPage } from '../pages/login/LoginPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { OnboardingPage } from '../pages/onboarding/OnboardingPage';
+import { opsChannelRoutes } from '../pages/ops/channels/routes';
 import { opsClientRoutes } from '../pages/ops/routes';
 import { QueuePage } from '../pages/workspace/QueuePage';
 import { QueueThreadPage } from '../pages/workspace/QueueThreadPage';
@@ -39,7 +40,7 @@ export const router = createBrowserRouter([
       { path: '/onboarding/start', element: <OnboardingPage /> },
       // The preserved entry for OTP, password and profile (spec 4.1): the same flow.
       { path: '/accept-invite', element: <OnboardingPage /> },
-      area('/ops', OPS_ROLES, opsClientRoutes),
+      area('/ops', OPS_ROLES, [...opsClientRoutes, ...opsChannelRoutes]),
       area('/workspace', WORKSPACE_ROLES, [
         { path: 'queue', element: <QueuePage /> },
         { path: 'queue/:conversationId', element: <QueueThreadPage /> },

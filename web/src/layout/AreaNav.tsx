@@ -6,10 +6,11 @@ import { OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
 
 const AREAS: readonly { path: string; label: string; roles: readonly PlatformRole[] }[] = [
   { path: '/ops/clients', label: 'Clients', roles: OPS_ROLES },
+  { path: '/ops/channels', label: 'Quarantine', roles: OPS_ROLES },
   { path: '/workspace/queue', label: 'Attention list', roles: WORKSPACE_ROLES },
 ];
 
-/** Links between the signed-in areas, for a user who may open more than one (AMs, SuperAdmins). */
+/** Links between the signed-in areas and pages, for a user who may open more than one. */
 export function AreaNav() {
   const user = useCurrentUser();
   const { pathname } = useLocation();

@@ -1,0 +1,8 @@
+import { Navigate, type RouteObject } from 'react-router';
+import { QuarantinePage } from './QuarantinePage';
+
+/** The channel pages under /ops: the quarantined ingress (`/ops/channels` opens it). */
+export const opsChannelRoutes: RouteObject[] = [
+  { path: 'channels', element: <Navigate to="/ops/channels/quarantine" replace /> },
+  { path: 'channels/quarantine', element: <QuarantinePage /> },
+];
