@@ -33,12 +33,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Boots the built server (`dist/src/main.js`) on a free port with a fresh DATA_DIR: the embedded
- * database, seeded with the demo data, and the development mail outbox.
+ * database, seeded with the demo data, and the development mail outbox. `extraEnv` adds settings
+ * a test needs (a channel's signing secret).
  */
-export async function startServer(): Promise<RunningServer> {
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'cos-browser-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, APP_ENV: 'development' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, PORT: String(port), DATA_DIR: dataDir, APP_ENV: 'development' };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   delete env.SMTP_URL;

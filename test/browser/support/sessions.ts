@@ -14,14 +14,21 @@ export interface BrowserSessions {
  * The built server and chromium for one test file, booted before its tests and stopped after
  * them. Uncaught errors of any of its pages fail the file.
  */
-export function browserSessions(options: { timeout?: number; setUpContext?: (context: BrowserContext, baseUrl: string) => Promise<void> } = {}): BrowserSessions {
+export function browserSessions(
+  options: {
+    timeout?: number;
+    setUpContext?: (context: BrowserContext, baseUrl: string) => Promise<void>;
+    /** Settings added to the server's environment (a channel's signing secret). */
+    env?: Record<string, string>;
+  } = {},
+): BrowserSessions {
   let server: RunningServer | undefined;
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer(options.env);
     browser = await launchChromium();
   });
 
