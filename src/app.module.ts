@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, type PlatformDeps } from './platform/platform.module.js';
 import { AdminModule } from './modules/admin/index.js';
 import { AgentModule } from './modules/agent/index.js';
+import { BillingModule } from './modules/billing/index.js';
 import { AuthModule } from './modules/auth/index.js';
 import { ChannelsModule } from './modules/channels/index.js';
 import { ClientBriefsModule } from './modules/client-briefs/index.js';
@@ -33,6 +34,7 @@ export class AppModule {
         AgentModule,
         ConversationsModule,
         ChannelsModule,
+        BillingModule,
         AdminModule,
         ...(deps.config.isProduction ? [] : [DemoModule.forRoot({ routes: true })]),
       ],

@@ -180,7 +180,6 @@ export const ExpertWorkloadSchema = z.object({
       escalations: z.number().int(),
       agentFailures: z.number().int(),
       avgHandleMinutes: z.number().nullable(),
-      expertMessages: z.number().int(),
     }),
   ),
 });

@@ -158,6 +158,16 @@ export class AgentService {
     return this.runs.costsByOrg(from, to);
   }
 
+  /** Ledger totals per org, OSA and purpose for calls in [from, to) (the billing module rolls days up with it). */
+  ledgerTotals(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string; osaId: string | null; purpose: string }>> {
+    return this.runs.totalsByOrgOsaPurpose(from, to);
+  }
+
+  /** When the ledger's oldest call was made, or null. */
+  firstLedgerCallAt(): Promise<Date | null> {
+    return this.runs.firstCallAt();
+  }
+
   /** Ledger totals per OSA of one org for calls in [from, to). */
   costsByOsa(orgId: string, from: Date, to: Date): Promise<Array<CostTotals & { osaId: string | null }>> {
     return this.runs.costsByOsa(orgId, from, to);

@@ -54,6 +54,21 @@ export class LlmRunsRepository {
       .orderBy(desc(totals.costMicroUsd));
   }
 
+  /** Totals of calls in [from, to) per org, OSA and purpose (the billing module's daily rollup). */
+  async totalsByOrgOsaPurpose(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string; osaId: string | null; purpose: string }>> {
+    return this.dbService.db
+      .select({ orgId: llmRuns.orgId, osaId: llmRuns.osaId, purpose: llmRuns.purpose, ...totals })
+      .from(llmRuns)
+      .where(and(gte(llmRuns.createdAt, from), lt(llmRuns.createdAt, to)))
+      .groupBy(llmRuns.orgId, llmRuns.osaId, llmRuns.purpose);
+  }
+
+  /** When the oldest call in the ledger was made (null for an empty ledger). */
+  async firstCallAt(): Promise<Date | null> {
+    const [row] = await this.dbService.db.select({ at: llmRuns.createdAt }).from(llmRuns).orderBy(asc(llmRuns.createdAt)).limit(1);
+    return row?.at ?? null;
+  }
+
   /** The calls made for one message's turn, oldest first. */
   async forMessage(orgId: string, messageId: string): Promise<LlmRunRow[]> {
     return this.dbService.db

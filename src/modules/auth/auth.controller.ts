@@ -10,13 +10,15 @@ import {
   UpdateMeSchema,
   VerifyOtpSchema,
 } from '../../contracts/auth.js';
-import { CurrentPrincipal, Public } from '../../platform/auth/auth.decorators.js';
+import { CurrentPrincipal, OpenWhileSuspended, Public } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
 import { AuthService } from './auth.service.js';
 import { PasswordResetService } from './password-reset.service.js';
 
+// Signing in and the session stay open for users of a suspended org (spec 3.6).
 @Controller()
+@OpenWhileSuspended()
 export class AuthController {
   constructor(
     private readonly auth: AuthService,

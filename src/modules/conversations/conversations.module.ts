@@ -7,6 +7,8 @@ import { OrgsModule } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
 import { UsersModule } from '../users/index.js';
 import { ConversationAccess } from './conversation-access.service.js';
+import { ConversationStatsRepository } from './conversation-stats.repository.js';
+import { ConversationStatsService } from './conversation-stats.service.js';
 import { ConversationsController } from './conversations.controller.js';
 import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository } from './conversations.repository.js';
@@ -19,8 +21,8 @@ import { TurnsService } from './turns.service.js';
 @Module({
   imports: [UsersModule, OrgsModule, SpecialistsModule, ExpertsModule, NotificationsModule, AgentModule],
   controllers: [ConversationsController, ExpertQueueController, QuotaController],
-  providers: [ConversationsRepository, ConversationAccess, ConversationEvents, ExpertQueueService, MessageQuotaService, TurnsService, ConversationsService],
-  exports: [ConversationsService, MessageQuotaService, TurnsService],
+  providers: [ConversationsRepository, ConversationStatsRepository, ConversationStatsService, ConversationAccess, ConversationEvents, ExpertQueueService, MessageQuotaService, TurnsService, ConversationsService],
+  exports: [ConversationsService, MessageQuotaService, TurnsService, ConversationStatsService],
 })
 export class ConversationsModule implements OnModuleInit {
   constructor(

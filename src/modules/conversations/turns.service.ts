@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DbService } from '../../platform/db/db.service.js';
 import { Clock } from '../../platform/clock/clock.js';
+import { OrgAccessGate } from '../../platform/auth/org-access-gate.js';
 import { logger } from '../../platform/observability/logger.js';
 import { AgentService } from '../agent/index.js';
 import { SpecialistsService } from '../specialists/index.js';
@@ -45,6 +46,7 @@ export class TurnsService {
     private readonly queue: ExpertQueueService,
     private readonly dbService: DbService,
     private readonly clock: Clock,
+    private readonly accessGate: OrgAccessGate,
   ) {}
 
   /**
@@ -58,6 +60,11 @@ export class TurnsService {
     if (existing) {
       await this.repo.finishTurn(message.id, 'done');
       return existing;
+    }
+    // Spec 3.6: while the org's access gate is closed the agent takes no turns.
+    if (!(await this.accessGate.isOpen(conversation.orgId))) {
+      await this.repo.finishTurn(message.id, 'failed', 'org_suspended');
+      return null;
     }
     const specialist = (await this.specialists.byIds([conversation.specialistId])).get(conversation.specialistId);
     const history = (await this.repo.history(conversation.id, message, HISTORY_MESSAGES))

@@ -15,6 +15,10 @@ export class ExpertsRepository {
     return this.db.select().from(expertGrants).where(eq(expertGrants.orgId, orgId)).orderBy(asc(expertGrants.createdAt));
   }
 
+  async listAll(): Promise<ExpertGrantRow[]> {
+    return this.db.select().from(expertGrants);
+  }
+
   async listForExpert(expertId: string): Promise<ExpertGrantRow[]> {
     return this.db.select().from(expertGrants).where(eq(expertGrants.expertId, expertId));
   }

@@ -93,6 +93,19 @@ export class ExpertsService {
     return ids;
   }
 
+  /**
+   * Expert leverage (spec 8.1): per active Expert, the client orgs their grants reach and the
+   * active Specialist instances (OSAs) those grants cover; an org-wide grant covers every one.
+   */
+  async leverage(): Promise<Array<ExpertSummary & { clients: number; specialistInstances: number }>> {
+    const [experts, grants, instances] = await Promise.all([this.experts(), this.repo.listAll(), this.assignments.activeInstances()]);
+    return experts.map((e) => {
+      const own = grants.filter((g) => g.expertId === e.id);
+      const covered = instances.filter((i) => own.some((g) => g.orgId === i.orgId && (g.scope === 'org' || g.specialistIds.includes(i.specialistId))));
+      return { ...e, clients: new Set(own.map((g) => g.orgId)).size, specialistInstances: covered.length };
+    });
+  }
+
   /** Used by the demo login: an org-wide grant for an Expert, once. */
   async ensureOrgWideGrant(orgId: string, expertId: string): Promise<void> {
     const existing = await this.repo.listForOrg(orgId);

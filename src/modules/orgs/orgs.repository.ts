@@ -60,6 +60,11 @@ export class OrgsRepository {
     return rows.map((r) => r.id);
   }
 
+  /** Orgs that have been activated (billing may run for them), oldest first. */
+  async activated(): Promise<OrgRow[]> {
+    return this.db.select().from(orgs).where(sql`${orgs.activatedAt} is not null`).orderBy(orgs.createdAt, orgs.id);
+  }
+
   /** Orgs in one of `statuses` last touched before `before` (the stale-org sweep). */
   async staleIn(statuses: OrgStatus[], before: Date): Promise<OrgRow[]> {
     return this.db.select().from(orgs).where(and(inArray(orgs.status, statuses), lt(orgs.updatedAt, before)));

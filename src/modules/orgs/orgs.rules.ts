@@ -85,6 +85,8 @@ export const ORG_TRANSITIONS = {
   finish_without_invite: { from: ['pending_am_setup'], to: 'active' },
   client_confirms: { from: ['pending_client_confirmation'], to: 'active' },
   grace_elapsed: { from: ['active', 'trial_ending'], to: 'suspended' },
+  // Our way back (spec 3.6 leaves it open): the payment that clears the dunning reactivates at once.
+  payment_recovered: { from: ['suspended'], to: 'active' },
   trial_ending: { from: ['active'], to: 'trial_ending' },
   stale_archive: { from: ['pending_am_setup', 'pending_client_confirmation'], to: 'deactivated' },
 } as const satisfies Record<string, { from: readonly OrgStatus[]; to: OrgStatus }>;

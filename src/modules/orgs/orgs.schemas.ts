@@ -21,6 +21,7 @@ export const OrgDtoSchema = z.object({
   trialStartedAt: z.string().nullable(),
   startDate: z.string().nullable(),
   status: z.enum(ORG_STATUSES),
+  activatedAt: z.string().nullable(),
   assignedAmId: z.uuid().nullable(),
   mailboxProvisioningDisabled: z.boolean(),
   createdAt: z.string(),

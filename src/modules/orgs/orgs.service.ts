@@ -8,7 +8,7 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { pageOf, type Keyset } from '../../platform/http/pagination.js';
 import { UsersService } from '../users/index.js';
 import { OrgsRepository } from './orgs.repository.js';
-import { STALE_ORG_DAYS, TRIAL_ENDING_DAYS, canTransition, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
+import { ORG_TRANSITIONS, STALE_ORG_DAYS, TRIAL_ENDING_DAYS, canTransition, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
 import type { OrgDto } from './orgs.schemas.js';
 import type { NewOrgRow, OrgRow, OrgStatus } from './orgs.tables.js';
 
@@ -116,7 +116,35 @@ export class OrgsService {
 
   /** Creates an org row as given (the demo seed); the wizard goes through createOrg. */
   create(values: NewOrgRow): Promise<OrgRow> {
-    return this.repo.insert(values);
+    return this.repo.insert(values.status === 'active' ? { activatedAt: new Date(), ...values } : values);
+  }
+
+  /** Full rows by id (the billing engine reads trial, start date and activation). */
+  findByIds(ids: string[]): Promise<OrgRow[]> {
+    return this.repo.findByIds([...new Set(ids)]);
+  }
+
+  /** Every org that has been activated: the ones billing runs for. */
+  activatedOrgs(): Promise<OrgRow[]> {
+    return this.repo.activated();
+  }
+
+  /** Spec 4.6: the billing email, set from the client's billing settings. */
+  async setBillingEmail(id: string, billingEmail: string | null): Promise<OrgRow> {
+    const row = await this.repo.update(id, { billingEmail });
+    if (!row) throw AppError.notFound('Organization');
+    return row;
+  }
+
+  /**
+   * Spec 3.2 / 3.6: the access gate suspends an org whose grace period elapsed, and the payment
+   * that clears the dunning brings it back (`payment_recovered`). False when the org was not in a
+   * state the transition leaves from.
+   */
+  async applyBillingTransition(id: string, transition: 'grace_elapsed' | 'payment_recovered'): Promise<boolean> {
+    const org = await this.lockForUpdate(id);
+    if (!canTransition(transition, org.status)) return false;
+    return (await this.repo.transition(id, org.status, { status: ORG_TRANSITIONS[transition].to })) !== undefined;
   }
 
   async list(filter: { status?: OrgStatus; q?: string }, page: { limit: number; after?: Keyset }) {
@@ -245,6 +273,7 @@ export class OrgsService {
         legalName: input.legalName,
         slug: input.slug,
         status: 'active',
+        activatedAt: org.activatedAt ?? now,
         trialStartedAt: now,
         trialEndDate: trialEndOnConfirm(org, now),
       }))!;
@@ -262,7 +291,7 @@ export class OrgsService {
       const gate = await this.phase0Status(id);
       if (!gate.ready) throw new AppError('phase0_gate_failed', 'The Phase 0 gate does not pass', { details: { missing: gate.missing } });
       if (!(await this.repo.reserve(current.slug, id, 'reserved'))) throw AppError.conflict('This slug is reserved by another org', { field: 'slug' });
-      const next = await this.repo.transition(id, 'pending_am_setup', { status: 'active' });
+      const next = await this.repo.transition(id, 'pending_am_setup', { status: 'active', activatedAt: new Date() });
       if (!next) throw AppError.conflict('The org changed meanwhile; reload and try again');
       return next;
     });
@@ -326,6 +355,7 @@ export function toOrgDto(r: OrgRow): OrgDto {
     trialStartedAt: r.trialStartedAt?.toISOString() ?? null,
     startDate: r.startDate,
     status: r.status,
+    activatedAt: r.activatedAt?.toISOString() ?? null,
     assignedAmId: r.assignedAmId,
     mailboxProvisioningDisabled: r.mailboxProvisioningDisabled,
     createdAt: r.createdAt.toISOString(),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import { orgSpecialistAssignments as osa, osaRateHistory, type OsaRow } from './assignments.tables.js';
 import { specialists, type SpecialistRow } from './specialists.tables.js';
@@ -81,5 +81,39 @@ export class AssignmentsRepository {
       .from(osaRateHistory)
       .where(and(eq(osaRateHistory.orgId, orgId), eq(osaRateHistory.assignmentId, assignmentId)))
       .orderBy(asc(osaRateHistory.createdAt));
+  }
+
+  /** Every assignment of these orgs, unassigned ones included (billing history). */
+  async allForOrgs(orgIds: string[]): Promise<OsaWithSpecialist[]> {
+    if (orgIds.length === 0) return [];
+    const rows = await this.db
+      .select({ osa, specialist: specialists })
+      .from(osa)
+      .innerJoin(specialists, eq(specialists.id, osa.specialistId))
+      .where(inArray(osa.orgId, orgIds))
+      .orderBy(asc(osa.createdAt), asc(osa.id));
+    return rows.map((r) => ({ ...r.osa, specialist: r.specialist }));
+  }
+
+  /** Assignments by id across orgs, unassigned ones included (the cost panels name them). */
+  async byIds(ids: string[]): Promise<OsaWithSpecialist[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.select({ osa, specialist: specialists }).from(osa).innerJoin(specialists, eq(specialists.id, osa.specialistId)).where(inArray(osa.id, ids));
+    return rows.map((r) => ({ ...r.osa, specialist: r.specialist }));
+  }
+
+  /** Every active assignment (Expert leverage counts the instances a grant covers). */
+  async allActive(): Promise<OsaRow[]> {
+    return this.db.select().from(osa).where(isNull(osa.unassignedAt));
+  }
+
+  /** Rate versions of these assignments, oldest first. */
+  async rateHistoryFor(assignmentIds: string[]) {
+    if (assignmentIds.length === 0) return [];
+    return this.db
+      .select()
+      .from(osaRateHistory)
+      .where(inArray(osaRateHistory.assignmentId, assignmentIds))
+      .orderBy(asc(osaRateHistory.createdAt), asc(osaRateHistory.id));
   }
 }

@@ -14,6 +14,17 @@ import { generateWorkspaceAlias } from './workspace-alias.js';
 import { toOsaDto } from './assignments.dto.js';
 import { MailboxesService } from './mailboxes.service.js';
 
+export interface AssignmentBillingSource {
+  id: string;
+  orgId: string;
+  specialistId: string;
+  specialistName: string;
+  createdAt: Date;
+  unassignedAt: Date | null;
+  rateVersions: Array<{ at: Date; monthlyRate: number | null; rateEffectiveFrom: string | null; rateEffectiveUntil: string | null }>;
+  catalogVersions: Array<{ at: Date; base_rate: number; currency: string }>;
+}
+
 /**
  * Assigning catalog Specialists to orgs (spec 2.3, 4.2): the first becomes primary and exactly
  * one stays primary (a database rule too); rates are versioned; the workspace alias is generated
@@ -137,6 +148,49 @@ export class AssignmentsService {
     });
     await this.audit.record({ action: 'osa.unassigned', userId: actor.userId, resourceId: removed.id, orgId, impersonatorId: actor.impersonatorId, meta: { specialistId } });
     if (removed.mailboxUserId && !removed.mailboxArchivedAt) await this.mailboxes.archiveMailbox(removed.mailboxUserId);
+  }
+
+  /**
+   * What billing needs of these orgs' assignments, unassigned ones included: when each was made
+   * and ended, its rate versions and its Specialist's catalog rate versions (oldest first).
+   */
+  async billingSources(orgIds: string[]): Promise<AssignmentBillingSource[]> {
+    const rows = await this.repo.allForOrgs([...new Set(orgIds)]);
+    const [versions, catalog] = await Promise.all([
+      this.repo.rateHistoryFor(rows.map((r) => r.id)),
+      this.catalog.rateHistoryFor([...new Set(rows.map((r) => r.specialistId))]),
+    ]);
+    return rows.map((r) => {
+      const own = versions.filter((v) => v.assignmentId === r.id);
+      const catalogVersions = catalog.filter((c) => c.specialistId === r.specialistId).map((c) => ({ at: c.createdAt, base_rate: c.baseRate, currency: c.currency }));
+      return {
+        id: r.id,
+        orgId: r.orgId,
+        specialistId: r.specialistId,
+        specialistName: r.specialist.name,
+        createdAt: r.createdAt,
+        unassignedAt: r.unassignedAt,
+        rateVersions: (own.length > 0 ? own : [{ ...r, createdAt: r.createdAt }]).map((v) => ({
+          at: v.createdAt,
+          monthlyRate: v.monthlyRate,
+          rateEffectiveFrom: v.rateEffectiveFrom,
+          rateEffectiveUntil: v.rateEffectiveUntil,
+        })),
+        // Specialists made before the catalog was versioned have their current rate only.
+        catalogVersions: catalogVersions.length > 0 ? catalogVersions : [{ at: r.specialist.createdAt, ...r.specialist.monthlyRateConfig }],
+      };
+    });
+  }
+
+  /** Assignment id -> its Specialist (id and name), unassigned ones included. */
+  async specialistsOf(assignmentIds: string[]): Promise<Map<string, { specialistId: string; name: string; orgId: string }>> {
+    const rows = await this.repo.byIds([...new Set(assignmentIds)]);
+    return new Map(rows.map((r) => [r.id, { specialistId: r.specialistId, name: r.specialist.name, orgId: r.orgId }]));
+  }
+
+  /** Every active assignment's org and Specialist. */
+  async activeInstances(): Promise<Array<{ id: string; orgId: string; specialistId: string }>> {
+    return (await this.repo.allActive()).map((r) => ({ id: r.id, orgId: r.orgId, specialistId: r.specialistId }));
   }
 
   async rateHistory(orgId: string, assignmentId: string) {

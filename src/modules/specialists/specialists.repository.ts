@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import type { Keyset } from '../../platform/http/pagination.js';
-import { specialists, type SpecialistRow } from './specialists.tables.js';
+import { specialistRateHistory, specialists, type SpecialistRow } from './specialists.tables.js';
 
 type NewSpecialistRow = typeof specialists.$inferInsert;
 
@@ -49,5 +49,19 @@ export class SpecialistsRepository {
       .where(eq(specialists.id, id))
       .returning();
     return row;
+  }
+
+  async addRateHistory(values: typeof specialistRateHistory.$inferInsert): Promise<void> {
+    await this.dbService.db.insert(specialistRateHistory).values(values);
+  }
+
+  /** Catalog rate versions of these Specialists, oldest first. */
+  async rateHistoryFor(specialistIds: string[]) {
+    if (specialistIds.length === 0) return [];
+    return this.dbService.db
+      .select()
+      .from(specialistRateHistory)
+      .where(inArray(specialistRateHistory.specialistId, specialistIds))
+      .orderBy(asc(specialistRateHistory.createdAt), asc(specialistRateHistory.id));
   }
 }

@@ -63,8 +63,15 @@ export class SpecialistsService {
   }
 
   /** Used by the demo seed. */
-  create(input: NewSpecialist): Promise<SpecialistRow> {
-    return this.repo.insert(input);
+  async create(input: NewSpecialist): Promise<SpecialistRow> {
+    const row = await this.repo.insert(input);
+    await this.recordRate(row, null);
+    return row;
+  }
+
+  /** Catalog rates are versioned too: billing prorates a mid-month change by day. */
+  private async recordRate(row: SpecialistRow, changedBy: string | null): Promise<void> {
+    await this.repo.addRateHistory({ specialistId: row.id, baseRate: row.monthlyRateConfig.base_rate, currency: row.monthlyRateConfig.currency, changedBy });
   }
 
   async createFromApi(actor: Principal, input: CreateSpecialistInput): Promise<SpecialistDto> {
@@ -84,6 +91,7 @@ export class SpecialistsService {
       if (isUniqueViolation(err)) throw AppError.conflict('A Specialist with this slug already exists');
       throw err;
     }
+    await this.recordRate(row, actor.userId);
     await this.audit.record({ action: 'specialist.created', userId: actor.userId, resourceId: row.id, impersonatorId: actor.impersonatorId, meta: { slug: row.slug } });
     return toSpecialistDto(row);
   }
@@ -103,6 +111,8 @@ export class SpecialistsService {
       ...(input.persona !== undefined && { persona: input.persona }),
       ...(input.monthly_rate_config !== undefined && { monthlyRateConfig: input.monthly_rate_config }),
     });
+    const rateChanged = JSON.stringify(before.monthlyRateConfig) !== JSON.stringify(row!.monthlyRateConfig);
+    if (rateChanged) await this.recordRate(row!, actor.userId);
     await this.audit.record({
       action: 'specialist.updated',
       userId: actor.userId,

@@ -51,6 +51,14 @@ describe('loadConfig', () => {
     expect(c.llm).toMatchObject({ provider: 'anthropic', apiKey: 'k', timeoutMs: 5000 });
   });
 
+  it('takes plan_per_rate by default and refuses plan_overrides without the premium licence (spec 2.8)', () => {
+    const DATA_DIR = tmp();
+    expect(loadConfig({ DATA_DIR }).billing).toMatchObject({ graceDays: 7, pricingStrategy: 'plan_per_rate' });
+    expect(() => loadConfig({ DATA_DIR, BILLING_PRICING_STRATEGY: 'plan_overrides' })).toThrow(/plan_overrides needs a premium licence/);
+    expect(loadConfig({ DATA_DIR, BILLING_PRICING_STRATEGY: 'plan_overrides', BILLING_PREMIUM_LICENSE: 'lic-1' }).billing.pricingStrategy).toBe('plan_overrides');
+    expect(() => loadConfig({ DATA_DIR, BILLING_PRICING_STRATEGY: 'tiers' })).toThrow(/BILLING_PRICING_STRATEGY/);
+  });
+
   it('refuses to boot in production without ENCRYPTION_KEY or the JWT keys (spec 5.7)', () => {
     const err = (() => {
       try {

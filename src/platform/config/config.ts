@@ -61,7 +61,15 @@ export interface AppConfig {
   readonly workspaceDomain: string;
   /** The environment-level gate: provision mailboxes on assignment ("Provision now" bypasses it). */
   readonly mailbox: { autoProvision: boolean; retryDelayS: number };
-  readonly billing: { webhookSecret?: string; graceDays: number };
+  readonly billing: {
+    webhookSecret?: string;
+    graceDays: number;
+    /** How the provider adapter maps rates to plans (spec 2.8); plan_overrides needs the premium licence. */
+    pricingStrategy: ParsedEnv['BILLING_PRICING_STRATEGY'];
+    premiumLicense?: string;
+  };
+  /** The external tracing tool the nightly cost reconciliation reads (analytics only; unset: skipped). */
+  readonly tracing: { baseUrl?: string; publicKey?: string; secretKey?: string };
   readonly logLevel: ParsedEnv['LOG_LEVEL'];
   readonly seedDemoData: boolean;
 }
@@ -94,6 +102,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   if ((e.JWT_PRIVATE_KEY === undefined) !== (e.JWT_PUBLIC_KEY === undefined)) {
     throw new ConfigError('Invalid configuration:\n  JWT_PRIVATE_KEY / JWT_PUBLIC_KEY: set both or neither');
+  }
+  if (e.BILLING_PRICING_STRATEGY === 'plan_overrides' && !e.BILLING_PREMIUM_LICENSE) {
+    throw new ConfigError('Invalid configuration:\n  BILLING_PRICING_STRATEGY: plan_overrides needs a premium licence of the billing provider (BILLING_PREMIUM_LICENSE); use plan_per_rate');
   }
   const llmProblem = llmConfigProblem(e);
   if (llmProblem) throw new ConfigError(`Invalid configuration:\n  ${llmProblem}`);
@@ -150,7 +161,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     workspaceDomain: e.WORKSPACE_DOMAIN,
     mailbox: { autoProvision: e.MAILBOX_AUTO_PROVISION, retryDelayS: e.MAILBOX_RETRY_DELAY_S },
-    billing: { webhookSecret: e.BILLING_WEBHOOK_SECRET, graceDays: e.BILLING_GRACE_DAYS },
+    billing: { webhookSecret: e.BILLING_WEBHOOK_SECRET, graceDays: e.BILLING_GRACE_DAYS, pricingStrategy: e.BILLING_PRICING_STRATEGY, premiumLicense: e.BILLING_PREMIUM_LICENSE },
+    tracing: { baseUrl: e.TRACING_BASE_URL?.replace(/\/+$/, ''), publicKey: e.TRACING_PUBLIC_KEY, secretKey: e.TRACING_SECRET_KEY },
     logLevel: e.LOG_LEVEL,
     seedDemoData: !isProduction && (e.SEED_DEMO_DATA ?? true),
   };

@@ -1,0 +1,27 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { BillingWebhookSchema } from '../../contracts/billing.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { zodFieldErrors } from '../../platform/errors/zod-details.js';
+import { DunningService, type PaymentEventOutcome } from './dunning.service.js';
+import { verifyBillingSignature } from './webhook.verify.js';
+
+/** Verifies a provider event over its raw bytes (fail closed), then hands it to dunning. */
+@Injectable()
+export class BillingWebhookService {
+  constructor(
+    private readonly dunning: DunningService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async receive(rawBody: Buffer | undefined, signature: string | string[] | undefined, body: unknown): Promise<PaymentEventOutcome> {
+    const header = Array.isArray(signature) ? signature[0] : signature;
+    if (!verifyBillingSignature(this.config.billing.webhookSecret, header, rawBody, Math.floor(Date.now() / 1000))) {
+      throw AppError.unauthorized('Bad or missing X-Billing-Signature');
+    }
+    const event = BillingWebhookSchema.safeParse(body);
+    if (!event.success) throw new AppError('validation_failed', 'Invalid body', { details: zodFieldErrors(event.error) });
+    return this.dunning.handleEvent(event.data);
+  }
+}

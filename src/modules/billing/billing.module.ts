@@ -1,0 +1,66 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { OrgAccessGate } from '../../platform/auth/org-access-gate.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { SchedulerService } from '../../platform/queue/scheduler.service.js';
+import { AgentModule } from '../agent/index.js';
+import { ConversationsModule } from '../conversations/index.js';
+import { ExpertsModule } from '../experts/index.js';
+import { NotificationsModule } from '../notifications/index.js';
+import { OrgsModule } from '../orgs/index.js';
+import { SpecialistsModule } from '../specialists/index.js';
+import { UsersModule } from '../users/index.js';
+import { AnalyticsService } from './analytics.service.js';
+import { BillingWebhookController } from './billing-webhook.controller.js';
+import { BillingWebhookService } from './billing-webhook.service.js';
+import { BillingRepository } from './billing.repository.js';
+import { BillingService } from './billing.service.js';
+import { ClientBillingController } from './client-billing.controller.js';
+import { CostsService } from './costs.service.js';
+import { DunningService } from './dunning.service.js';
+import { OpsAnalyticsController, OpsBillingController } from './ops-billing.controller.js';
+import { ManualPaymentProvider, PAYMENT_PROVIDER } from './payment-provider.js';
+import { dayOf, periodOf, previousPeriod } from './proration.js';
+import { ReconciliationService } from './reconciliation.service.js';
+import { TracingClient } from './tracing.client.js';
+
+const MINUTE = 60_000;
+
+@Module({
+  imports: [UsersModule, OrgsModule, SpecialistsModule, ExpertsModule, NotificationsModule, AgentModule, ConversationsModule],
+  controllers: [ClientBillingController, BillingWebhookController, OpsBillingController, OpsAnalyticsController],
+  providers: [
+    BillingRepository,
+    BillingService,
+    DunningService,
+    BillingWebhookService,
+    CostsService,
+    ReconciliationService,
+    TracingClient,
+    AnalyticsService,
+    // The default provider: manual payment recorded by a superadmin. A hosted provider's adapter replaces it here.
+    { provide: PAYMENT_PROVIDER, useClass: ManualPaymentProvider },
+  ],
+  exports: [BillingService, DunningService],
+})
+export class BillingModule implements OnModuleInit {
+  constructor(
+    private readonly gate: OrgAccessGate,
+    private readonly scheduler: SchedulerService,
+    private readonly clock: Clock,
+    private readonly billing: BillingService,
+    private readonly dunning: DunningService,
+    private readonly costs: CostsService,
+    private readonly reconciliation: ReconciliationService,
+  ) {}
+
+  onModuleInit(): void {
+    // Spec 3.6: the one access gate, for client requests (RequestGuard) and agent turns (conversations).
+    this.gate.setSource((orgIds) => this.dunning.closedAmong(orgIds));
+    this.scheduler.every('billing.accounts-and-subscriptions', 10 * MINUTE, async () => void (await this.billing.syncAccountsAndSubscriptions()));
+    this.scheduler.every('billing.access-gate', 5 * MINUTE, async () => void (await this.dunning.runAccessGate(this.clock.now())));
+    this.scheduler.every('billing.generate-invoices', 60 * MINUTE, async () => void (await this.billing.generateInvoices(previousPeriod(periodOf(dayOf(this.clock.now()))))));
+    this.scheduler.every('billing.cost-rollup', 15 * MINUTE, async () => void (await this.costs.rollupClosedDays()));
+    // Nightly: the first tick of each UTC day.
+    this.scheduler.every('billing.cost-reconciliation', 24 * 60 * MINUTE, async () => void (await this.reconciliation.reconcile()));
+  }
+}

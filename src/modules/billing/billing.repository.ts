@@ -1,0 +1,205 @@
+import { Injectable } from '@nestjs/common';
+import { and, asc, desc, eq, gte, inArray, lt, lte, max, sql } from 'drizzle-orm';
+import { DbService } from '../../platform/db/db.service.js';
+import {
+  billingAccounts,
+  billingSubscriptions,
+  billingWebhookEvents,
+  costReconciliations,
+  invoiceLines,
+  invoices,
+  llmCostDaily,
+  llmCostRollupDays,
+  type BillingAccountRow,
+  type BillingSubscriptionRow,
+  type CostReconciliationRow,
+  type InvoiceLineRow,
+  type InvoiceRow,
+} from './billing.tables.js';
+
+export type NewInvoice = typeof invoices.$inferInsert;
+export type NewInvoiceLine = Omit<typeof invoiceLines.$inferInsert, 'invoiceId'>;
+export type CostRollupRow = typeof llmCostDaily.$inferInsert;
+
+const costTotals = {
+  costMicroUsd: sql<number>`coalesce(sum(${llmCostDaily.costMicroUsd}), 0)::bigint`.mapWith(Number),
+  calls: sql<number>`coalesce(sum(${llmCostDaily.calls}), 0)::int`.mapWith(Number),
+  inputTokens: sql<number>`coalesce(sum(${llmCostDaily.inputTokens}), 0)::bigint`.mapWith(Number),
+  outputTokens: sql<number>`coalesce(sum(${llmCostDaily.outputTokens}), 0)::bigint`.mapWith(Number),
+};
+export type CostGroup = 'day' | 'org' | 'osa' | 'purpose';
+const groupColumn = { day: llmCostDaily.day, org: llmCostDaily.orgId, osa: llmCostDaily.osaId, purpose: llmCostDaily.purpose } as const;
+
+/** Billing queries. Tenant rows are read by org first. */
+@Injectable()
+export class BillingRepository {
+  constructor(private readonly dbService: DbService) {}
+
+  private get db() {
+    return this.dbService.db;
+  }
+
+  // Accounts and dunning
+
+  async findAccount(orgId: string): Promise<BillingAccountRow | undefined> {
+    const [row] = await this.db.select().from(billingAccounts).where(eq(billingAccounts.orgId, orgId));
+    return row;
+  }
+
+  async lockAccount(orgId: string): Promise<BillingAccountRow | undefined> {
+    const [row] = await this.db.select().from(billingAccounts).where(eq(billingAccounts.orgId, orgId)).for('update');
+    return row;
+  }
+
+  async accounts(): Promise<BillingAccountRow[]> {
+    return this.db.select().from(billingAccounts);
+  }
+
+  /** Inserts the account unless the org has one already (two creators race to one row). */
+  async insertAccount(values: typeof billingAccounts.$inferInsert): Promise<void> {
+    await this.db.insert(billingAccounts).values(values).onConflictDoNothing();
+  }
+
+  async updateAccount(orgId: string, values: Partial<typeof billingAccounts.$inferInsert>): Promise<BillingAccountRow | undefined> {
+    const [row] = await this.db
+      .update(billingAccounts)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(billingAccounts.orgId, orgId))
+      .returning();
+    return row;
+  }
+
+  /** Past-due accounts whose grace period ended by `now` (index billing_accounts_grace_idx). */
+  async graceElapsed(now: Date): Promise<BillingAccountRow[]> {
+    return this.db
+      .select()
+      .from(billingAccounts)
+      .where(and(eq(billingAccounts.paymentState, 'past_due'), lte(billingAccounts.graceEndsAt, now)));
+  }
+
+  /** Records a webhook event id; false when it was seen before. */
+  async recordEvent(eventId: string, type: string, orgId: string): Promise<boolean> {
+    const rows = await this.db.insert(billingWebhookEvents).values({ eventId, type, orgId }).onConflictDoNothing().returning({ eventId: billingWebhookEvents.eventId });
+    return rows.length > 0;
+  }
+
+  // Subscriptions
+
+  async subscriptionsOf(orgIds: string[]): Promise<BillingSubscriptionRow[]> {
+    if (orgIds.length === 0) return [];
+    return this.db.select().from(billingSubscriptions).where(inArray(billingSubscriptions.orgId, orgIds));
+  }
+
+  async insertSubscription(values: typeof billingSubscriptions.$inferInsert): Promise<void> {
+    await this.db.insert(billingSubscriptions).values(values).onConflictDoNothing();
+  }
+
+  async updateSubscription(orgId: string, id: string, values: Partial<typeof billingSubscriptions.$inferInsert>): Promise<void> {
+    await this.db
+      .update(billingSubscriptions)
+      .set({ ...values, updatedAt: new Date() })
+      .where(and(eq(billingSubscriptions.orgId, orgId), eq(billingSubscriptions.id, id)));
+  }
+
+  // Invoices
+
+  /** One invoice per org and month: null when the org already has this month's invoice. */
+  async insertInvoice(values: NewInvoice, lines: NewInvoiceLine[]): Promise<InvoiceRow | null> {
+    const [row] = await this.db.insert(invoices).values(values).onConflictDoNothing({ target: [invoices.orgId, invoices.period] }).returning();
+    if (!row) return null;
+    if (lines.length > 0) await this.db.insert(invoiceLines).values(lines.map((l) => ({ ...l, invoiceId: row.id })));
+    return row;
+  }
+
+  async findInvoice(orgId: string, id: string): Promise<InvoiceRow | undefined> {
+    const [row] = await this.db.select().from(invoices).where(and(eq(invoices.orgId, orgId), eq(invoices.id, id)));
+    return row;
+  }
+
+  /** An invoice by id alone (a superadmin recording a payment names only the invoice). */
+  async findInvoiceById(id: string): Promise<InvoiceRow | undefined> {
+    const [row] = await this.db.select().from(invoices).where(eq(invoices.id, id));
+    return row;
+  }
+
+  async updateInvoice(orgId: string, id: string, values: Partial<NewInvoice>): Promise<InvoiceRow | undefined> {
+    const [row] = await this.db
+      .update(invoices)
+      .set(values)
+      .where(and(eq(invoices.orgId, orgId), eq(invoices.id, id)))
+      .returning();
+    return row;
+  }
+
+  /** Newest period first; limit + 1 rows, keyset on the period. */
+  async listInvoices(orgId: string, page: { limit: number; beforePeriod?: string }): Promise<InvoiceRow[]> {
+    return this.db
+      .select()
+      .from(invoices)
+      .where(and(eq(invoices.orgId, orgId), page.beforePeriod ? lt(invoices.period, page.beforePeriod) : undefined))
+      .orderBy(desc(invoices.period))
+      .limit(page.limit + 1);
+  }
+
+  async linesOf(orgId: string, invoiceIds: string[]): Promise<InvoiceLineRow[]> {
+    if (invoiceIds.length === 0) return [];
+    return this.db
+      .select()
+      .from(invoiceLines)
+      .where(and(eq(invoiceLines.orgId, orgId), inArray(invoiceLines.invoiceId, invoiceIds)))
+      .orderBy(asc(invoiceLines.description), asc(invoiceLines.id));
+  }
+
+  /** Per org: unpaid invoices (open or failed) and what they add up to. */
+  async outstandingByOrg(): Promise<Array<{ orgId: string; openInvoices: number; outstandingCents: number }>> {
+    return this.db
+      .select({
+        orgId: invoices.orgId,
+        openInvoices: sql<number>`count(*)::int`.mapWith(Number),
+        outstandingCents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)::bigint`.mapWith(Number),
+      })
+      .from(invoices)
+      .where(inArray(invoices.status, ['open', 'payment_failed']))
+      .groupBy(invoices.orgId);
+  }
+
+  // LLM cost rollups
+
+  async lastRolledDay(): Promise<string | null> {
+    const [row] = await this.db.select({ day: max(llmCostRollupDays.day) }).from(llmCostRollupDays);
+    return row?.day ?? null;
+  }
+
+  /** Replaces one day's rollup (idempotent) and marks the day rolled. */
+  async replaceRollupDay(day: string, rows: CostRollupRow[]): Promise<void> {
+    await this.db.delete(llmCostDaily).where(eq(llmCostDaily.day, day));
+    if (rows.length > 0) await this.db.insert(llmCostDaily).values(rows);
+    await this.db.insert(llmCostRollupDays).values({ day }).onConflictDoUpdate({ target: llmCostRollupDays.day, set: { rolledAt: new Date() } });
+  }
+
+  /** Rollup totals for days in [from, to] (inclusive), grouped by one dimension, optionally for one org. */
+  async costsBy(group: CostGroup, range: { from: string; to: string; orgId?: string }) {
+    const key = groupColumn[group];
+    return this.db
+      .select({ key: sql<string | null>`${key}::text`, ...costTotals })
+      .from(llmCostDaily)
+      .where(and(gte(llmCostDaily.day, range.from), lte(llmCostDaily.day, range.to), range.orgId ? eq(llmCostDaily.orgId, range.orgId) : undefined))
+      .groupBy(key);
+  }
+
+  // Reconciliation
+
+  async latestReconciliation(): Promise<CostReconciliationRow | undefined> {
+    const [row] = await this.db.select().from(costReconciliations).orderBy(desc(costReconciliations.day)).limit(1);
+    return row;
+  }
+
+  async findReconciliation(day: string): Promise<CostReconciliationRow | undefined> {
+    const [row] = await this.db.select().from(costReconciliations).where(eq(costReconciliations.day, day));
+    return row;
+  }
+
+  async saveReconciliation(values: typeof costReconciliations.$inferInsert): Promise<void> {
+    await this.db.insert(costReconciliations).values(values).onConflictDoUpdate({ target: costReconciliations.day, set: { ...values, checkedAt: new Date() } });
+  }
+}

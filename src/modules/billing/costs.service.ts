@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+import type { CostSlice, OpsBillingOrg, OrgCosts, PlatformCosts } from '../../contracts/billing.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { AgentService } from '../agent/index.js';
+import { ConversationStatsService, MessageQuotaService } from '../conversations/index.js';
+import { OrgsService, type OrgRow } from '../orgs/index.js';
+import { AssignmentsService } from '../specialists/index.js';
+import { BillingRepository, type CostGroup, type CostRollupRow } from './billing.repository.js';
+import { BillingService, dunningOf } from './billing.service.js';
+import { addDays, dayOf } from './proration.js';
+
+/** A closed day is rolled up this long after it ends, so a call still being written lands in it. */
+const ROLLUP_DELAY_MS = 5 * 60_000;
+const DEFAULT_RANGE_DAYS = 30;
+const MAX_RANGE_DAYS = 366;
+const TOP_ORGS = 10;
+
+type Totals = { costMicroUsd: number; calls: number; inputTokens: number; outputTokens: number };
+type Row = Totals & { key: string | null };
+
+const startOf = (day: string) => new Date(`${day}T00:00:00Z`);
+
+/**
+ * The cost panels of spec 8.1, read from the `llm_runs` ledger (through the agent module) and
+ * never invoiced. Closed days come from `llm_cost_daily`, a rollup per day, org, OSA and purpose;
+ * the days not rolled yet (today) are aggregated live from the ledger's `created_at` index.
+ */
+@Injectable()
+export class CostsService {
+  constructor(
+    private readonly repo: BillingRepository,
+    private readonly agent: AgentService,
+    private readonly orgs: OrgsService,
+    private readonly assignments: AssignmentsService,
+    private readonly stats: ConversationStatsService,
+    private readonly quota: MessageQuotaService,
+    private readonly billing: BillingService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Rolls up every closed day not rolled yet (each day replaced whole: running twice is harmless). */
+  async rollupClosedDays(now: Date = this.clock.now()): Promise<string[]> {
+    const last = await this.repo.lastRolledDay();
+    const first = last ? addDays(last, 1) : await this.agent.firstLedgerCallAt().then((at) => (at ? dayOf(at) : null));
+    if (!first) return [];
+    const rolled: string[] = [];
+    for (let day = first; startOf(addDays(day, 1)).getTime() + ROLLUP_DELAY_MS <= now.getTime(); day = addDays(day, 1)) {
+      await this.rollupDay(day);
+      rolled.push(day);
+    }
+    return rolled;
+  }
+
+  async rollupDay(day: string): Promise<void> {
+    const totals = await this.agent.ledgerTotals(startOf(day), startOf(addDays(day, 1)));
+    const rows: CostRollupRow[] = totals.map((t) => ({ day, orgId: t.orgId, osaId: t.osaId, purpose: t.purpose, costMicroUsd: t.costMicroUsd, inputTokens: t.inputTokens, outputTokens: t.outputTokens, calls: t.calls, errors: t.errors }));
+    await this.repo.replaceRollupDay(day, rows);
+  }
+
+  /** Ledger total of one day: the rollup when rolled, else the ledger itself. */
+  async dayTotalMicroUsd(day: string): Promise<number> {
+    const [rolled] = (await this.sliced('day', { from: day, to: day })).filter((r) => r.key === day);
+    return rolled?.costMicroUsd ?? 0;
+  }
+
+  /** `GET /ops/billing/costs`: trend, top orgs, by Specialist, by purpose. */
+  async platform(range: { from?: string; to?: string }): Promise<Omit<PlatformCosts, 'reconciliation'>> {
+    const r = this.range(range);
+    const [trend, byOrg, byOsa, byPurpose] = await Promise.all([this.sliced('day', r), this.sliced('org', r), this.sliced('osa', r), this.sliced('purpose', r)]);
+    const orgNames = await this.orgs.summaries(byOrg.map((o) => o.key!).filter(Boolean));
+    return {
+      ...r,
+      totalMicroUsd: sum(trend),
+      trend: this.series(r, trend),
+      topOrgs: sortSlices(byOrg.map((o) => slice(o, orgNames.get(o.key!)?.legalName ?? o.key ?? 'unknown'))).slice(0, TOP_ORGS),
+      bySpecialist: await this.bySpecialist(byOsa),
+      byPurpose: sortSlices(byPurpose.map((p) => slice(p, p.key ?? 'unknown'))),
+    };
+  }
+
+  /** `GET /ops/billing/orgs/:orgId`: hourly and daily message usage (never billed), LLM cost per Specialist. */
+  async org(orgId: string, range: { from?: string; to?: string }): Promise<OrgCosts> {
+    const org = await this.orgs.findById(orgId);
+    if (!org) throw AppError.notFound('Organization');
+    const r = this.range(range);
+    const now = this.clock.now();
+    const [row] = await this.paymentStates([org]);
+    const [trend, byOsa, hourly, daily, quota, invoices] = await Promise.all([
+      this.sliced('day', { ...r, orgId }),
+      this.sliced('osa', { ...r, orgId }),
+      this.stats.messageUsage(orgId, 'hour', new Date(now.getTime() - 48 * 3600_000), now),
+      this.stats.messageUsage(orgId, 'day', startOf(r.from), startOf(addDays(r.to, 1))),
+      this.quota.usage(orgId),
+      this.billing.invoices(orgId, { limit: 12 }),
+    ]);
+    const point = (u: { at: Date; clientMessages: number; specialistMessages: number }) => ({ at: u.at.toISOString(), clientMessages: u.clientMessages, specialistMessages: u.specialistMessages });
+    return {
+      org: row!,
+      ...r,
+      quota: { limit: quota.limit, used: quota.used },
+      hourlyUsage: hourly.map(point),
+      dailyUsage: daily.map(point),
+      costTrend: this.series(r, trend),
+      costBySpecialist: await this.bySpecialist(byOsa),
+      totalMicroUsd: sum(trend),
+      invoices: invoices.items,
+    };
+  }
+
+  /** `GET /ops/billing/orgs`: every activated org's payment state and what it owes. */
+  async paymentStates(orgs?: OrgRow[]): Promise<OpsBillingOrg[]> {
+    const list = orgs ?? (await this.orgs.activatedOrgs());
+    const [accounts, outstanding, runRates] = await Promise.all([this.repo.accounts(), this.repo.outstandingByOrg(), this.billing.runRates(list)]);
+    const accountOf = new Map(accounts.map((a) => [a.orgId, a]));
+    const owedOf = new Map(outstanding.map((o) => [o.orgId, o]));
+    return list.map((org) => {
+      const run = runRates.get(org.id);
+      return {
+        orgId: org.id,
+        legalName: org.legalName,
+        slug: org.slug,
+        orgStatus: org.status,
+        assignedAmId: org.assignedAmId,
+        ...dunningOf(accountOf.get(org.id)),
+        openInvoices: owedOf.get(org.id)?.openInvoices ?? 0,
+        outstandingCents: owedOf.get(org.id)?.outstandingCents ?? 0,
+        currency: run?.currency ?? 'USD',
+        monthlyRunRateCents: run?.cents ?? 0,
+        specialistInstances: run?.instances ?? 0,
+      };
+    });
+  }
+
+  private range(q: { from?: string; to?: string }): { from: string; to: string } {
+    const to = q.to ?? dayOf(this.clock.now());
+    const from = q.from ?? addDays(to, -(DEFAULT_RANGE_DAYS - 1));
+    if (from > to) throw new AppError('validation_failed', 'Invalid query', { details: [{ field: 'query.from', message: 'Must not be after to' }] });
+    if (startOf(to).getTime() - startOf(from).getTime() > MAX_RANGE_DAYS * 86_400_000) {
+      throw new AppError('validation_failed', 'Invalid query', { details: [{ field: 'query.from', message: `At most ${MAX_RANGE_DAYS} days` }] });
+    }
+    return { from, to };
+  }
+
+  /** Totals per key over the range: rolled days from the rollup, later days live from the ledger. */
+  private async sliced(group: CostGroup, r: { from: string; to: string; orgId?: string }): Promise<Row[]> {
+    const rolledThrough = (await this.repo.lastRolledDay()) ?? addDays(r.from, -1);
+    const rows: Row[] = rolledThrough >= r.from ? await this.repo.costsBy(group, { ...r, to: rolledThrough < r.to ? rolledThrough : r.to }) : [];
+    const merged = new Map(rows.map((x) => [x.key, { ...x }]));
+    for (let day = rolledThrough >= r.from ? addDays(rolledThrough, 1) : r.from; day <= r.to; day = addDays(day, 1)) {
+      for (const t of await this.agent.ledgerTotals(startOf(day), startOf(addDays(day, 1)))) {
+        if (r.orgId && t.orgId !== r.orgId) continue;
+        const key = group === 'day' ? day : group === 'org' ? t.orgId : group === 'osa' ? t.osaId : t.purpose;
+        const acc = merged.get(key) ?? { key, costMicroUsd: 0, calls: 0, inputTokens: 0, outputTokens: 0 };
+        acc.costMicroUsd += t.costMicroUsd;
+        acc.calls += t.calls;
+        acc.inputTokens += t.inputTokens;
+        acc.outputTokens += t.outputTokens;
+        merged.set(key, acc);
+      }
+    }
+    return [...merged.values()];
+  }
+
+  /** One point per day of the range, zero where nothing was spent. */
+  private series(r: { from: string; to: string }, rows: Row[]) {
+    const byDay = new Map(rows.map((x) => [x.key, x]));
+    const out: PlatformCosts['trend'] = [];
+    for (let day = r.from; day <= r.to; day = addDays(day, 1)) out.push({ day, costMicroUsd: byDay.get(day)?.costMicroUsd ?? 0, calls: byDay.get(day)?.calls ?? 0 });
+    return out;
+  }
+
+  /** OSA totals folded into their catalog Specialist (one Specialist on N orgs is one slice here). */
+  private async bySpecialist(byOsa: Row[]): Promise<CostSlice[]> {
+    const specialists = await this.assignments.specialistsOf(byOsa.map((o) => o.key).filter((k): k is string => k !== null));
+    const merged = new Map<string, CostSlice>();
+    for (const o of byOsa) {
+      const s = o.key ? specialists.get(o.key) : undefined;
+      const key = s?.specialistId ?? null;
+      const acc = merged.get(key ?? '') ?? { key, label: s?.name ?? 'No Specialist', costMicroUsd: 0, calls: 0, inputTokens: 0, outputTokens: 0 };
+      acc.costMicroUsd += o.costMicroUsd;
+      acc.calls += o.calls;
+      acc.inputTokens += o.inputTokens;
+      acc.outputTokens += o.outputTokens;
+      merged.set(key ?? '', acc);
+    }
+    return sortSlices([...merged.values()]);
+  }
+}
+
+const sum = (rows: Totals[]) => rows.reduce((n, r) => n + r.costMicroUsd, 0);
+const slice = (r: Row, label: string): CostSlice => ({ key: r.key, label, costMicroUsd: r.costMicroUsd, calls: r.calls, inputTokens: r.inputTokens, outputTokens: r.outputTokens });
+const sortSlices = (s: CostSlice[]) => s.sort((a, b) => b.costMicroUsd - a.costMicroUsd || a.label.localeCompare(b.label));

@@ -1,0 +1,156 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { BillingWebhookEvent, RecordPaymentInput } from '../../contracts/billing.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import { logger } from '../../platform/observability/logger.js';
+import { NotificationsService } from '../notifications/index.js';
+import { OrgsService } from '../orgs/index.js';
+import { UsersService } from '../users/index.js';
+import { BillingRepository } from './billing.repository.js';
+import { BillingService } from './billing.service.js';
+
+/** Org roles told of a payment failure with the assigned AM (spec 3.6, 6.2). */
+export const BILLING_RESPONSIBLE_ROLES = ['owner', 'admin', 'billing'] as const;
+const DAY_MS = 86_400_000;
+
+export type PaymentEventOutcome = { ok: true; duplicate: boolean; ignored?: 'unknown_org' };
+
+/**
+ * Dunning (spec 3.6, 6.2). `payment_failed` starts the grace period (BILLING_GRACE_DAYS) and tells
+ * the assigned AM and the org's owners, admins and billing members; `payment_succeeded` clears it.
+ * The access gate (a scheduled sweep) suspends an org whose grace period elapsed. The way back:
+ * the payment that clears the dunning reactivates an org the gate suspended, at once.
+ */
+@Injectable()
+export class DunningService {
+  constructor(
+    private readonly repo: BillingRepository,
+    private readonly billing: BillingService,
+    private readonly orgs: OrgsService,
+    private readonly users: UsersService,
+    private readonly notifications: NotificationsService,
+    private readonly audit: AuditService,
+    private readonly dbService: DbService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** A provider event, once per event id: a replay answers and does nothing again. */
+  async handleEvent(event: BillingWebhookEvent, actor?: Principal): Promise<PaymentEventOutcome> {
+    const org = await this.orgs.findById(event.data.orgId);
+    if (!org) {
+      logger.warn({ eventId: event.id, orgId: event.data.orgId }, 'billing event for an unknown org ignored');
+      return { ok: true, duplicate: false, ignored: 'unknown_org' };
+    }
+    await this.billing.ensureAccount(org);
+    const fresh = await this.dbService.transaction(async () => {
+      if (!(await this.repo.recordEvent(event.id, event.type, org.id))) return false;
+      if (event.type === 'payment_failed') await this.paymentFailed(org.id, event.data.invoiceId, event.data.failureReason ?? null);
+      else await this.paymentSucceeded(org.id, event.data.invoiceId);
+      return true;
+    });
+    if (fresh) {
+      await this.audit.record({
+        action: `billing.${event.type}`,
+        userId: actor?.userId,
+        resourceId: event.data.invoiceId ?? org.id,
+        orgId: org.id,
+        impersonatorId: actor?.impersonatorId,
+        meta: { eventId: event.id, failureReason: event.data.failureReason, amount: event.data.amount, currency: event.data.currency },
+      });
+    }
+    return { ok: true, duplicate: !fresh };
+  }
+
+  /** The default provider: a superadmin records a manual payment as paid or failed; the same path as the webhook. */
+  async recordPayment(actor: Principal, invoiceId: string, input: RecordPaymentInput): Promise<PaymentEventOutcome> {
+    const invoice = await this.repo.findInvoiceById(invoiceId);
+    if (!invoice) throw AppError.notFound('Invoice');
+    return this.handleEvent(
+      {
+        id: `manual:${invoiceId}:${input.outcome}:${this.clock.now().getTime()}`,
+        type: input.outcome === 'paid' ? 'payment_succeeded' : 'payment_failed',
+        data: { orgId: invoice.orgId, invoiceId, amount: invoice.totalCents / 100, currency: invoice.currency, failureReason: input.reason },
+      },
+      actor,
+    );
+  }
+
+  /** Inside the event's transaction; the notifications follow the commit, best-effort per recipient. */
+  private async paymentFailed(orgId: string, invoiceId: string | undefined, reason: string | null): Promise<void> {
+    const now = this.clock.now();
+    const account = (await this.repo.lockAccount(orgId))!;
+    if (invoiceId && !(await this.repo.updateInvoice(orgId, invoiceId, { status: 'payment_failed', failedAt: now, failureReason: reason }))) {
+      logger.warn({ orgId, invoiceId }, 'payment_failed names an invoice the org does not have');
+    }
+    // A second failure during the grace period does not extend it.
+    if (account.paymentState === 'ok') {
+      await this.repo.updateAccount(orgId, { paymentState: 'past_due', pastDueSince: now, graceEndsAt: new Date(now.getTime() + this.config.billing.graceDays * DAY_MS), lastFailureReason: reason });
+    } else {
+      await this.repo.updateAccount(orgId, { lastFailureReason: reason });
+    }
+    this.dbService.afterCommit(() => this.notifyFailure(orgId, invoiceId, reason));
+  }
+
+  private async paymentSucceeded(orgId: string, invoiceId: string | undefined): Promise<void> {
+    const account = (await this.repo.lockAccount(orgId))!;
+    if (invoiceId) await this.repo.updateInvoice(orgId, invoiceId, { status: 'paid', paidAt: this.clock.now() });
+    await this.repo.updateAccount(orgId, { paymentState: 'ok', pastDueSince: null, graceEndsAt: null, lastFailureReason: null, suspendedAt: null });
+    // Only a suspension of ours is undone: the org goes back to active in the same transaction.
+    if (account.suspendedAt && (await this.orgs.applyBillingTransition(orgId, 'payment_recovered'))) {
+      await this.audit.record({ action: 'billing.org_reactivated', resourceId: orgId, orgId });
+    }
+  }
+
+  private async notifyFailure(orgId: string, invoiceId: string | undefined, reason: string | null): Promise<void> {
+    try {
+      const org = (await this.orgs.findById(orgId))!;
+      const account = await this.repo.findAccount(orgId);
+      const members = await this.users.memberIdsWithRoles(orgId, BILLING_RESPONSIBLE_ROLES);
+      const recipients = [...(org.assignedAmId ? [org.assignedAmId] : []), ...members];
+      const graceEnds = account?.graceEndsAt?.toISOString().slice(0, 10);
+      await this.notifications.notifyEach(recipients, {
+        type: 'billing.payment_failed',
+        title: 'Payment failed',
+        message: `${org.legalName}: a payment failed${reason ? ` (${reason})` : ''}. Access is suspended on ${graceEnds ?? 'the end of the grace period'} unless it is paid.`,
+        meta: { orgId, slug: org.slug, invoiceId: invoiceId ?? null, graceEndsAt: account?.graceEndsAt?.toISOString() ?? null },
+      });
+    } catch (err) {
+      logger.error({ err, orgId }, 'notifying a payment failure failed');
+    }
+  }
+
+  /**
+   * The access gate (spec 3.2, 3.6), scheduled: an org whose grace period has elapsed becomes
+   * `suspended`. Returns the orgs suspended by this run.
+   */
+  async runAccessGate(now: Date): Promise<string[]> {
+    const suspended: string[] = [];
+    for (const account of await this.repo.graceElapsed(now)) {
+      const done = await this.dbService.transaction(async () => {
+        const current = await this.repo.lockAccount(account.orgId);
+        if (current?.paymentState !== 'past_due' || !current.graceEndsAt || current.graceEndsAt > now) return false;
+        if (!(await this.orgs.applyBillingTransition(account.orgId, 'grace_elapsed'))) return false;
+        await this.repo.updateAccount(account.orgId, { paymentState: 'suspended', suspendedAt: now });
+        return true;
+      });
+      if (done) {
+        suspended.push(account.orgId);
+        await this.audit.record({ action: 'billing.org_suspended', resourceId: account.orgId, orgId: account.orgId, meta: { graceEndedAt: account.graceEndsAt?.toISOString() } });
+      }
+    }
+    if (suspended.length > 0) logger.info({ orgs: suspended }, 'access gate suspended orgs');
+    return suspended;
+  }
+
+  /** The gate's state for the platform's OrgAccessGate: suspended (and deactivated) orgs are closed. */
+  async closedAmong(orgIds: string[]): Promise<Set<string>> {
+    const summaries = await this.orgs.summaries(orgIds);
+    return new Set([...summaries.values()].filter((o) => o.status === 'suspended' || o.status === 'deactivated').map((o) => o.id));
+  }
+}

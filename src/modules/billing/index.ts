@@ -1,0 +1,3 @@
+export { BillingModule } from './billing.module.js';
+export { BillingService } from './billing.service.js';
+export { DunningService } from './dunning.service.js';

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+
+/**
+ * The payment provider behind the billing engine. Our engine decides what is owed (spec 2.8); a
+ * provider keeps customers, subscriptions and invoices and collects the money. Its outcomes come
+ * back as `payment_failed` / `payment_succeeded` events (the webhook, or a superadmin recording a
+ * manual payment).
+ */
+export interface PaymentProvider {
+  readonly name: string;
+  /** The billing-customer link of an org, made eagerly (spec 4.6). */
+  createCustomer(org: { id: string; legalName: string; billingEmail: string | null }): Promise<{ customerId: string }>;
+  /** One subscription per OSA, on the plan the pricing strategy maps its rate to. */
+  createSubscription(input: { customerId: string; assignmentId: string; plan: string; startsOn: string }): Promise<{ subscriptionId: string }>;
+  /** A rate change moves the subscription to another plan from that day: an upgrade or downgrade, prorated. */
+  changePlan(input: { subscriptionId: string; plan: string; from: string }): Promise<void>;
+  /** Unassignment ends the subscription; `endsOn` is the first day not billed. */
+  endSubscription(input: { subscriptionId: string; endsOn: string }): Promise<void>;
+  /** Issues the invoice our engine computed; the provider collects it. */
+  issueInvoice(input: { customerId: string; invoiceId: string; totalCents: number; currency: string; dueOn: string }): Promise<{ providerInvoiceId: string }>;
+  /** Where a client adds a payment method (setup mode, spec 4.6). */
+  setupUrl(input: { customerId: string; orgId: string }): Promise<string>;
+}
+
+export const PAYMENT_PROVIDER = Symbol('PAYMENT_PROVIDER');
+
+export type PricingStrategy = AppConfig['billing']['pricingStrategy'];
+
+/**
+ * The plan a subscription sits on (spec 2.8). `plan_per_rate`: one plan per distinct monthly
+ * rate and currency, so an override or a rate change moves the subscription to another plan.
+ * `plan_overrides`: one plan per catalog Specialist, an override being a price override on the
+ * subscription itself, which providers sell as a premium feature (refused at boot without the licence).
+ */
+export function planFor(strategy: PricingStrategy, input: { specialistId: string; monthlyRateCents: number | null; currency: string }): string {
+  if (strategy === 'plan_overrides') return `specialist_${input.specialistId}`;
+  return input.monthlyRateCents === null ? 'unpriced' : `rate_${input.currency.toLowerCase()}_${input.monthlyRateCents}`;
+}
+
+/**
+ * The default provider: invoices are paid by hand (bank transfer, cheque) and a superadmin records
+ * each payment as paid or failed; customers and subscriptions are our own rows, so its ids are
+ * made here. Its setup page is ours: `/client/settings/billing/payment-method`.
+ */
+@Injectable()
+export class ManualPaymentProvider implements PaymentProvider {
+  readonly name = 'manual';
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  async createCustomer(org: { id: string }) {
+    return { customerId: `manual_cus_${org.id}` };
+  }
+
+  async createSubscription(input: { assignmentId: string }) {
+    return { subscriptionId: `manual_sub_${input.assignmentId}` };
+  }
+
+  async changePlan(): Promise<void> {}
+
+  async endSubscription(): Promise<void> {}
+
+  async issueInvoice(input: { invoiceId: string }) {
+    return { providerInvoiceId: `manual_inv_${input.invoiceId.slice(0, 8)}_${randomUUID().slice(0, 8)}` };
+  }
+
+  async setupUrl(input: { orgId: string }) {
+    return `${this.config.publicUrl}/client/settings/billing/payment-method?orgId=${encodeURIComponent(input.orgId)}`;
+  }
+}
