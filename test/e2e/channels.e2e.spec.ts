@@ -458,6 +458,34 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
     });
   });
 
+  describe('the org message quota on channels (spec 7.1, API-MAP.md "Channels")', () => {
+    it('keeps an inbound message over the quota and quarantines it with quota_exceeded', async () => {
+      const small = await startTestApp({ env: { ORG_MESSAGE_QUOTA_PER_HOUR: '1', EMAIL_INBOUND_SIGNING_SECRET: EMAIL_SECRET } });
+      try {
+        const sdb = small.running.app.get(DbService);
+        const send = (id: string) => {
+          const raw = JSON.stringify({ rawMessage: Buffer.from(`From: q@b.example.com\r\nTo: ${ALIAS}\r\nMessage-ID: ${id}\r\nSubject: quota\r\n\r\nhi\r\n`).toString('base64') });
+          return small.request('POST', '/api/channels/email/inbound', { body: raw, headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` } });
+        };
+        const status = async (key: string) => {
+          const deadline = Date.now() + 15_000;
+          for (;;) {
+            const [row] = await rows<{ status: string; reason: string | null }>(sdb.root.execute(sql`select status, reason from inbound_events where event_key = ${key}`));
+            if (row && row.status !== 'queued' && row.status !== 'processing') return row;
+            if (Date.now() > deadline) throw new Error(`not processed: ${key}`);
+            await sleep(100);
+          }
+        };
+        expect((await send('<q1@b.example.com>')).status).toBe(200);
+        expect(await status('<q1@b.example.com>')).toEqual({ status: 'done', reason: null });
+        expect((await send('<q2@b.example.com>')).status).toBe(200);
+        expect(await status('<q2@b.example.com>')).toEqual({ status: 'quarantined', reason: 'quota_exceeded' });
+      } finally {
+        await small.close();
+      }
+    });
+  });
+
   describe('backpressure (spec 7.1)', () => {
     it('answers 503 with Retry-After at the depth limit, and processes everything accepted', async () => {
       const small = await startTestApp({ env: { INBOUND_QUEUE_MAX_DEPTH: '2', EMAIL_INBOUND_SIGNING_SECRET: EMAIL_SECRET } });
