@@ -1,4 +1,5 @@
 import type { ChannelName } from '../../contracts/channels.js';
+import type { AppConfig } from '../../platform/config/config.js';
 import type { MailService } from '../../platform/mail/mail.service.js';
 
 /** One reply to deliver: the outbox row's content and target, with the integration's secrets. */
@@ -9,16 +10,8 @@ export interface OutboundSend {
   secrets: Record<string, string>;
 }
 
-export interface SenderConfig {
-  chatAApiBaseUrl?: string;
-  messagingAApiBaseUrl?: string;
-  messagingBApiBaseUrl?: string;
-  enterpriseChatAppId?: string;
-  enterpriseChatAppPassword?: string;
-  enterpriseChatTokenUrl?: string;
-  enterpriseChatTokenScope?: string;
-  requestTimeoutMs: number;
-}
+/** The vendor APIs (configuration) and how long one call may take. */
+export type SenderConfig = AppConfig['channelApis'] & { requestTimeoutMs: number };
 
 export type Sender = (send: OutboundSend) => Promise<{ externalId: string | null }>;
 
