@@ -5,22 +5,10 @@
  * Env: PORT (required), HOST (default 127.0.0.1).
  */
 import Fastify from 'fastify';
-
-const port = Number(process.env.PORT);
-if (!Number.isInteger(port) || port <= 0) {
-  console.error('bare-fastify: PORT must be set to a port number');
-  process.exit(2);
-}
-const host = process.env.HOST || '127.0.0.1';
+import { serve } from './shared.js';
 
 const app = Fastify({ logger: false });
 
 app.get('/', async () => ({ status: 'ok' }));
 
-const shutdown = () => {
-  void app.close().finally(() => process.exit(0));
-};
-process.once('SIGTERM', shutdown);
-process.once('SIGINT', shutdown);
-
-await app.listen({ port, host });
+await serve('bare-fastify', app);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { explainPlan, withClient, type PlanSummary } from './pg.js';
 
 /**
  * Set-based data for the `GET /api/notifications` measurements, written straight into the bench
@@ -9,26 +9,12 @@ import pg from 'pg';
 const LIST_SQL =
   'select * from app_notifications where recipient_user_id = $1 order by created_at desc, id desc limit 50 offset 0';
 
-export interface TableState {
+/** The table and the plan of the list query (EXPLAIN ANALYZE, one run). */
+export interface TableState extends PlanSummary {
   rows: number;
   rowsForUser: number;
-  /** The first line of EXPLAIN ANALYZE of the list query, and its execution time. */
-  plan: string;
-  planExecutionMs: number | null;
-  /** The buffers line of the plan's top node, e.g. "shared hit=1003". */
-  planBuffers: string | null;
   /** Size of the table with its indexes. */
   totalSize: string;
-}
-
-async function withClient<T>(databaseUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 /** Empties the table (rows left by the POST and socket measurements). */
@@ -95,22 +81,12 @@ export function describeTable(databaseUrl: string, userId: string): Promise<Tabl
        from app_notifications`,
       [userId],
     );
-    const explain = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off) ${LIST_SQL}`, [userId]);
-    const lines = explain.rows.map((r) => r['QUERY PLAN']);
-    const exec = lines.map((l) => /Execution Time: ([\d.]+) ms/.exec(l)).find((m) => m !== null);
-    const buffers = lines.map((l) => /^\s*Buffers: (.*)$/.exec(l)).find((m) => m !== null);
-    // The plan without its timing lines, on one line: "Limit -> Sort -> Bitmap Heap Scan on ...".
-    const nodes = lines
-      .filter((l) => l.includes('->') || !l.startsWith(' '))
-      .filter((l) => !/^(Planning|Execution) Time|^Planning:/.test(l))
-      .map((l) => l.replace(/^\s*->\s*/, '').replace(/\s*\(actual.*$/, '').replace(/ on app_notifications$/, '').trim());
+    const plan = await explainPlan(client, LIST_SQL, [userId], 'app_notifications');
     const row = counts.rows[0];
     return {
       rows: Number(row?.rows ?? 0),
       rowsForUser: Number(row?.for_user ?? 0),
-      plan: nodes.join(' -> '),
-      planExecutionMs: exec ? Number(exec[1]) : null,
-      planBuffers: buffers?.[1] ?? null,
+      ...plan,
       totalSize: row?.size ?? '?',
     };
   });

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { io, type Socket } from 'socket.io-client';
+import { startCpuSample, type CpuUse } from './cpu.js';
 import type { BenchUser } from './users.js';
 
 /*
@@ -84,12 +83,9 @@ export interface SocketLatencyResult {
   foreign: number;
   disconnects: { userId: string; reason: string; atS: number }[];
   /** CPU while sending: this process, the server (Linux only, else null), the whole machine; % of one core. */
-  cpu: { benchPct: number; serverPct: number | null; machineBusyPct: number; cores: number };
-  /**
-   * What used the most CPU while sending, % of one core, summed by command name ("postgres" is all
-   * its backends), with this process as "bench" and the server as "server" (Linux /proc only, else empty).
-   */
-  topProcesses: { command: string; processes: number; cpuPct: number }[];
+  cpu: Omit<CpuUse, 'topProcesses'>;
+  /** What used the most CPU while sending (see CpuUse). */
+  topProcesses: CpuUse['topProcesses'];
   /**
    * This process's event-loop delay while sending (beyond the sampling interval), ms: a high p99
    * means the bench itself adds latency to what it measures.
@@ -118,83 +114,13 @@ export function percentiles(values: number[]): Percentiles {
   return { count: sorted.length, mean: sum / sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 };
 }
 
-/** utime + stime of a process in seconds and its command name, from /proc (Linux); null elsewhere. */
-function processStat(pid: number): { command: string; cpuSeconds: number } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start at the state, field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    // USER_HZ is 100 on every Linux build Node supports.
-    if (!Number.isFinite(ticks)) return null;
-    return { command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpuSeconds: ticks / 100 };
-  } catch {
-    return null;
-  }
-}
-
-function processCpuSeconds(pid: number): number | null {
-  return processStat(pid)?.cpuSeconds ?? null;
-}
-
-/** CPU seconds of every process visible in /proc (empty when there is no /proc). */
-function allProcesses(): Map<number, { command: string; cpuSeconds: number }> {
-  const result = new Map<number, { command: string; cpuSeconds: number }>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return result;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = processStat(Number(entry));
-    if (stat) result.set(Number(entry), stat);
-  }
-  return result;
-}
-
-function topConsumers(
-  before: Map<number, { command: string; cpuSeconds: number }>,
-  after: Map<number, { command: string; cpuSeconds: number }>,
-  wallS: number,
-  names: Map<number, string>,
-): SocketLatencyResult['topProcesses'] {
-  const byCommand = new Map<string, { processes: number; seconds: number }>();
-  for (const [pid, end] of after) {
-    const start = before.get(pid);
-    const used = end.cpuSeconds - (start && start.command === end.command ? start.cpuSeconds : 0);
-    if (used <= 0) continue;
-    const command = names.get(pid) ?? end.command;
-    const entry = byCommand.get(command) ?? { processes: 0, seconds: 0 };
-    entry.processes++;
-    entry.seconds += used;
-    byCommand.set(command, entry);
-  }
-  return [...byCommand]
-    .map(([command, e]) => ({ command, processes: e.processes, cpuPct: (e.seconds / wallS) * 100 }))
-    .sort((a, b) => b.cpuPct - a.cpuPct)
-    .slice(0, 6);
-}
-
-function machineTimes(): { idle: number; total: number } {
-  let idle = 0;
-  let total = 0;
-  for (const cpu of os.cpus()) {
-    const t = cpu.times;
-    idle += t.idle;
-    total += t.user + t.nice + t.sys + t.idle + t.irq;
-  }
-  return { idle, total };
-}
-
 interface NotificationEvent {
   userId?: unknown;
   meta?: { seq?: unknown; run?: unknown } | null;
 }
 
 /** Opens one socket and resolves once it is connected (authenticated and in its rooms). */
-function connectOne(baseUrl: string, user: BenchUser, timeoutMs: number): Promise<Socket> {
+export function connectOne(baseUrl: string, user: Pick<BenchUser, 'id' | 'token'>, timeoutMs: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = io(`${baseUrl}/notifications`, {
       path: '/socket.io/',
@@ -332,10 +258,7 @@ export async function measureSocketLatency(options: SocketLatencyOptions): Promi
   // The histogram records the time between samples: the sampling interval is taken off below.
   const eldResolutionMs = 5;
   const eld = monitorEventLoopDelay({ resolution: eldResolutionMs });
-  const cpuBefore = process.cpuUsage();
-  const serverCpuBefore = options.serverPid ? processCpuSeconds(options.serverPid) : null;
-  const machineBefore = machineTimes();
-  const processesBefore = allProcesses();
+  const cpuSample = startCpuSample(options.serverPid);
   sendStart = performance.now();
   eld.enable();
 
@@ -394,14 +317,7 @@ export async function measureSocketLatency(options: SocketLatencyOptions): Promi
   });
 
   eld.disable();
-  const sendEnd = performance.now();
-  const wallS = (sendEnd - sendStart) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  const serverCpuAfter = options.serverPid ? processCpuSeconds(options.serverPid) : null;
-  const machineAfter = machineTimes();
-  const names = new Map<number, string>([[process.pid, 'bench']]);
-  if (options.serverPid) names.set(options.serverPid, 'server');
-  const topProcesses = topConsumers(processesBefore, allProcesses(), wallS, names);
+  const { topProcesses, ...cpu } = cpuSample.stop();
 
   // 3. Wait for the last events: until every 201 has arrived, or the grace period after the last answer.
   const created = () => [...bySeq.values()].filter((r) => r.status === '201');
@@ -433,8 +349,6 @@ export async function measureSocketLatency(options: SocketLatencyOptions): Promi
   };
   const measuredRecords = [...bySeq.values()].filter((r) => !r.warmup);
   const timed = measuredRecords.filter((r) => r.status === '201' && r.receivedAt !== undefined);
-  const machineTotal = machineAfter.total - machineBefore.total;
-  const cores = os.cpus().length;
   const measuredSpanS = (measuredLastSentAt - measuredFirstSentAt) / 1000;
 
   if (postErrors.length > 0) log(`  failed POSTs, first answers: ${postErrors.join(' | ')}`);
@@ -457,13 +371,7 @@ export async function measureSocketLatency(options: SocketLatencyOptions): Promi
     misrouted,
     foreign,
     disconnects,
-    cpu: {
-      benchPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
-      serverPct:
-        serverCpuBefore !== null && serverCpuAfter !== null ? ((serverCpuAfter - serverCpuBefore) / wallS) * 100 : null,
-      machineBusyPct: machineTotal > 0 ? (1 - (machineAfter.idle - machineBefore.idle) / machineTotal) * cores * 100 : 0,
-      cores,
-    },
+    cpu,
     topProcesses,
     benchEventLoopDelayMs: {
       p50: Math.max(0, eld.percentile(50) / 1e6 - eldResolutionMs),

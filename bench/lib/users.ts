@@ -1,5 +1,5 @@
 import { SignJWT, importPKCS8 } from 'jose';
-import pg from 'pg';
+import { withClient } from './pg.js';
 
 /** The server's token issuer and lifetime (src/platform/auth/token.service.ts). */
 const ISSUER = 'client-organization-service';
@@ -23,35 +23,55 @@ export async function createUsersWithTokens(
   count: number,
   emailPrefix: string,
 ): Promise<BenchUser[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  let rows: { id: string; email: string; name: string; pwc_ms: string }[];
-  try {
-    const result = await client.query(
+  const rows = await withClient(databaseUrl, async (client) => {
+    const result = await client.query<{ id: string; email: string; name: string; pwc_ms: string }>(
       `insert into users (email, name, platform_role, status)
        select lower($1 || g || '@bench.invalid'), 'Bench user ' || g, 'org_member', 'active'
        from generate_series(1, $2::int) g
        returning id, email, name, (extract(epoch from password_changed_at) * 1000)::bigint::text as pwc_ms`,
       [emailPrefix, count],
     );
-    rows = result.rows;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+    return result.rows;
+  });
+  const tokens = await signUserTokens(
+    privateKeyPem,
+    rows.map((row) => ({ ...row, platformRole: 'org_member', orgMemberships: [], passwordChangedAtMs: Number(row.pwc_ms) })),
+  );
+  return rows.map((row, i) => ({ id: row.id, email: row.email, name: row.name, token: tokens[i]! }));
+}
+
+/** What a token says about its user: the claims of the server's TokenService. */
+export interface TokenUser {
+  id: string;
+  email: string;
+  name: string;
+  platformRole: string;
+  orgMemberships: { orgId: string; orgRole: string }[];
+  /** The row's `password_changed_at` in ms: `pwv` must not be earlier. */
+  passwordChangedAtMs: number;
+}
+
+/**
+ * RS256 tokens the server accepts, signed with the run's private key, one per user, in order:
+ * the claims of the server's TokenService (issuer, 7 days), with `pwv` at or after every row's
+ * `password_changed_at`.
+ */
+export async function signUserTokens(privateKeyPem: string, users: TokenUser[]): Promise<string[]> {
   const privateKey = await importPKCS8(privateKeyPem, 'RS256');
-  const latestChange = Math.max(0, ...rows.map((r) => Number(r.pwc_ms)));
+  const latestChange = Math.max(0, ...users.map((u) => u.passwordChangedAtMs));
   const now = Math.max(Date.now(), latestChange + 1);
   const iat = Math.floor(now / 1000);
-  const users: BenchUser[] = [];
-  for (const row of rows) {
-    const token = await new SignJWT({ email: row.email, name: row.name, platformRole: 'org_member', orgMemberships: [], pwv: now })
+  const tokens: string[] = [];
+  for (const user of users) {
+    const claims = { email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: user.orgMemberships, pwv: now };
+    const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
-      .setSubject(row.id)
+      .setSubject(user.id)
       .setIssuer(ISSUER)
       .setIssuedAt(iat)
       .setExpirationTime(iat + LIFETIME_S)
       .sign(privateKey);
-    users.push({ id: row.id, email: row.email, name: row.name, token });
+    tokens.push(token);
   }
-  return users;
+  return tokens;
 }
