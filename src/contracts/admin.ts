@@ -139,3 +139,36 @@ export const InviteMemberSchema = z
 export type InviteMemberInput = z.infer<typeof InviteMemberSchema>;
 export const UpdateMemberRoleSchema = z.object({ orgRole: OrgRoleSchema, orgId: z.uuid().optional() }).strict();
 export const TransferOwnershipSchema = z.object({ userId: z.uuid() }).strict();
+
+// The edit form of spec 4.7 (the web app's rules, here so they are tested once).
+
+export interface UserEditDraft {
+  name: string;
+  email: string;
+  platformRole: PlatformRole;
+  status: string;
+}
+
+/** The request body of a draft: only what differs from the user, the status only when it is editable. */
+export function draftChanges(user: UserEditDraft, draft: UserEditDraft): UpdateUserInput {
+  const changes: UpdateUserInput = {};
+  if (draft.name.trim() !== user.name) changes.name = draft.name.trim();
+  const email = draft.email.trim().toLowerCase();
+  if (email !== user.email) changes.email = email;
+  if (draft.platformRole !== user.platformRole) changes.platformRole = draft.platformRole as UpdateUserInput['platformRole'];
+  if (isEditableStatus(user.status) && draft.status !== user.status && isEditableStatus(draft.status)) changes.status = draft.status;
+  return changes;
+}
+
+/** Rule 3: promoting someone to SuperAdmin needs their email typed exactly. */
+export function promotesToSuperadmin(user: UserEditDraft, draft: UserEditDraft): boolean {
+  return draft.platformRole === 'superadmin' && user.platformRole !== 'superadmin';
+}
+
+/** Rules 1 and 3: why Save is disabled, or null when it may be pressed. */
+export function saveBlocker(user: UserEditDraft, draft: UserEditDraft, typedEmail: string): 'no_change' | 'invalid_email' | 'confirm_email' | null {
+  if (!EmailSchema.safeParse(draft.email).success) return 'invalid_email';
+  if (Object.keys(draftChanges(user, draft)).length === 0) return 'no_change';
+  if (promotesToSuperadmin(user, draft) && typedEmail !== user.email) return 'confirm_email';
+  return null;
+}

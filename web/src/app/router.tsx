@@ -11,8 +11,10 @@ import { ErrorPage } from '../pages/ErrorPage';
 import { LoginPage } from '../pages/login/LoginPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { OnboardingPage } from '../pages/onboarding/OnboardingPage';
+import { opsAdminRoutes } from '../pages/ops/admin/routes';
 import { opsChannelRoutes } from '../pages/ops/channels/routes';
 import { opsClientRoutes } from '../pages/ops/routes';
+import { ResetPasswordPage } from '../pages/reset-password/ResetPasswordPage';
 import { QueuePage } from '../pages/workspace/QueuePage';
 import { QueueThreadPage } from '../pages/workspace/QueueThreadPage';
 import { legacyRedirects } from './legacy-redirects';
@@ -37,10 +39,11 @@ export const router = createBrowserRouter([
       { path: '/', element: <LandingRedirect /> },
       { path: '/login', element: <LoginPage /> },
       { path: '/dev/mail', element: <DevMailPage /> },
+      { path: '/reset-password', element: <ResetPasswordPage /> },
       { path: '/onboarding/start', element: <OnboardingPage /> },
       // The preserved entry for OTP, password and profile (spec 4.1): the same flow.
       { path: '/accept-invite', element: <OnboardingPage /> },
-      area('/ops', OPS_ROLES, [...opsClientRoutes, ...opsChannelRoutes]),
+      area('/ops', OPS_ROLES, [...opsClientRoutes, ...opsChannelRoutes, ...opsAdminRoutes]),
       area('/workspace', WORKSPACE_ROLES, [
         { path: 'queue', element: <QueuePage /> },
         { path: 'queue/:conversationId', element: <QueueThreadPage /> },

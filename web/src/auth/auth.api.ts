@@ -1,4 +1,4 @@
-import type { LoginRequest, MeResponse, TokenResponse } from '@contracts';
+import type { LoginRequest, MeResponse, TokenResponse, TotpSetupResponse } from '@contracts';
 import { apiFetch } from '../api/client';
 
 export interface DemoAccount {
@@ -10,9 +10,22 @@ export interface DemoAccount {
 export const authApi = {
   login: (body: LoginRequest) => apiFetch<TokenResponse>('/auth/login', { method: 'POST', body }),
   requestOtp: (body: { email: string }) => apiFetch<void>('/auth/request-otp', { method: 'POST', body }),
-  verifyOtp: (body: { email: string; code: string }) =>
+  verifyOtp: (body: { email: string; code: string; totpCode?: string; recoveryCode?: string }) =>
     apiFetch<TokenResponse>('/auth/verify-otp', { method: 'POST', body }),
   me: (signal?: AbortSignal) => apiFetch<MeResponse>('/auth/me', { signal }),
+  updateMe: (body: { name: string }) => apiFetch<MeResponse>('/auth/me', { method: 'PATCH', body }),
+  /** Redeems the code of an administrator-initiated reset. */
+  resetPassword: (body: { email: string; code: string; password: string }) => apiFetch<void>('/auth/reset-password', { method: 'POST', body }),
   /** Answers 404 in production, where there are no demo accounts. */
   demoAccounts: (signal?: AbortSignal) => apiFetch<{ accounts: DemoAccount[] }>('/auth/demo-accounts', { signal }),
+};
+
+/** The caller's two-factor sign-in (spec 4.3). */
+export type SecondFactorInput = { totpCode: string } | { recoveryCode: string };
+export const twoFactorApi = {
+  status: (signal?: AbortSignal) => apiFetch<{ enabled: boolean; recoveryCodesLeft: number }>('/auth/2fa', { signal }),
+  setup: () => apiFetch<TotpSetupResponse>('/auth/2fa/setup', { method: 'POST' }),
+  verify: (code: string) => apiFetch<void>('/auth/2fa/verify', { method: 'POST', body: { code } }),
+  disable: (factor: SecondFactorInput) => apiFetch<void>('/auth/2fa/disable', { method: 'POST', body: factor }),
+  renewRecoveryCodes: (factor: SecondFactorInput) => apiFetch<{ recoveryCodes: string[] }>('/auth/2fa/recovery-codes', { method: 'POST', body: factor }),
 };

@@ -1,6 +1,7 @@
 import { AppShell, Badge, Button, Group, Stack, Text } from '@mantine/core';
 import { Outlet } from 'react-router';
 import { useCurrentUser } from '../auth/current-user';
+import { ImpersonationBanner } from '../auth/ImpersonationBanner';
 import { roleLabel } from '../auth/roles';
 import { useSignOut } from '../auth/session';
 import { NotificationBell } from '../notifications/NotificationBell';
@@ -45,6 +46,7 @@ export function AppLayout() {
         </Group>
       </AppShell.Header>
       <AppShell.Main>
+        <ImpersonationBanner />
         <Outlet />
       </AppShell.Main>
     </AppShell>

@@ -2,12 +2,18 @@ import { Button, Group } from '@mantine/core';
 import type { PlatformRole } from '@contracts';
 import { Link, useLocation } from 'react-router';
 import { useCurrentUser } from '../auth/current-user';
-import { OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
+import { CLIENT_ROLES, OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
 
 const AREAS: readonly { path: string; label: string; roles: readonly PlatformRole[] }[] = [
   { path: '/ops/clients', label: 'Clients', roles: OPS_ROLES },
   { path: '/ops/channels', label: 'Quarantine', roles: OPS_ROLES },
+  { path: '/ops/users', label: 'Users', roles: ['superadmin'] },
+  { path: '/ops/audit', label: 'Audit log', roles: ['superadmin'] },
+  { path: '/ops/impersonation', label: 'Impersonation', roles: ['superadmin'] },
   { path: '/workspace/queue', label: 'Attention list', roles: WORKSPACE_ROLES },
+  { path: '/ops/profile', label: 'Profile', roles: OPS_ROLES },
+  { path: '/client/chat', label: 'Chat', roles: CLIENT_ROLES },
+  { path: '/client/settings', label: 'Settings', roles: CLIENT_ROLES },
 ];
 
 /** Links between the signed-in areas and pages, for a user who may open more than one. */

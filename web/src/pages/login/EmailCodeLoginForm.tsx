@@ -1,15 +1,18 @@
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { fieldErrorsOf, formErrorOf } from '../../api/client';
+import { ApiError, fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { useSignIn } from '../../auth/session';
-import { CodeField, EmailField, FormAlert } from './FormParts';
+import { AuthenticatorCodeField, CodeField, EmailField, FormAlert } from './FormParts';
 
 export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; onEmailChange: (email: string) => void }) {
   const signIn = useSignIn();
   const [codeSent, setCodeSent] = useState(false);
   const [code, setCode] = useState('');
+  // With two-factor sign-in on, the emailed code comes with a code from the authenticator app.
+  const [totpRequired, setTotpRequired] = useState(false);
+  const [totpCode, setTotpCode] = useState('');
 
   const requestCode = useMutation({
     mutationFn: () => authApi.requestOtp({ email }),
@@ -20,8 +23,11 @@ export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; on
   });
   const verifyCode = useMutation({
     mutationFn: async () => {
-      const { token } = await authApi.verifyOtp({ email, code });
+      const { token } = await authApi.verifyOtp({ email, code, totpCode: totpRequired ? totpCode : undefined });
       await signIn(token);
+    },
+    onError: (error) => {
+      if (error instanceof ApiError && error.code === 'totp_required') setTotpRequired(true);
     },
   });
 
@@ -56,7 +62,8 @@ export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; on
   };
   const fieldErrors = fieldErrorsOf(verifyCode.error);
   // A failed "Send a new code" is reported here too.
-  const formError = formErrorOf(verifyCode.error, ['code']) ?? formErrorOf(requestCode.error, []);
+  const totpAsked = verifyCode.error instanceof ApiError && verifyCode.error.code === 'totp_required';
+  const formError = (totpAsked ? null : formErrorOf(verifyCode.error, ['code', 'totpCode'])) ?? formErrorOf(requestCode.error, []);
   return (
     <form onSubmit={submit} noValidate aria-label="Sign in with a code">
       <Stack>
@@ -65,6 +72,9 @@ export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; on
         </Text>
         <FormAlert title="Sign-in failed" message={formError} />
         <CodeField label="Code" value={code} onChange={setCode} error={fieldErrors.code} />
+        {totpRequired && (
+          <AuthenticatorCodeField value={totpCode} onChange={setTotpCode} error={fieldErrors.totpCode} />
+        )}
         <Button type="submit" loading={verifyCode.isPending}>
           Sign in
         </Button>

@@ -54,3 +54,8 @@ export function CodeField({
     />
   );
 }
+
+/** The second factor of a sign-in once two-factor sign-in is on. */
+export function AuthenticatorCodeField({ value, onChange, error }: { value: string; onChange: (code: string) => void; error?: string }) {
+  return <CodeField label="Authentication code" description="Enter the 6-digit code from your authenticator app." value={value} onChange={onChange} error={error} />;
+}

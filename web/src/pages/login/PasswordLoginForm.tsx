@@ -1,10 +1,10 @@
-import { Button, PasswordInput, Stack } from '@mantine/core';
+import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError, fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { useSignIn } from '../../auth/session';
-import { CodeField, EmailField, FormAlert } from './FormParts';
+import { AuthenticatorCodeField, EmailField, FormAlert } from './FormParts';
 
 const isTotpRequired = (error: unknown): boolean => error instanceof ApiError && error.code === 'totp_required';
 
@@ -13,10 +13,14 @@ export function PasswordLoginForm({ email, onEmailChange }: { email: string; onE
   const [password, setPassword] = useState('');
   const [totpCode, setTotpCode] = useState('');
   const [totpRequired, setTotpRequired] = useState(false);
+  // A user who lost the authenticator signs in with one of their recovery codes instead.
+  const [useRecovery, setUseRecovery] = useState(false);
+  const [recoveryCode, setRecoveryCode] = useState('');
 
   const login = useMutation({
     mutationFn: async () => {
-      const { token } = await authApi.login({ email, password, totpCode: totpRequired ? totpCode : undefined });
+      const secondFactor = !totpRequired ? {} : useRecovery ? { recoveryCode } : { totpCode };
+      const { token } = await authApi.login({ email, password, ...secondFactor });
       await signIn(token);
     },
     onError: (error) => {
@@ -25,7 +29,7 @@ export function PasswordLoginForm({ email, onEmailChange }: { email: string; onE
   });
 
   const fieldErrors = fieldErrorsOf(login.error);
-  const formError = isTotpRequired(login.error) ? null : formErrorOf(login.error, ['email', 'password', 'totpCode']);
+  const formError = isTotpRequired(login.error) ? null : formErrorOf(login.error, ['email', 'password', 'totpCode', 'recoveryCode']);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -52,14 +56,25 @@ export function PasswordLoginForm({ email, onEmailChange }: { email: string; onE
           onChange={(event) => setPassword(event.currentTarget.value)}
           error={fieldErrors.password}
         />
-        {totpRequired && (
-          <CodeField
-            label="Authentication code"
-            description="Enter the 6-digit code from your authenticator app."
-            value={totpCode}
-            onChange={setTotpCode}
-            error={fieldErrors.totpCode}
+        {totpRequired && !useRecovery && (
+          <AuthenticatorCodeField value={totpCode} onChange={setTotpCode} error={fieldErrors.totpCode} />
+        )}
+        {totpRequired && useRecovery && (
+          <TextInput
+            label="Recovery code"
+            description="One of the recovery codes you saved when you set up two-factor sign-in. Each works once."
+            autoComplete="off"
+            required
+            autoFocus
+            value={recoveryCode}
+            onChange={(event) => setRecoveryCode(event.currentTarget.value)}
+            error={fieldErrors.recoveryCode}
           />
+        )}
+        {totpRequired && (
+          <Button variant="subtle" size="xs" onClick={() => setUseRecovery(!useRecovery)}>
+            {useRecovery ? 'Use a code from the authenticator app' : 'Lost your phone? Use a recovery code'}
+          </Button>
         )}
         <Button type="submit" loading={login.isPending}>
           Sign in

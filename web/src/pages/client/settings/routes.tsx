@@ -1,9 +1,15 @@
 import { Navigate, type RouteObject } from 'react-router';
 import { ChannelsSettingsPage } from './channels/ChannelsSettingsPage';
+import { ProfilePage } from './profile/ProfilePage';
 import { SettingsLayout, type SettingsSection } from './SettingsLayout';
+import { TeamPage } from './team/TeamPage';
 
 /** The sections of the client settings (spec 4.1), in tab order; add a section here. */
-const SECTIONS: readonly SettingsSection[] = [{ path: 'channels', label: 'Channels', element: <ChannelsSettingsPage /> }];
+const SECTIONS: readonly SettingsSection[] = [
+  { path: 'channels', label: 'Channels', element: <ChannelsSettingsPage /> },
+  { path: 'profile', label: 'Profile', element: <ProfilePage /> },
+  { path: 'team', label: 'Team', element: <TeamPage /> },
+];
 
 /** `/client/settings` and its sections, under the client area; the bare path opens the first tab. */
 export const clientSettingsRoute: RouteObject = {

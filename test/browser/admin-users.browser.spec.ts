@@ -1,0 +1,181 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserSessions } from './support/sessions.js';
+
+/**
+ * Editing a user at /ops/users/[id] (spec 4.7): found through the list's search, Save disabled
+ * until a field changed and the email is valid, the role dropdown without legacy roles, the typed
+ * email for a promotion to SuperAdmin, a name-only save that keeps the user's session, and an
+ * email change that asks for the revoke confirmation and then ends the user's session.
+ */
+
+const TIMEOUT = 15_000;
+const sessions = browserSessions({ timeout: TIMEOUT });
+
+async function api<T>(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${sessions.baseUrl}/api${path}`, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body !== undefined && { 'Content-Type': 'application/json' }), ...(init.token && { Authorization: `Bearer ${init.token}` }) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: response.status, body: (await response.json().catch(() => undefined)) as T };
+}
+
+async function waitForPath(page: Page, path: string | RegExp): Promise<void> {
+  await page.waitForURL((url) => (typeof path === 'string' ? url.pathname === path : path.test(url.pathname)), { timeout: TIMEOUT });
+}
+
+describe('SuperAdmin edits a user', () => {
+  it('saves a name-only edit directly, and asks for the revoke confirmation before an email change ends the sessions', async () => {
+    // The target: a demo Expert of acme, signed in through the API (their session is what gets revoked).
+    const target = await api<{ token: string }>('/auth/demo-login', { method: 'POST', body: { role: 'expert', orgSlug: 'acme' } });
+    expect(target.status).toBe(200);
+    const targetToken = target.body.token;
+    expect((await api('/auth/me', { token: targetToken })).status).toBe(200);
+
+    const page = await sessions.newPage();
+    await page.goto('/login');
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill('superadmin@platform.demo.invalid');
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('demo1234');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await waitForPath(page, '/ops/clients');
+
+    // The list: the header link, then the search.
+    await page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Users', exact: true }).click();
+    await waitForPath(page, '/ops/users');
+    await page.getByRole('heading', { level: 1, name: 'Users', exact: true }).waitFor();
+    await page.getByRole('searchbox', { name: 'Search' }).fill('expert@acme');
+    const row = page.locator('[data-testid="user-row"][data-email="expert@acme.demo.invalid"]');
+    // The search is debounced: the list narrows to the one match.
+    await expect.poll(() => page.getByTestId('user-row').count(), { timeout: TIMEOUT }).toBe(1);
+    await row.waitFor();
+    await row.getByRole('link').click();
+    await waitForPath(page, /^\/ops\/users\/[0-9a-f-]{36}$/);
+    await page.getByRole('heading', { level: 1, name: 'Demo Expert', exact: true }).waitFor();
+    // Spec 4.7 rule 5: an Expert can be reset and impersonated.
+    const actions = page.getByTestId('user-actions');
+    for (const name of ['Edit', 'Reset password', 'Impersonate']) await actions.getByRole('button', { name, exact: true }).waitFor();
+
+    // Save is disabled until a field changed; a name-only edit saves without a confirmation.
+    await actions.getByRole('button', { name: 'Edit', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    const save = dialog.getByRole('button', { name: 'Save', exact: true });
+    await save.waitFor();
+    expect(await save.isDisabled()).toBe(true);
+    await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill('Renamed Expert');
+    expect(await save.isEnabled()).toBe(true);
+    await save.click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('heading', { level: 1, name: 'Renamed Expert', exact: true }).waitFor();
+    expect((await api('/auth/me', { token: targetToken })).status).toBe(200);
+
+    // The role dropdown offers the six assignable roles only; promoting to SuperAdmin needs the email typed.
+    await actions.getByRole('button', { name: 'Edit', exact: true }).click();
+    await dialog.getByLabel('Role', { exact: true }).click();
+    const options = (await page.getByRole('option').allTextContents()).map((t) => t.trim());
+    expect(options).toEqual(['SuperAdmin', 'Account manager', 'Expert', 'AI operator', 'Organization admin', 'Organization member']);
+    await page.getByRole('option', { name: 'SuperAdmin', exact: true }).click();
+    expect(await save.isDisabled()).toBe(true);
+    await dialog.getByTestId('confirm-email').fill('expert@acme.demo.invalid');
+    expect(await save.isEnabled()).toBe(true);
+    await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // An invalid email keeps Save disabled; a valid new one asks for the confirmation first.
+    await actions.getByRole('button', { name: 'Edit', exact: true }).click();
+    const email = dialog.getByRole('textbox', { name: 'Email', exact: true });
+    await email.fill('not-an-email');
+    expect(await save.isDisabled()).toBe(true);
+    await email.fill('moved-expert@acme.demo.invalid');
+    expect(await dialog.getByTestId('save-hint').textContent()).toContain('revoke');
+    await save.click();
+    const confirmation = dialog.getByTestId('revoke-confirmation');
+    await confirmation.waitFor();
+    expect(await confirmation.textContent()).toContain('the email changes to moved-expert@acme.demo.invalid');
+    // Nothing is saved before the confirmation.
+    expect((await api('/auth/me', { token: targetToken })).status).toBe(200);
+    await dialog.getByRole('button', { name: 'Revoke sessions and save', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByTestId('user-email').filter({ hasText: 'moved-expert@acme.demo.invalid' }).waitFor();
+
+    // The user's session is over; the change is in the audit log with the revoked entry.
+    const me = await api<{ code: string }>('/auth/me', { token: targetToken });
+    expect(me.status).toBe(401);
+    const superadmin = await api<{ token: string }>('/auth/login', { method: 'POST', body: { email: 'superadmin@platform.demo.invalid', password: 'demo1234' } });
+    const userId = new URL(page.url()).pathname.split('/').pop();
+    const audit = await api<{ items: Array<{ meta: { changes: Record<string, { to: unknown }> } }> }>(`/ops/audit?action=admin.user.updated&resourceId=${userId}`, { token: superadmin.body.token });
+    expect(audit.body.items[0]!.meta.changes).toMatchObject({ email: { to: 'moved-expert@acme.demo.invalid' }, passwordChangedAt: { to: 'revoked' } });
+  });
+});
+
+describe('impersonation, the audit log and the client settings pages', () => {
+  async function signIn(page: Page, email: string, landing: string) {
+    await page.goto('/login');
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('demo1234');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await waitForPath(page, landing);
+  }
+
+  it('impersonates a client with a reason, shows the banner, audits, and returns to the SuperAdmin on stop', async () => {
+    const page = await sessions.newPage();
+    await signIn(page, 'superadmin@platform.demo.invalid', '/ops/clients');
+    await page.goto('/ops/users?');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('client@acme');
+    await expect.poll(() => page.getByTestId('user-row').count(), { timeout: TIMEOUT }).toBe(1);
+    await page.locator('[data-testid="user-row"][data-email="client@acme.demo.invalid"]').getByRole('link').click();
+    await page.getByTestId('user-actions').getByRole('button', { name: 'Impersonate', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    const start = dialog.getByRole('button', { name: 'Start impersonating', exact: true });
+    expect(await start.isDisabled()).toBe(true);
+    await dialog.getByLabel(/^Reason/).fill('Checking what the client sees');
+    await start.click();
+    await waitForPath(page, '/client/chat');
+    const banner = page.getByTestId('impersonation-banner');
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain('client@acme.demo.invalid');
+    expect(await page.getByTestId('current-user').textContent()).toContain('client@acme.demo.invalid');
+
+    // The client's own settings, as the client: the profile with its two-factor section, the team.
+    await page.goto('/client/settings/profile');
+    await page.getByTestId('two-factor-status').waitFor();
+    await page.goto('/client/settings/team');
+    await page.getByTestId('members-table').waitFor();
+
+    await banner.getByRole('button', { name: 'Stop impersonating', exact: true }).click();
+    await waitForPath(page, /^\/ops\/users\/[0-9a-f-]{36}$/);
+    expect(await page.getByTestId('current-user').textContent()).toContain('superadmin@platform.demo.invalid');
+    expect(await page.getByTestId('impersonation-banner').count()).toBe(0);
+
+    await page.goto('/ops/impersonation');
+    const session = page.getByTestId('impersonation-row').filter({ hasText: 'Checking what the client sees' });
+    await session.waitFor();
+    expect(await session.textContent()).toContain('Ended');
+
+    await page.goto('/ops/audit?action=admin.impersonation.started');
+    await page.locator('[data-testid="audit-row"][data-action="admin.impersonation.started"]').first().waitFor();
+  });
+
+  it('lets the org owner invite a member and shows the owner the team; 2FA set up from the profile', async () => {
+    const page = await sessions.newPage();
+    await signIn(page, 'org_admin@acme.demo.invalid', '/client/chat');
+    await page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Settings', exact: true }).click();
+    await page.getByRole('tab', { name: 'Team', exact: true }).click();
+    await waitForPath(page, '/client/settings/team');
+    const form = page.getByRole('form', { name: 'Invite a member' });
+    await form.getByRole('textbox', { name: /^Email/ }).fill('new-colleague@acme.demo.invalid');
+    await form.getByRole('button', { name: 'Send invitation', exact: true }).click();
+    await page.locator('[data-testid="member-row"][data-email="new-colleague@acme.demo.invalid"]').waitFor();
+
+    await page.getByRole('tab', { name: 'Profile', exact: true }).click();
+    await waitForPath(page, '/client/settings/profile');
+    await page.getByRole('button', { name: 'Set up two-factor sign-in', exact: true }).click();
+    await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
+    const secret = ((await page.getByTestId('totp-secret').textContent()) ?? '').trim();
+    const { generate } = await import('otplib');
+    await page.getByRole('textbox', { name: 'Code from your app' }).fill(await generate({ secret }));
+    await page.getByRole('button', { name: 'Turn on', exact: true }).click();
+    await page.getByTestId('recovery-codes').waitFor();
+    await expect.poll(() => page.getByTestId('two-factor-status').textContent(), { timeout: TIMEOUT }).toContain('10 recovery codes left');
+  });
+});
