@@ -44,7 +44,7 @@ describe('editRefusal (spec 7.2)', () => {
     expect(editRefusal(check({ ...alone, target: superadmin(ACTOR), changes: { status: 'suspended' } }))?.message).toBe(ADMIN_MESSAGES.ownStatus);
   });
 
-  it('refuses demoting the only remaining SuperAdmin (of any status)', () => {
+  it('refuses demoting the only remaining SuperAdmin, and the last active one while the others are suspended', () => {
     expect(editRefusal(check({ target: superadmin('b'), changes: { platformRole: 'account_manager' }, otherSuperadmins: 0, otherActiveSuperadmins: 0 }))).toEqual({
       code: 'conflict',
       message: ADMIN_MESSAGES.onlySuperadmin,
@@ -52,8 +52,9 @@ describe('editRefusal (spec 7.2)', () => {
     expect(editRefusal(check({ target: superadmin('b', 'suspended'), changes: { platformRole: 'expert' }, otherSuperadmins: 0, otherActiveSuperadmins: 0 }))?.message).toBe(
       ADMIN_MESSAGES.onlySuperadmin,
     );
-    // Another SuperAdmin exists (even a suspended one): the demotion is allowed.
-    expect(editRefusal(check({ target: superadmin('b'), changes: { platformRole: 'expert' }, otherSuperadmins: 1, otherActiveSuperadmins: 0 }))).toBeNull();
+    // Other SuperAdmins exist but none is active: nobody could reactivate them, so the demotion is refused too.
+    expect(editRefusal(check({ target: superadmin('b'), changes: { platformRole: 'expert' }, otherSuperadmins: 2, otherActiveSuperadmins: 0 }))?.message).toBe(ADMIN_MESSAGES.onlySuperadmin);
+    expect(editRefusal(check({ target: superadmin('b'), changes: { platformRole: 'expert' }, otherSuperadmins: 2, otherActiveSuperadmins: 1 }))).toBeNull();
   });
 
   it('refuses suspending or deactivating the only remaining active SuperAdmin', () => {
@@ -80,6 +81,7 @@ describe('removalRefusal', () => {
     expect(removalRefusal({ actorId: ACTOR, target: superadmin('b', 'deactivated'), hard: true, otherSuperadmins: 0, otherActiveSuperadmins: 1 })?.message).toBe(
       ADMIN_MESSAGES.onlySuperadmin,
     );
+    expect(removalRefusal({ actorId: ACTOR, target: superadmin('b', 'deactivated'), hard: true, otherSuperadmins: 1, otherActiveSuperadmins: 1 })).toBeNull();
     expect(removalRefusal({ actorId: ACTOR, target: { id: 'x', platformRole: 'org_member', status: 'active' }, hard: true, otherSuperadmins: 0, otherActiveSuperadmins: 0 })).toBeNull();
   });
 });

@@ -48,13 +48,17 @@ const leavesActive = (status: string | undefined) => status === 'suspended' || s
  * Spec 3.5, 4.7 and 7.2 for an edit of role or status: never your own role, never your own
  * suspension; never the last SuperAdmin demoted or the last active one suspended. Self rules
  * come first: they are the reason a user can act on.
+ *
+ * A demotion is refused whenever no other *active* SuperAdmin would remain, which covers the
+ * spec's "only remaining SuperAdmin" and also the case where the others are all suspended or
+ * deactivated: nobody could reactivate them, and bootstrap is closed once a SuperAdmin exists.
  */
 export function editRefusal(c: EditCheck): Refusal | null {
   const self = c.actorId === c.target.id;
   if (self && c.changes.platformRole !== undefined) return { code: 'forbidden', message: ADMIN_MESSAGES.ownRole };
   if (self && leavesActive(c.changes.status)) return { code: 'forbidden', message: ADMIN_MESSAGES.ownStatus };
   if (c.target.platformRole !== 'superadmin') return null;
-  if (c.changes.platformRole !== undefined && c.changes.platformRole !== 'superadmin' && c.otherSuperadmins === 0) {
+  if (c.changes.platformRole !== undefined && c.changes.platformRole !== 'superadmin' && (c.otherSuperadmins === 0 || c.otherActiveSuperadmins === 0)) {
     return { code: 'conflict', message: ADMIN_MESSAGES.onlySuperadmin };
   }
   if (c.target.status === 'active' && leavesActive(c.changes.status) && c.otherActiveSuperadmins === 0) {
@@ -70,7 +74,9 @@ export function editRefusal(c: EditCheck): Refusal | null {
 export function removalRefusal(c: Omit<EditCheck, 'changes'> & { hard: boolean }): Refusal | null {
   const asDeactivation = editRefusal({ ...c, changes: { status: 'deactivated' } });
   if (asDeactivation) return asDeactivation;
-  if (c.hard && c.target.platformRole === 'superadmin' && c.otherSuperadmins === 0) return { code: 'conflict', message: ADMIN_MESSAGES.onlySuperadmin };
+  if (c.hard && c.target.platformRole === 'superadmin' && (c.otherSuperadmins === 0 || c.otherActiveSuperadmins === 0)) {
+    return { code: 'conflict', message: ADMIN_MESSAGES.onlySuperadmin };
+  }
   return null;
 }
 
