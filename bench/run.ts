@@ -1,13 +1,17 @@
 /**
- * Benchmark of the real server against three bare baselines, plus the socket push latency and the
- * notification list on a large table. See bench/README.md.
+ * Benchmark of the real server against bare baselines, plus the socket push latency, the
+ * notification list on a large table, a client message answered by the Specialist, and the
+ * Expert attention list on a large table. See bench/README.md.
  *
  * One run: fresh database, fresh Redis key prefix, fresh RS256 key pair, the built server
  * (dist/src/main.js, with PostgreSQL and Redis) and the baselines each in a child process,
  * autocannon against each in turn, then 1,000 sockets receiving notifications sent at a steady
- * rate, then `GET /api/notifications` before and after a million other rows; a table on stdout and
- * bench/results/latest.json. Any non-2xx answer, error or timeout in a measured run, and any lost
- * or duplicated socket event, exits 1; the ratios against the baselines are informational.
+ * rate, then `GET /api/notifications` before and after a million other rows, then
+ * `POST /api/conversations/:id/messages` over 100 orgs (every reply counted in SQL and on an
+ * account manager's socket), then `GET /api/expert-queue` on 100,000 items; a table on stdout and
+ * bench/results/latest.json. Any non-2xx answer, error or timeout in a measured run, any lost
+ * or duplicated socket event, and any client message without exactly one reply, exits 1; the
+ * ratios against the baselines are informational. BENCH_PARTS runs some parts only.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -31,7 +35,9 @@ import { createUsersWithTokens } from './lib/users.js';
 import { freePort } from './lib/free-port.js';
 import { isRecord, request, snippet } from './lib/http.js';
 import { generateRs256Pem, type PemKeyPair } from './lib/keys.js';
-import { LoadFailure, measure, type LoadSettings, type LoadTarget } from './lib/load.js';
+import { createBenchOrgs } from './lib/conversations-data.js';
+import { measureConversations, measureQueue, type ConversationsContext, type MeasureOne } from './lib/conversations-bench.js';
+import { LoadFailure, measure, type LoadTarget, type Measurement } from './lib/load.js';
 import { spawnNode, waitForHttp, type ChildHandle } from './lib/process.js';
 import {
   computeRatios,
@@ -58,6 +64,12 @@ const TARGETS = {
   createNotification: 'server POST /api/notifications',
   listSmall: 'server GET /api/notifications (1k rows)',
   listLarge: 'server GET /api/notifications (+1M others)',
+  messageReply: 'jose+pg message+reply POST',
+  sendMessage: 'server POST /api/conversations/:id/messages',
+  queueExpertBase: 'jose+pg queue select (expert)',
+  queueExpert: 'server GET /api/expert-queue (expert)',
+  queueAllBase: 'jose+pg queue select (superadmin)',
+  queueAll: 'server GET /api/expert-queue (superadmin)',
 } as const;
 
 const RATIOS: RatioSpec[] = [
@@ -72,7 +84,15 @@ const RATIOS: RatioSpec[] = [
     denominator: TARGETS.insertSelect,
   },
   { name: 'GET notifications +1M / 1k', metric: 'p99', comparison: '<=', numerator: TARGETS.listLarge, denominator: TARGETS.listSmall, target: 1.5 },
+  { name: 'POST messages / message+reply', numerator: TARGETS.sendMessage, denominator: TARGETS.messageReply, target: 0.5 },
+  { name: 'POST messages / message+reply', metric: 'p99', comparison: '<=', numerator: TARGETS.sendMessage, denominator: TARGETS.messageReply },
+  { name: 'expert-queue (expert) / select', metric: 'p99', comparison: '<=', numerator: TARGETS.queueExpert, denominator: TARGETS.queueExpertBase },
+  { name: 'expert-queue (superadmin) / select', metric: 'p99', comparison: '<=', numerator: TARGETS.queueAll, denominator: TARGETS.queueAllBase },
 ];
+
+/** The parts of a run, in their order; BENCH_PARTS picks some. */
+const PARTS = ['http', 'sockets', 'list', 'conversations', 'queue'] as const;
+type Part = (typeof PARTS)[number];
 
 /** Pause after each measured run. */
 const SETTLE_MS = 1_000;
@@ -97,9 +117,19 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
   return value;
 }
 
+function partsFromEnv(): Part[] {
+  const raw = process.env.BENCH_PARTS;
+  if (raw === undefined || raw.trim() === '') return [...PARTS];
+  const wanted = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = wanted.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0 || wanted.length === 0) throw new Error(`BENCH_PARTS takes a comma-separated list of ${PARTS.join(', ')}; got "${raw}"`);
+  return PARTS.filter((p) => wanted.includes(p));
+}
+
 function readSettings(): Report['settings'] {
   const int = (name: string, fallback: number, min: number) => Math.floor(numberFromEnv(name, fallback, min));
   return {
+    parts: partsFromEnv(),
     connections: int('BENCH_CONNECTIONS', 50, 1),
     pipelining: 1,
     durationS: numberFromEnv('BENCH_DURATION_S', 10, 1),
@@ -119,6 +149,13 @@ function readSettings(): Report['settings'] {
       userRows: int('BENCH_LIST_USER_ROWS', 1000, 1),
       otherRows: int('BENCH_LIST_OTHER_ROWS', 1_000_000, 0),
       otherUsers: int('BENCH_LIST_OTHER_USERS', 10_000, 1),
+    },
+    conversations: {
+      orgs: int('BENCH_CONV_ORGS', 100, 1),
+      connections: int('BENCH_CONV_CONNECTIONS', 20, 1),
+      pushGraceS: numberFromEnv('BENCH_CONV_PUSH_GRACE_S', 5, 0),
+      queueItems: int('BENCH_QUEUE_ITEMS', 100_000, 1),
+      expertGrantEvery: int('BENCH_QUEUE_GRANT_EVERY', 2, 1),
     },
   };
 }
@@ -269,10 +306,12 @@ async function main(report: Report): Promise<void> {
     throw new Error(`POST /api/notifications as account_manager answered ${created.status}, expected 201 with the notification: ${snippet(created.text)}`);
   }
 
-  const measureOne = async (round: number, target: LoadTarget, owner: ChildHandle) => {
+  const measureOne: MeasureOne = async (round, target, owner, onMeasured) => {
     log(`${settings.rounds > 1 ? `round ${round}: ` : ''}measuring ${target.name} ...`);
+    let m: Measurement;
     try {
-      const m = await measure(target, settings);
+      m = await measure(target, settings);
+      onMeasured?.();
       report.measurements.push({ ...m, round });
       log(`  ${formatNumber(m.reqPerSecMean, 1)} req/s, p99 ${formatNumber(m.latencyP99Ms)} ms, ${m.totalRequests} requests`);
     } catch (err) {
@@ -285,9 +324,11 @@ async function main(report: Report): Promise<void> {
     if (!owner.isRunning()) throw new Error(`${owner.name} exited during the measurement of ${target.name}:\n${owner.tail()}`);
     // Let the requests autocannon abandoned at the end finish before the next step (stop or load).
     await sleep(SETTLE_MS);
+    return m;
   };
+  const runs = (part: Part) => settings.parts.includes(part);
 
-  for (let round = 1; round <= settings.rounds; round++) {
+  for (let round = 1; runs('http') && round <= settings.rounds; round++) {
     // (a) bare fastify, then the server's health.
     {
       const { child, base } = await startBaseline('bare-fastify.js', {}, '/');
@@ -327,8 +368,29 @@ async function main(report: Report): Promise<void> {
     );
   }
 
-  await measureSockets(report, db.url, keys, serverBase, am.token, server);
-  await measureList(report, db.url, serverBase, client.sub, clientAuth, measureOne, server);
+  if (runs('sockets')) await measureSockets(report, db.url, keys, serverBase, am.token, server);
+  if (runs('list')) await measureList(report, db.url, serverBase, client.sub, clientAuth, measureOne, server);
+
+  if (runs('conversations') || runs('queue')) {
+    const c = settings.conversations;
+    const context: ConversationsContext = { report, dbUrl: db.url, serverBase, server, measureOne, startBaseline, log };
+    const baselineEnv = { DATABASE_URL: db.url, JWT_PUBLIC_KEY: keys.publicKeyPem };
+    log(`conversations: ${c.orgs} active orgs, each with a primary Specialist, a client and a conversation ...`);
+    const orgs = await createBenchOrgs(db.url, keys.privateKeyPem, c.orgs, am.sub);
+    if (runs('conversations')) {
+      await measureConversations(context, orgs, am, baselineEnv, { baseline: TARGETS.messageReply, server: TARGETS.sendMessage });
+    }
+    if (runs('queue')) {
+      const expert = await demoLogin(serverBase, { role: 'expert' });
+      log(`demo-login as expert (${expert.sub})`);
+      await measureQueue(context, expert, { token, sub }, baselineEnv, {
+        expertBaseline: TARGETS.queueExpertBase,
+        expert: TARGETS.queueExpert,
+        allBaseline: TARGETS.queueAllBase,
+        all: TARGETS.queueAll,
+      });
+    }
+  }
 
   await server.stop();
 }
@@ -393,8 +455,6 @@ async function measureSockets(report: Report, dbUrl: string, keys: PemKeyPair, s
   await sleep(SETTLE_MS);
 }
 
-type MeasureOne = (round: number, target: LoadTarget, owner: ChildHandle) => Promise<void>;
-
 /** GET /api/notifications with the user's rows only, then with a million rows of other users. */
 async function measureList(
   report: Report,
@@ -455,6 +515,8 @@ const report: Report = {
   redis: null,
   socket: null,
   tableSetups: [],
+  conversations: null,
+  queue: null,
   failures: [],
   error: undefined,
 };
@@ -467,8 +529,14 @@ await cleanupAll();
 if (report.failures.length > 0) report.error = [...report.failures, ...(report.error === undefined ? [] : [report.error])].join('\n');
 
 const summaries = summarize(report.measurements);
-const ratios = computeRatios(RATIOS, summaries);
-if (summaries.length > 0) console.log(`\n${renderReport(report, summaries, ratios)}\n`);
+// Ratios of parts that did not run (BENCH_PARTS) are left out.
+const measured = (name: string) => summaries.some((s) => s.name === name);
+const ratios = computeRatios(
+  RATIOS.filter((r) => measured(r.numerator) || measured(r.denominator)),
+  summaries,
+);
+const measuredAnything = summaries.length > 0 || report.socket !== null || report.tableSetups.length > 0 || report.conversations !== null || report.queue !== null;
+if (measuredAnything) console.log(`\n${renderReport(report, summaries, ratios)}\n`);
 try {
   await writeReport(RESULTS_FILE, report, summaries, ratios);
   log(`results written to ${path.relative(ROOT, RESULTS_FILE)}`);

@@ -6,11 +6,22 @@ import { createRequire } from 'node:module';
  * so no ambient `declare module` leaks into the rest of the project.
  */
 
+interface AutocannonRequest {
+  method?: 'GET' | 'POST';
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
 interface AutocannonOptions {
   url: string;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Each connection goes through these in turn; `setupRequest` builds a request just before it is sent. */
+  requests?: Array<AutocannonRequest & { setupRequest?: (request: AutocannonRequest) => AutocannonRequest }>;
+  /** False counts the answer as a mismatch. */
+  verifyBody?: (body: string) => boolean;
   connections: number;
   pipelining: number;
   /** Seconds. */
@@ -73,10 +84,22 @@ export interface LoadTarget {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: unknown;
+  /**
+   * When given, builds every request instead (its path, with the query; its headers, merged over
+   * `headers`; its JSON body): called once per request, across all connections, in sending order.
+   * `url` still gives the origin.
+   */
+  next?: () => { path: string; headers?: Record<string, string>; body?: unknown };
+  /** Checks each answer's body; false counts as a mismatch, which fails a measured run. */
+  verifyBody?: (body: string) => boolean;
+  /** Concurrent connections for this target, instead of the settings' (BENCH_CONNECTIONS). */
+  connections?: number;
 }
 
 export interface RunCounts {
   durationS: number;
+  /** Requests written (some may still be unanswered when the run ends). */
+  sent: number;
   totalRequests: number;
   count2xx: number;
   non2xx: number;
@@ -91,6 +114,7 @@ export interface Measurement extends RunCounts {
   name: string;
   url: string;
   method: 'GET' | 'POST';
+  connections: number;
   reqPerSecMean: number;
   reqPerSecStddev: number;
   latencyMeanMs: number;
@@ -117,6 +141,7 @@ function countsOf(result: AutocannonResult): RunCounts {
   for (const [code, { count }] of Object.entries(result.statusCodeStats)) statusCodes[code] = count;
   return {
     durationS: result.duration,
+    sent: result.requests.sent,
     totalRequests: result.requests.total,
     count2xx: result['2xx'],
     non2xx: result.non2xx,
@@ -139,15 +164,33 @@ export function problemsOf(counts: RunCounts): string | undefined {
   return `${problems.join(', ')}; status counts ${JSON.stringify(counts.statusCodes)}`;
 }
 
+const withJsonType = (headers: Record<string, string> | undefined) => ({ ...headers, 'content-type': 'application/json' });
+
 function run(target: LoadTarget, settings: LoadSettings, durationS: number): Promise<AutocannonResult> {
   const hasBody = target.body !== undefined;
+  const method = target.method ?? 'GET';
+  const next = target.next;
   return Promise.resolve(
     autocannon({
       url: target.url,
-      method: target.method ?? 'GET',
-      headers: hasBody ? { ...target.headers, 'content-type': 'application/json' } : target.headers,
+      method,
+      headers: hasBody ? withJsonType(target.headers) : target.headers,
       body: hasBody ? JSON.stringify(target.body) : undefined,
-      connections: settings.connections,
+      requests: next
+        ? [
+            {
+              method,
+              setupRequest: (request) => {
+                const r = next();
+                const headers = { ...request.headers, ...r.headers };
+                if (r.body === undefined) return { ...request, method, path: r.path, headers };
+                return { ...request, method, path: r.path, headers: withJsonType(headers), body: JSON.stringify(r.body) };
+              },
+            },
+          ]
+        : undefined,
+      verifyBody: target.verifyBody,
+      connections: target.connections ?? settings.connections,
       pipelining: settings.pipelining,
       duration: durationS,
       timeout: settings.timeoutS,
@@ -172,6 +215,7 @@ export async function measure(target: LoadTarget, settings: LoadSettings): Promi
     name: target.name,
     url: target.url,
     method: target.method ?? 'GET',
+    connections: target.connections ?? settings.connections,
     ...countsOf(result),
     reqPerSecMean: result.requests.mean,
     reqPerSecStddev: result.requests.stddev,

@@ -2,7 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { LoadSettings, Measurement } from './load.js';
+import type { QueueState, ReplyCounts } from './conversations-data.js';
+import type { CpuUse } from './cpu.js';
 import type { TableState } from './notifications-data.js';
+import type { PlanSummary } from './pg.js';
+import type { PushCounts } from './reply-watch.js';
 import type { SocketLatencyResult } from './socket-latency.js';
 import { formatNumber, renderTable } from './table.js';
 
@@ -14,6 +18,7 @@ export interface TargetSummary {
   name: string;
   rounds: number;
   ok: boolean;
+  connections: number;
   reqPerSecMedian: number;
   latencyP99MsMedian: number;
   latencyP50MsMedian: number;
@@ -66,8 +71,44 @@ export interface ListSettings {
   otherUsers: number;
 }
 
+export interface ConversationSettings {
+  /** Orgs (one client, one OSA, one conversation each) the messages go round-robin over. */
+  orgs: number;
+  /** Concurrent connections of the conversation and attention-list targets. */
+  connections: number;
+  /** How long to wait for the last pushed replies. */
+  pushGraceS: number;
+  /** Queue items (one conversation each) for the attention list. */
+  queueItems: number;
+  /** The demo Expert gets an org-wide grant on every n-th bench org. */
+  expertGrantEvery: number;
+}
+
+/** "Client message sent to reply stored and pushed": what the server's run left, checked with SQL. */
+export interface ConversationResult {
+  orgs: number;
+  /** Requests written and answered 201 by the server, over the probe, the warm-up and the measured run. */
+  sent: number;
+  answered201: number;
+  /** The baseline's rows, deleted before the server's run. */
+  baselineRowsDeleted: number;
+  counts: Omit<ReplyCounts, 'replyIds'>;
+  /** How long the counts took to settle after the run (requests autocannon abandoned still finish). */
+  settleSeconds: number;
+  /** `agent_message_sent` on the account manager's socket, against the replies stored. */
+  push: PushCounts;
+  /** CPU during the server's warm-up and measured run. */
+  cpu: CpuUse;
+}
+
+/** The attention list as measured: queue_items, the Expert's reach, the plans. */
+export interface QueueSetup extends QueueState {
+  insertSeconds: number;
+  vacuumAnalyzeSeconds: number;
+}
+
 export interface Report {
-  settings: LoadSettings & { rounds: number; socket: SocketSettings; list: ListSettings };
+  settings: LoadSettings & { rounds: number; parts: string[]; socket: SocketSettings; list: ListSettings; conversations: ConversationSettings };
   database: string | null;
   measurements: RoundMeasurement[];
   warnings: string[];
@@ -76,6 +117,8 @@ export interface Report {
   /** The socket create-to-receive measurement, when it ran. */
   socket: SocketLatencyResult | null;
   tableSetups: TableSetup[];
+  conversations: ConversationResult | null;
+  queue: QueueSetup | null;
   /** Problems found after a step that still let the run go on (lost events, ...): they fail the run. */
   failures: string[];
   error: string | undefined;
@@ -100,6 +143,7 @@ export function summarize(measurements: RoundMeasurement[]): TargetSummary[] {
       name,
       rounds: runs.length,
       ok: runs.every(isClean),
+      connections: runs[0]?.connections ?? 0,
       reqPerSecMedian: median(rps),
       latencyP99MsMedian: median(runs.map((m) => m.latencyP99Ms)),
       latencyP50MsMedian: median(runs.map((m) => m.latencyP50Ms)),
@@ -134,6 +178,17 @@ export function computeRatios(specs: RatioSpec[], summaries: TargetSummary[]): R
 
 const ms = (value: number) => formatNumber(value, 1);
 
+function cpuLine(cpu: Omit<CpuUse, 'topProcesses'>): string {
+  const server = cpu.serverPct === null ? 'n/a' : `${formatNumber(cpu.serverPct)}%`;
+  return `bench ${formatNumber(cpu.benchPct)}%, server ${server}, machine ${formatNumber(cpu.machineBusyPct)}% of ${cpu.cores * 100}%`;
+}
+
+const topLine = (top: CpuUse['topProcesses']) => top.map((p) => `${p.command} ${formatNumber(p.cpuPct)}%`).join(', ');
+
+function planLine(p: PlanSummary): string {
+  return `${p.plan}${p.planExecutionMs === null ? '' : ` (${p.planExecutionMs.toFixed(2)} ms${p.planBuffers ? `, ${p.planBuffers}` : ''})`}`;
+}
+
 function renderSocket(r: SocketLatencyResult): string {
   const m = r.measured;
   const failed = Object.entries(m.failedPosts)
@@ -149,16 +204,10 @@ function renderSocket(r: SocketLatencyResult): string {
     ['create-to-receive p50 / p99 / max (ms)', `${ms(r.latencyMs.p50)} / ${ms(r.latencyMs.p99)} / ${ms(r.latencyMs.max)}`],
     ['POST answer p50 / p99 (ms)', `${ms(r.postMs.p50)} / ${ms(r.postMs.p99)}`],
     ['send lag behind schedule p99 / max (ms)', `${ms(r.sendLagMs.p99)} / ${ms(r.sendLagMs.max)}`],
-    [
-      'CPU while sending (% of one core)',
-      `bench ${formatNumber(r.cpu.benchPct)}%, server ${r.cpu.serverPct === null ? 'n/a' : `${formatNumber(r.cpu.serverPct)}%`}, ` +
-        `machine ${formatNumber(r.cpu.machineBusyPct)}% of ${r.cpu.cores * 100}%`,
-    ],
+    ['CPU while sending (% of one core)', cpuLine(r.cpu)],
     ['bench event-loop delay p99 / max (ms)', `${ms(r.benchEventLoopDelayMs.p99)} / ${ms(r.benchEventLoopDelayMs.max)}`],
   ];
-  if (r.topProcesses.length > 0) {
-    rows.push(['top CPU while sending (% of one core)', r.topProcesses.map((p) => `${p.command} ${formatNumber(p.cpuPct)}%`).join(', ')]);
-  }
+  if (r.topProcesses.length > 0) rows.push(['top CPU while sending (% of one core)', topLine(r.topProcesses)]);
   if (r.unexpected || r.misrouted || r.foreign) {
     rows.push(['unexpected / misrouted / foreign events', `${r.unexpected} / ${r.misrouted} / ${r.foreign}`]);
   }
@@ -185,9 +234,47 @@ function renderTableSetups(setups: TableSetup[]): string {
       formatNumber(t.rowsForUser),
       t.totalSize,
       t.insertSeconds.toFixed(1),
-      `${t.plan}${t.planExecutionMs === null ? '' : ` (${t.planExecutionMs.toFixed(2)} ms${t.planBuffers ? `, ${t.planBuffers}` : ''})`}`,
+      planLine(t),
     ]),
   );
+}
+
+function renderConversations(r: ConversationResult): string {
+  const c = r.counts;
+  const p = r.push;
+  const turns = Object.entries(c.openTurns)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
+  const rows: [string, string][] = [
+    ['orgs (one client, OSA and conversation each)', formatNumber(r.orgs)],
+    ['POSTs sent / answered 201 (probe, warm-up, measured)', `${formatNumber(r.sent)} / ${formatNumber(r.answered201)}`],
+    ['client messages stored / Specialist replies stored', `${formatNumber(c.clientMessages)} / ${formatNumber(c.replies)}`],
+    ['unanswered / answered twice / stray replies', `${c.unanswered} / ${c.answeredTwice} / ${c.strayReplies}`],
+    ['turns not done', turns || 'none'],
+    ['llm_runs rows (one per model call)', formatNumber(c.ledgerRows)],
+    ['counts settled after the run in (s)', r.settleSeconds.toFixed(1)],
+    ['agent_message_sent on the AM socket: received / expected', `${formatNumber(p.received)} / ${formatNumber(p.expected)}`],
+    ['pushes lost / duplicated / unexpected', `${p.lost} / ${p.duplicated} / ${p.unexpected}${p.disconnects.length ? `; socket disconnected: ${p.disconnects.join(', ')}` : ''}`],
+    ['baseline rows deleted before the server ran', formatNumber(r.baselineRowsDeleted)],
+    ['CPU during the server run (% of one core)', cpuLine(r.cpu)],
+  ];
+  if (r.cpu.topProcesses.length > 0) rows.push(['top CPU during the server run', topLine(r.cpu.topProcesses)]);
+  return renderTable([{ title: 'client message -> reply stored and pushed' }, { title: 'value' }], rows);
+}
+
+function renderQueue(q: QueueSetup): string {
+  const head =
+    `queue_items: ${formatNumber(q.items)} rows (${q.totalSize}), inserted with their conversations in ${q.insertSeconds.toFixed(1)} s, ` +
+    `vacuum analyze ${q.vacuumAnalyzeSeconds.toFixed(1)} s`;
+  const table = renderTable(
+    [{ title: 'attention list as' }, { title: 'orgs', align: 'right' }, { title: 'items', align: 'right' }, { title: 'list query plan (EXPLAIN ANALYZE, one run)' }],
+    [
+      ['demo Expert (grants)', formatNumber(q.expertOrgs), formatNumber(q.itemsForExpert), planLine(q.expertPlan)],
+      ["demo Expert, the baseline's SQL", formatNumber(q.expertOrgs), formatNumber(q.itemsForExpert), planLine(q.expertBaselinePlan)],
+      ['superadmin (all orgs)', 'all', formatNumber(q.items), planLine(q.allPlan)],
+    ],
+  );
+  return `${head}\n${table}`;
 }
 
 export function renderReport(report: Report, summaries: TargetSummary[], ratios: RatioResult[]): string {
@@ -203,6 +290,7 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
       { title: 'target' },
       { title: multi ? 'req/s (median of means)' : 'req/s (mean)', align: 'right' },
       ...(multi ? [{ title: 'req/s min-max', align: 'right' as const }] : []),
+      { title: 'conn.', align: 'right' },
       { title: 'p99 (ms)', align: 'right' },
       { title: 'p50 (ms)', align: 'right' },
       { title: 'answers' },
@@ -211,6 +299,7 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
       s.name,
       formatNumber(s.reqPerSecMedian, 1),
       ...(multi ? [`${formatNumber(s.reqPerSecMin)}-${formatNumber(s.reqPerSecMax)}`] : []),
+      String(s.connections),
       formatNumber(s.latencyP99MsMedian),
       formatNumber(s.latencyP50MsMedian),
       s.ok ? 'all 2xx' : failed(s.name),
@@ -234,12 +323,14 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
   );
   const s = report.settings;
   const header =
-    `${s.connections} connections, pipelining ${s.pipelining}, ${s.warmupS} s warm-up + ${s.durationS} s measured` +
+    `${s.connections} connections unless told (conn.), pipelining ${s.pipelining}, ${s.warmupS} s warm-up + ${s.durationS} s measured` +
     `${multi ? `, ${s.rounds} rounds` : ''}; node ${process.version}, ${os.cpus().length} cpus` +
     `${report.redis ? `; server with Redis (prefix ${report.redis.prefix})` : ''}`;
-  const parts = [header, '', targetTable, '', ratioTable];
+  const parts = summaries.length > 0 ? [header, '', targetTable, '', ratioTable] : [header];
   if (report.socket) parts.push('', renderSocket(report.socket));
   if (report.tableSetups.length > 0) parts.push('', renderTableSetups(report.tableSetups));
+  if (report.conversations) parts.push('', renderConversations(report.conversations));
+  if (report.queue) parts.push('', renderQueue(report.queue));
   return parts.join('\n');
 }
 
@@ -263,6 +354,8 @@ export async function writeReport(
     ratios,
     socket: report.socket,
     tableSetups: report.tableSetups,
+    conversations: report.conversations,
+    queue: report.queue,
     failures: report.failures,
     warnings: report.warnings,
     runs: report.measurements,

@@ -1,0 +1,235 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  countReplies,
+  deleteMessages,
+  describeQueue,
+  insertQueueItems,
+  newestQueueItemIds,
+  vacuumAnalyzeQueue,
+  type BenchOrg,
+  type ReplyCounts,
+} from './conversations-data.js';
+import { startCpuSample } from './cpu.js';
+import { isRecord, request, snippet } from './http.js';
+import type { LoadTarget, Measurement, RunCounts } from './load.js';
+import type { ChildHandle } from './process.js';
+import { watchReplies } from './reply-watch.js';
+import type { Report } from './report.js';
+
+/*
+ * The conversation measurements: "client message sent to reply stored and pushed" over the bench
+ * orgs, and the Expert attention list on a large queue_items table, each against a bare baseline.
+ */
+
+/** Measures one target (warm-up, measured run); `onMeasured` runs right after the measured run. */
+export type MeasureOne = (round: number, target: LoadTarget, owner: ChildHandle, onMeasured?: () => void) => Promise<Measurement>;
+
+export interface ConversationsContext {
+  report: Report;
+  dbUrl: string;
+  serverBase: string;
+  server: ChildHandle;
+  measureOne: MeasureOne;
+  startBaseline: (file: string, env: NodeJS.ProcessEnv, readyPath: string, headers?: Record<string, string>) => Promise<{ child: ChildHandle; base: string }>;
+  log: (message: string) => void;
+}
+
+interface Login {
+  token: string;
+  sub: string;
+}
+
+const PAGE = 50;
+/** How long the stored counts may take to settle once the load stops. */
+const SETTLE_TIMEOUT_MS = 15_000;
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+function parse(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A sent message answered with its Specialist reply: the server's DTO and the baseline's rows alike. */
+function isAnsweredMessage(body: string): boolean {
+  const json = parse(body);
+  return isRecord(json) && json.role === 'client' && isRecord(json.reply) && json.reply.role === 'specialist';
+}
+
+const bothPhases = (m: Measurement, pick: (c: RunCounts) => number) => pick(m) + (m.warmup ? pick(m.warmup) : 0);
+
+/**
+ * POST /api/conversations/:id/messages round-robin over the bench orgs' conversations, each with
+ * its client's token, against the baseline; then SQL counts (one reply per client message) and the
+ * replies pushed to the account manager's socket.
+ */
+export async function measureConversations(
+  ctx: ConversationsContext,
+  orgs: BenchOrg[],
+  am: Login,
+  baselineEnv: NodeJS.ProcessEnv,
+  names: { baseline: string; server: string },
+): Promise<void> {
+  const { report, log } = ctx;
+  const c = report.settings.conversations;
+  const orgIds = orgs.map((o) => o.orgId);
+  let seq = 0;
+  const next = (prefix: string) => () => {
+    const n = seq++;
+    const org = orgs[n % orgs.length]!;
+    return {
+      path: `${prefix}/conversations/${org.conversationId}/messages`,
+      headers: bearer(org.clientToken),
+      body: { content: `Bench message ${n}: could you confirm that you received it?` },
+    };
+  };
+  const probe = async (label: string, base: string, prefix: string) => {
+    const r = next(prefix)();
+    const answer = await request(`${base}${r.path}`, { method: 'POST', headers: r.headers, body: r.body });
+    if (answer.status !== 201 || !isAnsweredMessage(answer.text)) {
+      throw new Error(`${label} POST ${r.path} as the org's client answered ${answer.status}, expected 201 with the reply: ${snippet(answer.text)}`);
+    }
+  };
+  const target = (name: string, base: string, prefix: string): LoadTarget => ({
+    name,
+    url: `${base}/`,
+    method: 'POST',
+    next: next(prefix),
+    verifyBody: isAnsweredMessage,
+    connections: c.connections,
+  });
+
+  // Baseline first; its rows go before the server runs, so both start from empty threads.
+  {
+    const { child, base } = await ctx.startBaseline('fastify-conversation-message.js', baselineEnv, '/ready');
+    await probe('baseline', base, '');
+    await ctx.measureOne(1, target(names.baseline, base, ''), child);
+    await child.stop();
+  }
+  const baselineRowsDeleted = await deleteMessages(ctx.dbUrl, orgIds);
+
+  // The account manager's socket joins the org rooms of its orgs when it connects: after the setup.
+  const watch = await watchReplies(ctx.serverBase, { id: am.sub, token: am.token }, orgIds);
+  await probe('server', ctx.serverBase, '/api');
+  const cpuSample = startCpuSample(ctx.server.pid);
+  let cpu: ReturnType<typeof cpuSample.stop> | undefined;
+  const m = await ctx.measureOne(1, target(names.server, ctx.serverBase, '/api'), ctx.server, () => {
+    cpu = cpuSample.stop();
+  });
+  cpu ??= cpuSample.stop();
+
+  // Requests autocannon abandoned at the end still finish on the server: wait for the counts to settle.
+  const settleStart = performance.now();
+  let counts: ReplyCounts = await countReplies(ctx.dbUrl, orgIds);
+  while ((counts.unanswered > 0 || Object.keys(counts.openTurns).length > 0) && performance.now() - settleStart < SETTLE_TIMEOUT_MS) {
+    await sleep(250);
+    counts = await countReplies(ctx.dbUrl, orgIds);
+  }
+  const settleSeconds = (performance.now() - settleStart) / 1000;
+  const push = await watch.finish(counts.replyIds, c.pushGraceS * 1000);
+  const { replyIds: _ids, ...stored } = counts;
+  const sent = bothPhases(m, (x) => x.sent) + 1;
+  const answered201 = bothPhases(m, (x) => x.count2xx) + 1;
+  report.conversations = { orgs: orgs.length, sent, answered201, baselineRowsDeleted, counts: stored, settleSeconds, push, cpu };
+  log(
+    `  ${stored.clientMessages} client messages, ${stored.replies} replies (${stored.unanswered} unanswered), ${stored.ledgerRows} llm_runs rows; ` +
+      `pushed ${push.received}/${push.expected} (${push.lost} lost, ${push.duplicated} duplicated)`,
+  );
+
+  const problems: string[] = [];
+  if (stored.unanswered > 0) problems.push(`${stored.unanswered} client messages without a reply`);
+  if (stored.answeredTwice > 0) problems.push(`${stored.answeredTwice} client messages with more than one reply`);
+  if (stored.strayReplies > 0) problems.push(`${stored.strayReplies} Specialist rows answering no client message`);
+  if (Object.keys(stored.openTurns).length > 0) problems.push(`turns not done: ${JSON.stringify(stored.openTurns)}`);
+  if (stored.clientMessages < answered201 || stored.clientMessages > sent) {
+    problems.push(`${stored.clientMessages} client messages stored, expected between the ${answered201} answered 201 and the ${sent} sent`);
+  }
+  if (push.lost > 0) problems.push(`${push.lost} replies never pushed to the account manager's socket`);
+  if (push.duplicated > 0) problems.push(`${push.duplicated} replies pushed more than once`);
+  if (push.unexpected > 0) problems.push(`${push.unexpected} pushed replies not stored`);
+  if (push.disconnects.length > 0) problems.push(`the account manager's socket disconnected (${push.disconnects.join(', ')})`);
+  if (problems.length > 0) {
+    const message = `conversations: ${problems.join(', ')}`;
+    report.failures.push(message);
+    console.error(`[bench] ${message}`);
+  }
+}
+
+/**
+ * GET /api/expert-queue with 100,000 items, as the demo Expert (org-wide grants on some bench
+ * orgs) and as a superadmin (every org), each against the baseline's single SELECT.
+ */
+export async function measureQueue(
+  ctx: ConversationsContext,
+  expert: Login,
+  superadmin: Login,
+  baselineEnv: NodeJS.ProcessEnv,
+  names: { expertBaseline: string; expert: string; allBaseline: string; all: string },
+): Promise<void> {
+  const { report, log, dbUrl } = ctx;
+  const c = report.settings.conversations;
+  log(`attention list: ${c.queueItems} queue items with their conversations, the demo Expert granted every ${c.expertGrantEvery}. bench org ...`);
+  let t = performance.now();
+  await insertQueueItems(dbUrl, c.queueItems, expert.sub, c.expertGrantEvery);
+  const insertSeconds = (performance.now() - t) / 1000;
+  t = performance.now();
+  await vacuumAnalyzeQueue(dbUrl);
+  const vacuumAnalyzeSeconds = (performance.now() - t) / 1000;
+  const { expertOrgIds, ...state } = await describeQueue(dbUrl, expert.sub);
+  report.queue = { ...state, insertSeconds, vacuumAnalyzeSeconds };
+  log(
+    `  queue_items: ${state.items} rows (${state.itemsForExpert} in the Expert's ${state.expertOrgs} orgs, ${state.totalSize}), ` +
+      `inserted in ${insertSeconds.toFixed(1)} s, vacuum analyze ${vacuumAnalyzeSeconds.toFixed(1)} s`,
+  );
+  log(`  plan as the Expert: ${state.expertPlan.plan}; as a superadmin: ${state.allPlan.plan}`);
+
+  const expertOrgs = new Set(expertOrgIds);
+  const pageOf = (body: string, orgs?: Set<string>): string[] | undefined => {
+    const json = parse(body);
+    if (!isRecord(json) || !Array.isArray(json.items) || json.items.length !== PAGE) return undefined;
+    const items = json.items.filter(isRecord);
+    const orgOf = (i: Record<string, unknown>) => String(i.orgId ?? i.org_id);
+    if (items.length !== PAGE || (orgs && !items.every((i) => orgs.has(orgOf(i))))) return undefined;
+    return items.map((i) => String(i.id));
+  };
+  const expected = {
+    expert: await newestQueueItemIds(dbUrl, expertOrgIds, PAGE),
+    all: await newestQueueItemIds(dbUrl, null, PAGE),
+  };
+  const who = [
+    { key: 'expert' as const, login: expert, orgs: expertOrgs },
+    { key: 'all' as const, login: superadmin, orgs: undefined },
+  ];
+  // One request each before the load: the newest 50 items of the caller's orgs, in order.
+  const probe = async (label: string, url: string) => {
+    for (const w of who) {
+      const answer = await request(url, { headers: bearer(w.login.token) });
+      const ids = pageOf(answer.text, w.orgs);
+      if (answer.status !== 200 || !ids || ids.join() !== expected[w.key].join()) {
+        throw new Error(`${label} GET ${url} as ${w.key === 'expert' ? 'the Expert' : 'a superadmin'} answered ${answer.status}, expected the newest ${PAGE} items: ${snippet(answer.text)}`);
+      }
+    }
+  };
+  const target = (name: string, url: string, w: (typeof who)[number]): LoadTarget => ({
+    name,
+    url,
+    headers: bearer(w.login.token),
+    verifyBody: (body) => pageOf(body, w.orgs) !== undefined,
+    connections: c.connections,
+  });
+
+  {
+    const { child, base } = await ctx.startBaseline('fastify-expert-queue.js', baselineEnv, '/expert-queue', bearer(superadmin.token));
+    await probe('baseline', `${base}/expert-queue`);
+    await ctx.measureOne(1, target(names.expertBaseline, `${base}/expert-queue`, who[0]!), child);
+    await ctx.measureOne(1, target(names.allBaseline, `${base}/expert-queue`, who[1]!), child);
+    await child.stop();
+  }
+  const url = `${ctx.serverBase}/api/expert-queue`;
+  await probe('server', url);
+  await ctx.measureOne(1, target(names.expert, url, who[0]!), ctx.server);
+  await ctx.measureOne(1, target(names.all, url, who[1]!), ctx.server);
+}
