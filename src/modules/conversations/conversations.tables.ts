@@ -137,6 +137,8 @@ export const queueItems = pgTable(
   (t) => [
     uniqueIndex('queue_items_conversation_idx').on(t.conversationId),
     index('queue_items_status_updated_idx').on(t.status, t.updatedAt, t.id),
+    // The All tab: newest change first, no status filter.
+    index('queue_items_updated_idx').on(t.updatedAt, t.id),
     index('queue_items_org_idx').on(t.orgId, t.updatedAt),
   ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX "queue_items_updated_idx" ON "queue_items" USING btree ("updated_at","id");
