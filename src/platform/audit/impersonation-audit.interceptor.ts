@@ -1,6 +1,6 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { tap, type Observable } from 'rxjs';
+import { catchError, concatMap, from, mergeMap, throwError, type Observable } from 'rxjs';
 import { toErrorResponse } from '../errors/to-error-response.js';
 import { AuditService } from './audit.service.js';
 
@@ -26,11 +26,11 @@ export class ImpersonationAuditInterceptor implements NestInterceptor {
 
     const params = (request.params ?? {}) as Record<string, string | undefined>;
     let recorded = false;
-    const record = (statusCode: number) => {
+    const record = async (statusCode: number): Promise<void> => {
       // A streaming handler emits many values: one row per request.
       if (recorded) return;
       recorded = true;
-      void this.audit.record({
+      await this.audit.record({
         action: 'impersonation.action',
         userId: principal.userId,
         impersonatorId: principal.impersonatorId,
@@ -46,11 +46,13 @@ export class ImpersonationAuditInterceptor implements NestInterceptor {
       });
     };
     const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? (request.method === 'POST' ? 201 : 200);
+    // The row is written before the answer leaves, so whoever sees the answer can find the row.
     return next.handle().pipe(
-      tap({
-        next: () => record(successStatus),
-        error: (err: unknown) => record(toErrorResponse(err, request.id).status),
+      concatMap(async (value: unknown) => {
+        await record(successStatus);
+        return value;
       }),
+      catchError((err: unknown) => from(record(toErrorResponse(err, request.id).status)).pipe(mergeMap(() => throwError(() => err)))),
     );
   }
 }
