@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -100,5 +100,19 @@ describe('loadConfig', () => {
     expect(second.keys.encryptionKey.equals(first.keys.encryptionKey)).toBe(true);
     expect(second.keys.jwtPrivateKeyPem).toBe(first.keys.jwtPrivateKeyPem);
     expect(readFileSync(join(dir, 'keys', 'jwt-public.pem'), 'utf8')).toContain('BEGIN PUBLIC KEY');
+  });
+
+  it('keeps a private key another instance has just written, and derives its public key', () => {
+    const dir = tmp();
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    mkdirSync(join(dir, 'keys'), { recursive: true });
+    // The other instance has written its private key, not yet its public one.
+    writeFileSync(join(dir, 'keys', 'jwt-private.pem'), other.privateKey);
+    const c = loadConfig({ DATA_DIR: dir });
+    expect(c.keys.jwtPrivateKeyPem).toBe(other.privateKey);
+    expect(c.keys.jwtPublicKeyPem).toBe(other.publicKey);
+    expect(c.keys.source.jwt).toBe('data-dir');
+    expect(readFileSync(join(dir, 'keys', 'jwt-private.pem'), 'utf8')).toBe(other.privateKey);
+    expect(readdirSync(join(dir, 'keys')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from './config-error.js';
 
@@ -34,6 +34,21 @@ export function loadKeys(input: LoadKeysInput): KeyMaterial {
     writeFileSync(file, content, { mode: 0o600 });
     chmodSync(file, 0o600);
   };
+  // Instances started together on one DATA_DIR: the first key written wins and the others read
+  // it (a link fails when the file exists, and never shows a half-written file).
+  const createSecret = (file: string, content: string): string => {
+    const draft = `${file}.${process.pid}.tmp`;
+    writeSecret(draft, content);
+    try {
+      linkSync(draft, file);
+      return content;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      return readFileSync(file, 'utf8');
+    } finally {
+      rmSync(draft, { force: true });
+    }
+  };
 
   let encryptionKey: Buffer;
   let encSource: KeyMaterial['source']['encryption'];
@@ -47,9 +62,10 @@ export function loadKeys(input: LoadKeysInput): KeyMaterial {
       encryptionKey = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
       encSource = 'data-dir';
     } else {
-      encryptionKey = randomBytes(32);
-      writeSecret(file, encryptionKey.toString('base64'));
-      encSource = 'generated';
+      const fresh = randomBytes(32).toString('base64');
+      const kept = createSecret(file, fresh);
+      encryptionKey = Buffer.from(kept.trim(), 'base64');
+      encSource = kept === fresh ? 'generated' : 'data-dir';
     }
     if (encryptionKey.length !== 32) throw new ConfigError(`${file} does not hold a 32-byte base64 key`);
   }
@@ -75,11 +91,16 @@ export function loadKeys(input: LoadKeysInput): KeyMaterial {
         publicKeyEncoding: { type: 'spki', format: 'pem' },
         privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
       });
-      writeSecret(privFile, pair.privateKey);
-      writeSecret(pubFile, pair.publicKey);
-      jwtPrivateKeyPem = pair.privateKey;
-      jwtPublicKeyPem = pair.publicKey;
-      jwtSource = 'generated';
+      jwtPrivateKeyPem = createSecret(privFile, pair.privateKey);
+      if (jwtPrivateKeyPem === pair.privateKey) {
+        writeSecret(pubFile, pair.publicKey);
+        jwtPublicKeyPem = pair.publicKey;
+        jwtSource = 'generated';
+      } else {
+        // Another process's key: its public half may not be written yet, so derive it.
+        jwtPublicKeyPem = createPublicKey(jwtPrivateKeyPem).export({ type: 'spki', format: 'pem' }).toString();
+        jwtSource = 'data-dir';
+      }
     }
   }
   return { encryptionKey, jwtPrivateKeyPem, jwtPublicKeyPem, source: { encryption: encSource, jwt: jwtSource } };

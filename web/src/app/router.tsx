@@ -12,6 +12,7 @@ import { LoginPage } from '../pages/login/LoginPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { OnboardingPage } from '../pages/onboarding/OnboardingPage';
 import { opsAdminRoutes } from '../pages/ops/admin/routes';
+import { opsBillingRoutes } from '../pages/ops/billing/routes';
 import { opsChannelRoutes } from '../pages/ops/channels/routes';
 import { opsClientRoutes } from '../pages/ops/routes';
 import { ResetPasswordPage } from '../pages/reset-password/ResetPasswordPage';
@@ -43,7 +44,7 @@ export const router = createBrowserRouter([
       { path: '/onboarding/start', element: <OnboardingPage /> },
       // The preserved entry for OTP, password and profile (spec 4.1): the same flow.
       { path: '/accept-invite', element: <OnboardingPage /> },
-      area('/ops', OPS_ROLES, [...opsClientRoutes, ...opsChannelRoutes, ...opsAdminRoutes]),
+      area('/ops', OPS_ROLES, [...opsClientRoutes, ...opsChannelRoutes, ...opsAdminRoutes, ...opsBillingRoutes]),
       area('/workspace', WORKSPACE_ROLES, [
         { path: 'queue', element: <QueuePage /> },
         { path: 'queue/:conversationId', element: <QueueThreadPage /> },

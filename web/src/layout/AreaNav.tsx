@@ -7,6 +7,8 @@ import { CLIENT_ROLES, OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
 const AREAS: readonly { path: string; label: string; roles: readonly PlatformRole[] }[] = [
   { path: '/ops/clients', label: 'Clients', roles: OPS_ROLES },
   { path: '/ops/channels', label: 'Quarantine', roles: OPS_ROLES },
+  { path: '/ops/billing', label: 'Billing', roles: ['superadmin', 'account_manager'] },
+  { path: '/ops/analytics', label: 'Analytics', roles: ['superadmin'] },
   { path: '/ops/users', label: 'Users', roles: ['superadmin'] },
   { path: '/ops/audit', label: 'Audit log', roles: ['superadmin'] },
   { path: '/ops/impersonation', label: 'Impersonation', roles: ['superadmin'] },

@@ -1,0 +1,71 @@
+import type {
+  CostRangeQuery,
+  ExpertLeverage,
+  ExpertWorkload,
+  InvoiceDto,
+  OpsBillingOrg,
+  OrgBillingDto,
+  OrgCosts,
+  PlatformCosts,
+  RecordPaymentInput,
+  RecordPaymentMethodInput,
+  UpdateOrgBillingInput,
+} from '@contracts';
+import { apiFetch } from '../api/client';
+
+const org = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}`;
+
+/** Billing settings of an org (spec 4.6), the ops billing panels and Expert analytics (spec 8.1). */
+export const billingApi = {
+  settings: (orgId: string, signal?: AbortSignal) => apiFetch<OrgBillingDto>(`${org(orgId)}/billing`, { signal }),
+  updateEmail: (orgId: string, body: UpdateOrgBillingInput) => apiFetch<OrgBillingDto>(`${org(orgId)}/billing`, { method: 'PATCH', body }),
+  invoices: (orgId: string, signal?: AbortSignal) => apiFetch<{ items: InvoiceDto[]; nextCursor: string | null }>(`${org(orgId)}/invoices`, { signal }),
+  checkoutUrl: (orgId: string) => apiFetch<{ url: string; provider: string; mode: 'setup' }>('/client/billing/checkout-url', { query: { orgId } }),
+  recordPaymentMethod: (orgId: string, body: RecordPaymentMethodInput) => apiFetch<OrgBillingDto>(`${org(orgId)}/billing/payment-method`, { method: 'POST', body }),
+  opsOrgs: (signal?: AbortSignal) => apiFetch<{ items: OpsBillingOrg[] }>('/ops/billing/orgs', { signal }),
+  opsOrg: (orgId: string, range: CostRangeQuery, signal?: AbortSignal) => apiFetch<OrgCosts>(`/ops/billing/orgs/${encodeURIComponent(orgId)}`, { query: range, signal }),
+  platformCosts: (range: CostRangeQuery, signal?: AbortSignal) => apiFetch<PlatformCosts>('/ops/billing/costs', { query: range, signal }),
+  recordPayment: (invoiceId: string, body: RecordPaymentInput) => apiFetch<{ ok: boolean; duplicate: boolean }>(`/ops/billing/invoices/${encodeURIComponent(invoiceId)}/payments`, { method: 'POST', body }),
+  workload: (range: CostRangeQuery, signal?: AbortSignal) => apiFetch<ExpertWorkload>('/ops/analytics/expert-workload', { query: range, signal }),
+  leverage: (signal?: AbortSignal) => apiFetch<ExpertLeverage>('/ops/analytics/expert-leverage', { signal }),
+};
+
+export const billingKeys = {
+  org: (orgId: string) => ['billing', 'org', orgId] as const,
+  settings: (orgId: string) => ['billing', 'org', orgId, 'settings'] as const,
+  invoices: (orgId: string) => ['billing', 'org', orgId, 'invoices'] as const,
+  opsOrgs: ['billing', 'ops', 'orgs'] as const,
+  opsOrg: (orgId: string, range: CostRangeQuery) => ['billing', 'ops', 'org', orgId, range] as const,
+  platformCosts: (range: CostRangeQuery) => ['billing', 'ops', 'costs', range] as const,
+  workload: (range: CostRangeQuery) => ['analytics', 'workload', range] as const,
+  leverage: ['analytics', 'leverage'] as const,
+};
+
+/** Micro-USD (the ledger's unit) as dollars: "$12.35"; small amounts keep four decimals. */
+export function formatUsd(micro: number): string {
+  const usd = micro / 1_000_000;
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd !== 0 && Math.abs(usd) < 1 ? 4 : 2 }).format(usd);
+}
+
+/** Cents in a currency: "$1,234.56". */
+export function formatCents(cents: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);
+  } catch {
+    return `${(cents / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+export const PAYMENT_STATE_LABELS: Record<OrgBillingDto['dunning']['paymentState'], { label: string; color: string }> = {
+  ok: { label: 'In good standing', color: 'green' },
+  past_due: { label: 'Payment failed: grace period', color: 'orange' },
+  suspended: { label: 'Suspended for non-payment', color: 'red' },
+};
+
+export const INVOICE_STATUS_LABELS: Record<InvoiceDto['status'], { label: string; color: string }> = {
+  upcoming: { label: 'Upcoming', color: 'gray' },
+  open: { label: 'Open', color: 'blue' },
+  paid: { label: 'Paid', color: 'green' },
+  payment_failed: { label: 'Payment failed', color: 'red' },
+  void: { label: 'Void', color: 'gray' },
+};
