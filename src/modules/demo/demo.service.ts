@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'drizzle-orm';
 import type { OrgRole, PlatformRole } from '../../contracts/roles.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
@@ -10,6 +11,8 @@ import { AssignmentsService, SpecialistsService } from '../specialists/index.js'
 import { UsersService } from '../users/index.js';
 import { DEMO_ORG, DEMO_ORG_PRIMARY_SPECIALIST, DEMO_PASSWORD, DEMO_SPECIALISTS, DEMO_USERS } from './demo.data.js';
 import type { Principal } from '../../platform/auth/principal.js';
+
+const DEMO_SEED_LOCK = 7_410_225;
 
 export type DemoRole = 'superadmin' | 'account_manager' | 'expert' | 'ai_operator' | 'client' | 'org_admin';
 
@@ -38,7 +41,10 @@ export class DemoService {
   /** Seeds the demo accounts, org and catalog on a database that has no users. Idempotent. */
   async seedIfEmpty(): Promise<boolean> {
     if ((await this.users.countSuperadmins()) > 0) return false;
-    const seeded = await this.dbService.transaction(async () => {
+    const seeded = await this.dbService.transaction(async (tx) => {
+      // Instances started together on an empty database: one seeds, the others find it done.
+      await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_SEED_LOCK})`);
+      if ((await this.users.countSuperadmins()) > 0) return undefined;
       const byEmail = new Map<string, string>();
       for (const u of DEMO_USERS) {
         const existing = await this.users.findByEmail(u.email);
@@ -57,6 +63,7 @@ export class DemoService {
       await this.experts.ensureOrgWideGrant(org.id, byEmail.get('expert@platform.demo.invalid')!);
       return { orgId: org.id, amId: byEmail.get('account_manager@platform.demo.invalid')! };
     });
+    if (!seeded) return false;
     // The demo org can chat at once: a primary Specialist assigned by its AM (the assignment
     // writes its own audit row, so it runs after the seed's transaction), covered by the demo Expert.
     if (!(await this.assignments.hasAssignment(seeded.orgId))) {

@@ -2,11 +2,15 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import PgBoss from 'pg-boss';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
+import { withAdvisoryLock } from '../db/advisory-lock.js';
 import { DbService } from '../db/db.service.js';
 import { logger } from '../observability/logger.js';
 import type { JobMap, JobName, JobOptions, WorkerOptions } from './jobs.js';
 
 /** `final` is true on the last attempt pg-boss will make (no retry follows a failure). */
+/** pg_advisory_lock key: pg-boss creates a queue's table without a lock, so instances starting together take turns. */
+const QUEUE_SETUP_LOCK = 7_410_224;
+
 type Handler<K extends JobName> = (data: JobMap[K], job: { id: string; retryCount: number; final: boolean }) => Promise<void>;
 
 interface Registration {
@@ -55,17 +59,21 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
     boss.on('error', (err) => logger.error({ err }, 'job queue error'));
     await boss.start();
     this.boss = boss;
+    const policies = this.registrations.map((reg) => ({
+      name: reg.name as string,
+      retryLimit: reg.options.retryLimit ?? 3,
+      retryDelay: reg.options.retryDelaySeconds ?? 5,
+      retryBackoff: reg.options.retryBackoff ?? true,
+      expireInSeconds: reg.options.expireInSeconds ?? 15 * 60,
+    }));
+    // Created once; its retry policy follows the code and configuration of every start.
+    await withAdvisoryLock(this.dbService.handle, QUEUE_SETUP_LOCK, async () => {
+      for (const policy of policies) {
+        await boss.createQueue(policy.name, policy);
+        await boss.updateQueue(policy.name, policy);
+      }
+    });
     for (const reg of this.registrations) {
-      const policy = {
-        name: reg.name as string,
-        retryLimit: reg.options.retryLimit ?? 3,
-        retryDelay: reg.options.retryDelaySeconds ?? 5,
-        retryBackoff: reg.options.retryBackoff ?? true,
-        expireInSeconds: reg.options.expireInSeconds ?? 15 * 60,
-      };
-      // Created once; its retry policy follows the code and configuration of every start.
-      await boss.createQueue(policy.name, policy);
-      await boss.updateQueue(policy.name, policy);
       await boss.work(
         reg.name as string,
         { batchSize: reg.options.batchSize ?? 1, pollingIntervalSeconds: reg.options.pollingIntervalSeconds ?? 1, includeMetadata: true },
