@@ -1,7 +1,12 @@
-import { Alert, Button, Center, Loader } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Loader } from '@mantine/core';
+import { Link } from 'react-router';
+import { ApiError } from '../api/client';
 import { isMissingEndpoint } from './errors';
 
-/** The error state of a read; a route the server lacks says so plainly. */
+/**
+ * The error state of a read; a route the server lacks says so plainly, and a suspended org
+ * (403 `org_suspended`) points to the billing settings, which stay open.
+ */
 export function QueryAlert({ title, error, retry }: { title: string; error: unknown; retry?: () => void }) {
   if (!error) return null;
   const message = isMissingEndpoint(error)
@@ -12,6 +17,13 @@ export function QueryAlert({ title, error, retry }: { title: string; error: unkn
   return (
     <Alert color="red" role="alert" title={title}>
       {message}
+      {error instanceof ApiError && error.code === 'org_suspended' && (
+        <div>
+          <Anchor component={Link} to="/client/settings/billing" size="sm" data-testid="org-suspended-billing-link">
+            Open billing settings
+          </Anchor>
+        </div>
+      )}
       {retry && (
         <div>
           <Button mt="sm" size="xs" variant="default" onClick={retry}>
