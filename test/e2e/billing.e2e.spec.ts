@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { llmRuns } from '../../src/modules/agent/agent.tables.js';
 import { ConversationsService, TurnsService } from '../../src/modules/conversations/index.js';
 import { conversationMessages, conversationTurns, conversations } from '../../src/modules/conversations/conversations.tables.js';
-import { DunningService } from '../../src/modules/billing/index.js';
+import { BillingService, DunningService } from '../../src/modules/billing/index.js';
+import { billingSubscriptions } from '../../src/modules/billing/billing.tables.js';
 import { CostsService } from '../../src/modules/billing/costs.service.js';
 import { ReconciliationService } from '../../src/modules/billing/reconciliation.service.js';
 import { billingSignature } from '../../src/modules/billing/webhook.verify.js';
@@ -262,6 +263,23 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
   });
 
   describe('invoices (spec 2.8)', () => {
+    it('keeps one subscription per OSA at the provider, on the plan of its rate (plan_per_rate), moved by a rate change', async () => {
+      const billing = app.running.app.get(BillingService);
+      const subs = async () => app.running.dbService.db.select().from(billingSubscriptions).orderBy(billingSubscriptions.createdAt);
+      expect(await billing.syncAccountsAndSubscriptions()).toMatchObject({ subscriptions: 2 });
+      const catalogCents = Math.round((await app.get(`/api/specialists/${acmeOsa.specialistId}`, { token: c.superadmin })).body.monthly_rate_config.base_rate * 100);
+      expect((await subs()).map((x) => [x.assignmentId, x.plan, x.providerSubscriptionId, x.endsOn])).toEqual(
+        expect.arrayContaining([
+          [acmeOsa.id, `rate_usd_${catalogCents}`, `manual_sub_${acmeOsa.id}`, null],
+          [second.osaId, 'rate_usd_120000', `manual_sub_${second.osaId}`, null],
+        ]),
+      );
+      expect((await app.patch(`/api/am/orgs/${second.id}/specialist-assignments/${second.osaId}`, { monthlyRate: 1500, overrideReason: 'new price' }, { token: c.am })).status).toBe(200);
+      await billing.syncAccountsAndSubscriptions();
+      expect((await subs()).find((x) => x.assignmentId === second.osaId)!.plan).toBe('rate_usd_150000');
+      expect(await subs()).toHaveLength(2);
+    });
+
     it('runs the monthly invoice job idempotently: one invoice per org with one prorated line per Specialist instance; the same Specialist on two orgs is two fees', async () => {
       // Move business time into the next month, so this month is closed.
       const clock = app.running.app.get(Clock);
@@ -289,7 +307,8 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
       const globexOwner = await app.demoLogin('org_admin', 'globex');
       const globex = (await app.get(`/api/orgs/${second.id}/invoices`, { token: globexOwner })).body.items;
       expect(globex).toHaveLength(1);
-      expect(globex[0].lines).toEqual([expect.objectContaining({ assignmentId: second.osaId, specialistId: acmeOsa.specialistId, amountCents: prorated(120000), periods: [expect.objectContaining({ source: 'override', monthlyRateCents: 120000 })] })]);
+      expect(globex[0].lines).toEqual([expect.objectContaining({ assignmentId: second.osaId, specialistId: acmeOsa.specialistId, amountCents: prorated(150000), periods: [expect.objectContaining({ source: 'override', monthlyRateCents: 150000 })] })]);
+      // (Both of its rate versions were made the same day: the later one is that day's rate.)
       // Another org's invoices stay out of reach.
       expect((await app.get(`/api/orgs/${second.id}/invoices`, { token: c.owner })).status).toBe(404);
     });

@@ -4,7 +4,7 @@ import { Clock } from '../../platform/clock/clock.js';
 import { ConversationStatsService } from '../conversations/index.js';
 import { ExpertsService } from '../experts/index.js';
 import { SpecialistsService } from '../specialists/index.js';
-import { addDays, dayOf } from './proration.js';
+import { addDays, dayOf, dayStart } from './proration.js';
 
 /**
  * Expert analytics of spec 8.1 (SuperAdmin, /ops/analytics): workload (attention-list items and
@@ -23,7 +23,7 @@ export class AnalyticsService {
   async workload(range: { from?: string; to?: string }): Promise<ExpertWorkload> {
     const to = range.to ?? dayOf(this.clock.now());
     const from = range.from ?? addDays(to, -29);
-    const rows = await this.stats.workload(new Date(`${from}T00:00:00Z`), new Date(`${addDays(to, 1)}T00:00:00Z`));
+    const rows = await this.stats.workload(dayStart(from), dayStart(addDays(to, 1)));
     const names = await this.specialists.byIds(rows.map((r) => r.specialistId));
     return {
       from,

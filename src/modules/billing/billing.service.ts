@@ -11,7 +11,7 @@ import { logger } from '../../platform/observability/logger.js';
 import { OrgsService, type OrgRow } from '../orgs/index.js';
 import { AssignmentsService, type AssignmentBillingSource } from '../specialists/index.js';
 import { BillingRepository, type NewInvoiceLine } from './billing.repository.js';
-import type { BillingAccountRow, InvoiceLineRow, InvoiceRow } from './billing.tables.js';
+import type { BillingAccountRow, BillingSubscriptionRow, InvoiceLineRow, InvoiceRow } from './billing.tables.js';
 import { PAYMENT_PROVIDER, planFor, type PaymentProvider } from './payment-provider.js';
 import { addDays, billingStartDay, dayOf, monthBounds, periodOf, prorateLine, rateOn, toCents } from './proration.js';
 
@@ -61,37 +61,35 @@ export class BillingService {
    */
   async syncAccountsAndSubscriptions(): Promise<{ accounts: number; subscriptions: number }> {
     const orgs = await this.orgs.activatedOrgs();
-    let accounts = 0;
+    const today = dayOf(this.clock.now());
+    const [billables, existing] = await Promise.all([this.billables(orgs), this.repo.subscriptionsOf(orgs.map((o) => o.id))]);
+    const byAssignment = new Map(existing.map((s) => [s.assignmentId, s]));
     let subscriptions = 0;
     for (const org of orgs) {
       const account = await this.ensureAccount(org);
-      accounts++;
-      subscriptions += await this.syncSubscriptions(org, account);
+      for (const b of billables.filter((x) => x.source.orgId === org.id && x.startsOn)) {
+        await this.syncSubscription(org.id, account, b, byAssignment.get(b.source.id), today);
+        subscriptions++;
+      }
     }
-    return { accounts, subscriptions };
+    return { accounts: orgs.length, subscriptions };
   }
 
-  private async syncSubscriptions(org: OrgRow, account: BillingAccountRow): Promise<number> {
-    const today = dayOf(this.clock.now());
-    const [billables, existing] = await Promise.all([this.billables([org]), this.repo.subscriptionsOf([org.id])]);
-    const byAssignment = new Map(existing.map((s) => [s.assignmentId, s]));
-    let n = 0;
-    for (const b of billables) {
-      if (!b.startsOn) continue;
-      const rate = b.rateOn(b.endsOn && b.endsOn <= today ? addDays(b.endsOn, -1) : today > b.startsOn ? today : b.startsOn);
-      const plan = planFor(this.config.billing.pricingStrategy, { specialistId: b.source.specialistId, monthlyRateCents: rate ? toCents(rate.amount) : null, currency: rate?.currency ?? 'USD' });
-      const sub = byAssignment.get(b.source.id);
-      if (!sub) {
-        const { subscriptionId } = await this.provider.createSubscription({ customerId: account.providerCustomerId, assignmentId: b.source.id, plan, startsOn: b.startsOn });
-        await this.repo.insertSubscription({ orgId: org.id, assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: subscriptionId, plan, startsOn: b.startsOn, endsOn: b.endsOn });
-      } else if (sub.plan !== plan || sub.startsOn !== b.startsOn || sub.endsOn !== b.endsOn) {
-        if (sub.plan !== plan) await this.provider.changePlan({ subscriptionId: sub.providerSubscriptionId, plan, from: today });
-        if (b.endsOn && sub.endsOn !== b.endsOn) await this.provider.endSubscription({ subscriptionId: sub.providerSubscriptionId, endsOn: b.endsOn });
-        await this.repo.updateSubscription(org.id, sub.id, { plan, startsOn: b.startsOn, endsOn: b.endsOn });
-      }
-      n++;
+  /** One OSA's subscription at the provider: created, moved to the plan of today's rate, ended on unassignment. */
+  private async syncSubscription(orgId: string, account: BillingAccountRow, b: BillableOsa, sub: BillingSubscriptionRow | undefined, today: string): Promise<void> {
+    const startsOn = b.startsOn!;
+    const rateDay = b.endsOn && b.endsOn <= today ? addDays(b.endsOn, -1) : today > startsOn ? today : startsOn;
+    const rate = b.rateOn(rateDay);
+    const plan = planFor(this.config.billing.pricingStrategy, { specialistId: b.source.specialistId, monthlyRateCents: rate ? toCents(rate.amount) : null, currency: rate?.currency ?? 'USD' });
+    if (!sub) {
+      const { subscriptionId } = await this.provider.createSubscription({ customerId: account.providerCustomerId, assignmentId: b.source.id, plan, startsOn });
+      await this.repo.insertSubscription({ orgId, assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: subscriptionId, plan, startsOn, endsOn: b.endsOn });
+      return;
     }
-    return n;
+    if (sub.plan === plan && sub.startsOn === startsOn && sub.endsOn === b.endsOn) return;
+    if (sub.plan !== plan) await this.provider.changePlan({ subscriptionId: sub.providerSubscriptionId, plan, from: today });
+    if (b.endsOn && sub.endsOn !== b.endsOn) await this.provider.endSubscription({ subscriptionId: sub.providerSubscriptionId, endsOn: b.endsOn });
+    await this.repo.updateSubscription(orgId, sub.id, { plan, startsOn, endsOn: b.endsOn });
   }
 
   /** The OSAs of these orgs as billing sees them. */

@@ -8,7 +8,7 @@ import { OrgsService, type OrgRow } from '../orgs/index.js';
 import { AssignmentsService } from '../specialists/index.js';
 import { BillingRepository, type CostGroup, type CostRollupRow } from './billing.repository.js';
 import { BillingService, dunningOf } from './billing.service.js';
-import { addDays, dayOf } from './proration.js';
+import { addDays, dayOf, dayStart as startOf } from './proration.js';
 
 /** A closed day is rolled up this long after it ends, so a call still being written lands in it. */
 const ROLLUP_DELAY_MS = 5 * 60_000;
@@ -18,8 +18,10 @@ const TOP_ORGS = 10;
 
 type Totals = { costMicroUsd: number; calls: number; inputTokens: number; outputTokens: number };
 type Row = Totals & { key: string | null };
+type Range = { from: string; to: string; orgId?: string };
+/** A range as read once: where the rollup ends, and the ledger's totals of the later days. */
+type RangeSource = Range & { rolledThrough: string; live: Array<Totals & { day: string; orgId: string; osaId: string | null; purpose: string }> };
 
-const startOf = (day: string) => new Date(`${day}T00:00:00Z`);
 
 /**
  * The cost panels of spec 8.1, read from the `llm_runs` ledger (through the agent module) and
@@ -60,14 +62,15 @@ export class CostsService {
 
   /** Ledger total of one day: the rollup when rolled, else the ledger itself. */
   async dayTotalMicroUsd(day: string): Promise<number> {
-    const [rolled] = (await this.sliced('day', { from: day, to: day })).filter((r) => r.key === day);
+    const [rolled] = (await this.sliced('day', await this.source({ from: day, to: day }))).filter((r) => r.key === day);
     return rolled?.costMicroUsd ?? 0;
   }
 
   /** `GET /ops/billing/costs`: trend, top orgs, by Specialist, by purpose. */
   async platform(range: { from?: string; to?: string }): Promise<Omit<PlatformCosts, 'reconciliation'>> {
     const r = this.range(range);
-    const [trend, byOrg, byOsa, byPurpose] = await Promise.all([this.sliced('day', r), this.sliced('org', r), this.sliced('osa', r), this.sliced('purpose', r)]);
+    const src = await this.source(r);
+    const [trend, byOrg, byOsa, byPurpose] = await Promise.all([this.sliced('day', src), this.sliced('org', src), this.sliced('osa', src), this.sliced('purpose', src)]);
     const orgNames = await this.orgs.summaries(byOrg.map((o) => o.key!).filter(Boolean));
     return {
       ...r,
@@ -86,9 +89,10 @@ export class CostsService {
     const r = this.range(range);
     const now = this.clock.now();
     const [row] = await this.paymentStates([org]);
+    const src = await this.source({ ...r, orgId });
     const [trend, byOsa, hourly, daily, quota, invoices] = await Promise.all([
-      this.sliced('day', { ...r, orgId }),
-      this.sliced('osa', { ...r, orgId }),
+      this.sliced('day', src),
+      this.sliced('osa', src),
       this.stats.messageUsage(orgId, 'hour', new Date(now.getTime() - 48 * 3600_000), now),
       this.stats.messageUsage(orgId, 'day', startOf(r.from), startOf(addDays(r.to, 1))),
       this.quota.usage(orgId),
@@ -142,22 +146,30 @@ export class CostsService {
     return { from, to };
   }
 
-  /** Totals per key over the range: rolled days from the rollup, later days live from the ledger. */
-  private async sliced(group: CostGroup, r: { from: string; to: string; orgId?: string }): Promise<Row[]> {
+  /** Reads where the rollup ends and the ledger's totals of the days after it (today, mostly), once per request. */
+  private async source(r: Range): Promise<RangeSource> {
     const rolledThrough = (await this.repo.lastRolledDay()) ?? addDays(r.from, -1);
-    const rows: Row[] = rolledThrough >= r.from ? await this.repo.costsBy(group, { ...r, to: rolledThrough < r.to ? rolledThrough : r.to }) : [];
-    const merged = new Map(rows.map((x) => [x.key, { ...x }]));
+    const live: RangeSource['live'] = [];
     for (let day = rolledThrough >= r.from ? addDays(rolledThrough, 1) : r.from; day <= r.to; day = addDays(day, 1)) {
       for (const t of await this.agent.ledgerTotals(startOf(day), startOf(addDays(day, 1)))) {
-        if (r.orgId && t.orgId !== r.orgId) continue;
-        const key = group === 'day' ? day : group === 'org' ? t.orgId : group === 'osa' ? t.osaId : t.purpose;
-        const acc = merged.get(key) ?? { key, costMicroUsd: 0, calls: 0, inputTokens: 0, outputTokens: 0 };
-        acc.costMicroUsd += t.costMicroUsd;
-        acc.calls += t.calls;
-        acc.inputTokens += t.inputTokens;
-        acc.outputTokens += t.outputTokens;
-        merged.set(key, acc);
+        if (!r.orgId || t.orgId === r.orgId) live.push({ ...t, day });
       }
+    }
+    return { ...r, rolledThrough, live };
+  }
+
+  /** Totals per key over the range: rolled days from the rollup, later days from the live ledger totals. */
+  private async sliced(group: CostGroup, src: RangeSource): Promise<Row[]> {
+    const rows: Row[] = src.rolledThrough >= src.from ? await this.repo.costsBy(group, { from: src.from, to: src.rolledThrough < src.to ? src.rolledThrough : src.to, orgId: src.orgId }) : [];
+    const merged = new Map(rows.map((x) => [x.key, { ...x }]));
+    for (const t of src.live) {
+      const key = group === 'day' ? t.day : group === 'org' ? t.orgId : group === 'osa' ? t.osaId : t.purpose;
+      const acc = merged.get(key) ?? { key, costMicroUsd: 0, calls: 0, inputTokens: 0, outputTokens: 0 };
+      acc.costMicroUsd += t.costMicroUsd;
+      acc.calls += t.calls;
+      acc.inputTokens += t.inputTokens;
+      acc.outputTokens += t.outputTokens;
+      merged.set(key, acc);
     }
     return [...merged.values()];
   }

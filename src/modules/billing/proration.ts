@@ -16,12 +16,17 @@ export function dayOf(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+/** Midnight UTC starting a day (YYYY-MM-DD). */
+export function dayStart(day: string): Date {
+  return new Date(`${day}T00:00:00Z`);
+}
+
 export function addDays(day: string, n: number): string {
-  return dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));
+  return dayOf(new Date(dayStart(day).getTime() + n * DAY_MS));
 }
 
 export function daysBetween(from: string, toExclusive: string): number {
-  return Math.round((Date.parse(`${toExclusive}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+  return Math.round((dayStart(toExclusive).getTime() - dayStart(from).getTime()) / DAY_MS);
 }
 
 export function periodOf(day: string): string {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import { dayStart } from './proration.js';
 
 /** The tracing tool's API answers only browser-like clients (spec 5.9). */
 export const TRACING_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
@@ -25,7 +26,7 @@ export class TracingClient {
   async dayCostMicroUsd(day: string): Promise<number> {
     const { baseUrl, publicKey, secretKey } = this.config.tracing;
     if (!this.configured) throw new Error('tracing is not configured');
-    const from = new Date(`${day}T00:00:00Z`);
+    const from = dayStart(day);
     const to = new Date(from.getTime() + 86_400_000);
     const url = `${baseUrl}/api/public/metrics/daily?fromTimestamp=${encodeURIComponent(from.toISOString())}&toTimestamp=${encodeURIComponent(to.toISOString())}`;
     const res = await fetch(url, {
