@@ -1,5 +1,7 @@
 /** The session token lives in localStorage; components subscribe to it with useSyncExternalStore. */
 const STORAGE_KEY = 'cos.token';
+/** While a SuperAdmin impersonates someone: their own token, kept aside (spec 5.8). */
+const OWN_TOKEN_KEY = 'cos.ownToken';
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
@@ -17,9 +19,20 @@ export const tokenStore = {
     notify();
   },
   clear(): void {
+    // Signing out (or a refused token) also forgets a SuperAdmin token kept aside.
+    localStorage.removeItem(OWN_TOKEN_KEY);
     if (localStorage.getItem(STORAGE_KEY) === null) return;
     localStorage.removeItem(STORAGE_KEY);
     notify();
+  },
+  keepOwn(token: string): void {
+    localStorage.setItem(OWN_TOKEN_KEY, token);
+  },
+  /** The token kept aside, removed from storage. */
+  takeOwn(): string | null {
+    const token = localStorage.getItem(OWN_TOKEN_KEY);
+    localStorage.removeItem(OWN_TOKEN_KEY);
+    return token;
   },
   subscribe(listener: Listener): () => void {
     listeners.add(listener);

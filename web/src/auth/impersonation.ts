@@ -5,9 +5,6 @@ import { adminApi } from '../admin/admin.api';
 import { tokenStore } from '../api/token';
 import { useSignIn } from './session';
 
-/** The SuperAdmin's own token, kept aside while they act as someone else. */
-const OWN_TOKEN_KEY = 'cos.ownToken';
-
 /** Starts acting as another user: the own token is kept, the impersonation token takes over. */
 export function useBeginImpersonation(): (impersonationToken: string) => Promise<void> {
   const signIn = useSignIn();
@@ -15,7 +12,7 @@ export function useBeginImpersonation(): (impersonationToken: string) => Promise
   return useCallback(
     async (impersonationToken: string) => {
       const own = tokenStore.get();
-      if (own) localStorage.setItem(OWN_TOKEN_KEY, own);
+      if (own) tokenStore.keepOwn(own);
       queryClient.clear();
       await signIn(impersonationToken);
     },
@@ -32,9 +29,9 @@ export function useStopImpersonation(): (targetUserId: string) => Promise<void> 
   const navigate = useNavigate();
   return useCallback(
     async (targetUserId: string) => {
+      // Taken first: a refused (expired) impersonation token clears the store.
+      const own = tokenStore.takeOwn();
       await adminApi.stopImpersonation().catch(() => undefined);
-      const own = localStorage.getItem(OWN_TOKEN_KEY);
-      localStorage.removeItem(OWN_TOKEN_KEY);
       queryClient.clear();
       if (own) {
         tokenStore.set(own);
