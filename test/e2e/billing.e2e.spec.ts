@@ -366,6 +366,8 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
       expect((await app.get('/api/auth/me', { token: fresh })).status).toBe(200);
       expect((await app.get(`/api/orgs/${c.acmeId}/billing`, { token: billingMember })).body.dunning).toMatchObject({ paymentState: 'suspended', suspendedAt: expect.any(String) });
       expect((await app.get('/api/client/billing/checkout-url', { token: c.owner })).status).toBe(200);
+      // Their own notifications stay readable: the payment-failure notice explains the suspension.
+      expect(await notificationsOf(billingMember, 'billing.payment_failed')).toHaveLength(2);
       // Staff keep working on the org; another org's clients are not affected.
       expect((await app.get(`/api/am/orgs/${c.acmeId}`, { token: c.am })).status).toBe(200);
       expect((await app.get('/api/client/trial-info', { token: c.hooliOwner })).status).toBe(200);

@@ -1,14 +1,19 @@
 import { Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { CreateNotificationDtoSchema, NotificationDtoSchema, NotificationListQuerySchema } from '../../contracts/notifications.js';
-import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
+import { CurrentPrincipal, OpenWhileSuspended, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { NotificationsService } from './notifications.service.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() });
 
+/**
+ * Notifications are the user's own, not the org's: they stay readable while the org is suspended,
+ * so a billing member can read the payment-failure notice that explains the suspension.
+ */
 @Controller('notifications')
+@OpenWhileSuspended()
 export class NotificationsController {
   constructor(private readonly notifications: NotificationsService) {}
 
