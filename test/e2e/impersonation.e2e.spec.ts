@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '../../src/modules/users/index.js';
+import { OrgAccessGate } from '../../src/platform/auth/org-access-gate.js';
 import { TokenService } from '../../src/platform/auth/token.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -134,6 +135,18 @@ describe('impersonation (spec 5.8)', () => {
     expect((await app.get('/api/auth/me', { token })).status).toBe(200);
     expect((await app.patch(`/api/admin/users/${root.id}`, { status: 'suspended' }, { token: superadmin })).status).toBe(200);
     expect((await app.get('/api/auth/me', { token })).status).toBe(401);
+  });
+
+  it("stops, and manages two-factor sign-in, while the impersonated client's org is suspended", async () => {
+    const { token } = (await start(clientId)).body;
+    const acme = (await app.get('/api/auth/me', { token })).body.orgMemberships[0].orgId as string;
+    // The org's access gate closes (spec 3.6) as the billing module would close it.
+    app.running.app.get(OrgAccessGate).setSource(async (ids) => new Set(ids.filter((id) => id === acme)));
+    expect((await app.get('/api/admin/members', { token })).body.code).toBe('org_suspended');
+    expect((await app.get('/api/auth/2fa', { token })).status).toBe(200);
+    expect((await app.post('/api/admin/impersonate/stop', {}, { token })).status).toBe(200);
+    expect((await app.get('/api/auth/me', { token })).status).toBe(401);
+    app.running.app.get(OrgAccessGate).setSource(async () => new Set());
   });
 
   it('refuses a token that claims an impersonation the service never opened', async () => {

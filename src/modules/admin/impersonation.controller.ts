@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { ImpersonateSchema, ImpersonationSessionSchema, ImpersonationStartedSchema, ImpersonationsQuerySchema, StopImpersonationSchema } from '../../contracts/admin.js';
-import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
+import { CurrentPrincipal, OpenWhileSuspended, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { pageSchema } from '../../platform/http/pagination.js';
@@ -16,6 +16,8 @@ export class ImpersonationController {
 
   @Post('admin/impersonate/stop')
   @HttpCode(200)
+  // Acting as a client of a suspended org, the SuperAdmin can still end the session.
+  @OpenWhileSuspended()
   @Endpoint({
     summary: 'End an impersonation session',
     description:

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { RecoveryCodesResponseSchema, SecondFactorSchema, TotpCodeBodySchema, TotpSetupResponseSchema } from '../../contracts/auth.js';
-import { CurrentPrincipal } from '../../platform/auth/auth.decorators.js';
+import { CurrentPrincipal, OpenWhileSuspended } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
 import { TwoFactorService } from './two-factor.service.js';
@@ -9,7 +9,9 @@ import { TwoFactorService } from './two-factor.service.js';
 const TwoFactorStatusSchema = z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() });
 
 /** Two-factor sign-in of the signed-in user (spec 4.3): TOTP with a QR code, and recovery codes. */
+// The user's own account, like signing in: open while their org is suspended (spec 3.6).
 @Controller('auth/2fa')
+@OpenWhileSuspended()
 export class TwoFactorController {
   constructor(private readonly twoFactor: TwoFactorService) {}
 
