@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
@@ -50,8 +50,9 @@ export function isClientRole(role: PlatformRole): boolean {
  * emit to the sockets of every instance.
  */
 @Injectable()
-export class RealtimeService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RealtimeService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private io?: Server;
+  private closing = false;
   private ns?: NotificationsNamespace;
   private pub?: Redis;
   private sub?: Redis;
@@ -77,7 +78,13 @@ export class RealtimeService implements OnApplicationBootstrap, OnApplicationShu
 
   onApplicationBootstrap(): void {
     const httpServer = this.adapterHost.httpAdapter.getHttpServer() as HttpServer;
-    const io = new Server(httpServer, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
+    const io = new Server(httpServer, {
+      path: '/socket.io/',
+      serveClient: false,
+      cors: { origin: false },
+      // A stopping instance takes no new sockets: clients reconnect to another one.
+      allowRequest: (_req, callback) => callback(this.closing ? 'shutting down' : null, !this.closing),
+    });
     if (this.redis) {
       // Subscriptions must survive a Redis restart: these two keep an offline queue.
       this.pub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
@@ -100,6 +107,16 @@ export class RealtimeService implements OnApplicationBootstrap, OnApplicationShu
     ns.on('connection', (socket) => this.onConnection(socket));
     this.io = io;
     this.ns = ns;
+  }
+
+  /**
+   * Before the HTTP server closes: it waits for every open connection, and a socket stays open
+   * until it is told to go, so the sockets are closed first (their clients reconnect elsewhere).
+   */
+  beforeApplicationShutdown(): void {
+    this.closing = true;
+    this.io?.disconnectSockets(true);
+    this.io?.engine.close();
   }
 
   async onApplicationShutdown(): Promise<void> {
