@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
@@ -11,14 +11,11 @@ import { ARTIFACT_STORAGE, DirectoryArtifactStorage } from './artifacts.storage.
 import { ChannelsOpsController, IntegrationsController } from './channels.controller.js';
 import { ChannelsRepository } from './channels.repository.js';
 import { ChannelsService } from './channels.service.js';
-import { InboundProcessor, STALE_PROCESSING_MS } from './inbound.processor.js';
+import { InboundProcessor } from './inbound.processor.js';
 import { IngressController } from './ingress.controller.js';
 import { IngressService } from './ingress.service.js';
 import { IntegrationsService } from './integrations.service.js';
 import { OutboundService } from './outbound.service.js';
-
-/** An inbound event still queued this long lost its job: the sweep runs it. */
-const STRANDED_AFTER_MS = 30_000;
 
 @Module({
   imports: [OrgsModule, SpecialistsModule, ConversationsModule],
@@ -42,15 +39,18 @@ export class ChannelsModule implements OnModuleInit {
     private readonly outbound: OutboundService,
     private readonly repo: ChannelsRepository,
     private readonly turns: TurnsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     this.turns.setOutboundPort(this.outbound);
     this.queue.handle('channels.inbound', ({ eventId }, job) => this.processor.process(eventId, job.final), { retryLimit: 3, retryDelaySeconds: 5, batchSize: 4 });
     this.queue.handle('channels.outbound', ({ outboundId }) => this.outbound.dispatch(outboundId), { retryLimit: 0 });
-    this.scheduler.every('channels.stranded-inbound', 15_000, async () => {
+    // Events still queued STRANDED_AFTER_MS lost their job; those processing past INBOUND_LEASE_MS lost their worker.
+    const { strandedAfterMs, inboundLeaseMs } = this.config.recovery;
+    this.scheduler.every('channels.stranded-inbound', strandedAfterMs / 2, async () => {
       const now = Date.now();
-      for (const event of await this.repo.strandedEvents(new Date(now - STRANDED_AFTER_MS), new Date(now - STALE_PROCESSING_MS), 50)) {
+      for (const event of await this.repo.strandedEvents(new Date(now - strandedAfterMs), new Date(now - inboundLeaseMs), 50)) {
         await this.processor.process(event.id);
       }
     });

@@ -29,8 +29,6 @@ import type { InboundEventRow, IntegrationRow } from './channels.tables.js';
 import { formParams } from './channels.verify.js';
 import { parseEmail } from './email.parse.js';
 
-/** A processing attempt older than this is a dead worker's: the event may be taken again. */
-export const STALE_PROCESSING_MS = 5 * 60_000;
 const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
 /** Channels whose group conversations need the bot addressed (an engagement) before it answers. */
@@ -80,7 +78,8 @@ export class InboundProcessor {
 
   /** Processes one event unless another worker has it. `final`: no retry follows a failure. */
   async process(eventId: string, final = true): Promise<void> {
-    const event = await this.repo.claimEvent(eventId, new Date(Date.now() - STALE_PROCESSING_MS));
+    // A processing attempt older than INBOUND_LEASE_MS is a dead worker's: the event may be taken again.
+    const event = await this.repo.claimEvent(eventId, new Date(Date.now() - this.config.recovery.inboundLeaseMs));
     if (!event) return;
     let outcome: Outcome;
     try {

@@ -29,7 +29,7 @@ import { transition, type StatusTrigger } from './conversations.status.js';
 import type { ConversationRow, MessageRow } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
 import { MessageQuotaService } from './message-quota.service.js';
-import { STRANDED_AFTER_MS, TurnsService, type TurnObserver } from './turns.service.js';
+import { TurnsService, type TurnObserver } from './turns.service.js';
 
 const SWEEP_INTERVAL_MS = 15_000;
 const MATCHES_PER_HIT = 3;
@@ -68,7 +68,7 @@ export class ConversationsService implements OnModuleInit {
     this.scheduler.every('conversations.resurface-snoozed', SWEEP_INTERVAL_MS, async () => {
       await this.resurfaceSnoozed();
     });
-    this.scheduler.every('conversations.stranded-turns', STRANDED_AFTER_MS / 2, async () => {
+    this.scheduler.every('conversations.stranded-turns', this.turns.strandedSweepMs, async () => {
       await this.turns.runStranded();
     });
   }

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { OrgAccessGate } from '../../platform/auth/org-access-gate.js';
@@ -14,11 +16,7 @@ import type { OutboundPort } from './outbound.port.js';
 /** Attempts of one turn before it counts as a genuine failure, and the pauses between them. */
 export const TURN_ATTEMPTS = 3;
 const BACKOFF_MS = [300, 1200];
-/** A claim outlives the longest model call; past it, a sweeper may take the turn over. */
-const LEASE_MS = 180_000;
 const HISTORY_MESSAGES = 20;
-/** A turn still queued this long after its message was stored lost its request: the sweeper runs it. */
-export const STRANDED_AFTER_MS = 30_000;
 
 export interface TurnObserver {
   /** Each text delta of the reply as the model produces it. */
@@ -47,6 +45,7 @@ export class TurnsService {
     private readonly dbService: DbService,
     private readonly clock: Clock,
     private readonly accessGate: OrgAccessGate,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -54,7 +53,8 @@ export class TurnsService {
    * already stored), or null when the turn failed or another worker holds it.
    */
   async run(conversation: ConversationRow, message: MessageRow, observer: TurnObserver = {}): Promise<MessageRow | null> {
-    const claim = await this.repo.claimTurn(message.id, LEASE_MS);
+    // The lease (TURN_LEASE_MS) outlives the longest model call; past it, a sweeper may take the turn over.
+    const claim = await this.repo.claimTurn(message.id, this.config.recovery.turnLeaseMs);
     if (!claim) return (await this.repo.findReply(conversation.id, message.id)) ?? null;
     const existing = await this.repo.findReply(conversation.id, message.id);
     if (existing) {
@@ -110,9 +110,15 @@ export class TurnsService {
     if (conversation.channel !== 'web' && this.outbound) await this.outbound.enqueue(conversation, message);
   }
 
+  /** How often the sweeper looks for stranded turns: twice per STRANDED_AFTER_MS. */
+  get strandedSweepMs(): number {
+    return this.config.recovery.strandedAfterMs / 2;
+  }
+
   /** Runs turns whose request died before or during the turn (the periodic sweeper). */
   async runStranded(limit = 20): Promise<number> {
-    const stranded = await this.repo.strandedTurns(new Date(Date.now() - STRANDED_AFTER_MS), limit);
+    // Still queued STRANDED_AFTER_MS after its message was stored: the request died before the turn.
+    const stranded = await this.repo.strandedTurns(new Date(Date.now() - this.config.recovery.strandedAfterMs), limit);
     for (const turn of stranded) {
       const [conversation] = await this.repo.conversationsByIds([turn.conversationId]);
       const message = conversation && (await this.repo.findMessage(conversation.id, turn.messageId));

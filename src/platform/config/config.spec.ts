@@ -32,6 +32,13 @@ describe('loadConfig', () => {
     expect(c.llm.provider).toBe('offline');
   });
 
+  it('takes over a dead instance\'s work after the recovery defaults, or the configured times', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).recovery).toEqual({ turnLeaseMs: 180_000, inboundLeaseMs: 300_000, strandedAfterMs: 30_000 });
+    const c = loadConfig({ DATA_DIR: tmp(), TURN_LEASE_MS: '6000', INBOUND_LEASE_MS: '8000', STRANDED_AFTER_MS: '3000' });
+    expect(c.recovery).toEqual({ turnLeaseMs: 6000, inboundLeaseMs: 8000, strandedAfterMs: 3000 });
+    expect(() => loadConfig({ DATA_DIR: tmp(), TURN_LEASE_MS: '10' })).toThrow(/TURN_LEASE_MS/);
+  });
+
   it('stops on a bad value with a message naming the variable', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), PORT: 'eighty' })).toThrow(/PORT: must be a whole number/);
     expect(() => loadConfig({ DATA_DIR: tmp(), THROTTLE_ORG_PER_MINUTE: '0' })).toThrow(/THROTTLE_ORG_PER_MINUTE/);

@@ -35,6 +35,15 @@ export interface AppConfig {
     inboundQueueMaxDepth: number;
     backpressureRetryAfterS: number;
   };
+  /** When work a dead instance left is taken over (docs/operations.md, faults). */
+  readonly recovery: {
+    /** A running agent turn is held this long; past it the sweeper may run it again. */
+    turnLeaseMs: number;
+    /** An inbound event being processed is held this long; past it the sweep may take it again. */
+    inboundLeaseMs: number;
+    /** A turn or inbound event still queued this long lost its request or job: the sweeper runs it. */
+    strandedAfterMs: number;
+  };
   readonly bootstrapToken: string | undefined;
   readonly channels: {
     chatASigningSecret?: string;
@@ -138,6 +147,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       inboundQueueMaxDepth: e.INBOUND_QUEUE_MAX_DEPTH,
       backpressureRetryAfterS: e.BACKPRESSURE_RETRY_AFTER_S,
     },
+    recovery: { turnLeaseMs: e.TURN_LEASE_MS, inboundLeaseMs: e.INBOUND_LEASE_MS, strandedAfterMs: e.STRANDED_AFTER_MS },
     bootstrapToken: e.BOOTSTRAP_TOKEN,
     channels: {
       chatASigningSecret: e.CHAT_A_SIGNING_SECRET,

@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics of one app instance: process metrics and an HTTP duration histogram. */
 export class Metrics {
   readonly registry = new Registry();
   readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  /** Periods of a periodic task this instance ran (it ran them as the leader). */
+  readonly periodicTaskRuns: Counter<'task' | 'outcome'>;
+  /** 1 while this instance holds the scheduler lease. */
+  readonly schedulerLeader: Gauge;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -15,6 +19,13 @@ export class Metrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
     });
+    this.periodicTaskRuns = new Counter({
+      name: 'periodic_task_runs_total',
+      help: 'Periods of each periodic task run by this instance, by outcome (ok or failed)',
+      labelNames: ['task', 'outcome'],
+      registers: [this.registry],
+    });
+    this.schedulerLeader = new Gauge({ name: 'scheduler_leader', help: '1 while this instance holds the scheduler lease (runs the periodic tasks), else 0', registers: [this.registry] });
   }
 
   /** Times every request by its route pattern (never the raw URL, which would explode the label set). */

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
 import { DbService } from '../db/db.service.js';
 import { logger } from '../observability/logger.js';
+import { Metrics } from '../observability/metrics.js';
 import { leaderLocks, periodicTaskRuns } from './leader.tables.js';
 
 export const LEADER_LOCK_TTL_MS = 30_000;
@@ -31,7 +32,10 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
   private leaseValidUntil = 0;
   private stopped = false;
 
-  constructor(private readonly dbService: DbService) {}
+  constructor(
+    private readonly dbService: DbService,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
 
   every(name: string, intervalMs: number, run: () => Promise<void>): void {
     this.tasks.push({ name, intervalMs, run, running: false });
@@ -60,6 +64,7 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
         .catch(() => undefined);
     }
     this.leaseValidUntil = 0;
+    this.metrics?.schedulerLeader.set(0);
     while (this.tasks.some((t) => t.running)) await new Promise((r) => setTimeout(r, 50));
   }
 
@@ -77,10 +82,12 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
       const won = rowsOf(rows).length > 0;
       // Count our lease from before the statement ran, and stop a little early: never two leaders.
       this.leaseValidUntil = won ? startedAt + LEADER_LOCK_TTL_MS - 2_000 : 0;
+      this.metrics?.schedulerLeader.set(won ? 1 : 0);
       return won;
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'leader lease renewal failed');
       this.leaseValidUntil = 0;
+      this.metrics?.schedulerLeader.set(0);
       return false;
     }
   }
@@ -98,17 +105,21 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
 
   /** Claims the period in the database, then runs the task; false when the period was already run. */
   async runOnce(task: Pick<PeriodicTask, 'name' | 'run'>, period: number): Promise<boolean> {
+    let claimed = false;
     try {
-      const claimed = await this.dbService.root.execute(sql`
+      const rows = await this.dbService.root.execute(sql`
         insert into ${periodicTaskRuns} (name, period, ran_at) values (${task.name}, ${period}, now())
         on conflict (name) do update set period = excluded.period, ran_at = excluded.ran_at
         where ${periodicTaskRuns.period} < excluded.period
         returning name`);
-      if (rowsOf(claimed).length === 0) return false;
+      claimed = rowsOf(rows).length > 0;
+      if (!claimed) return false;
       await task.run();
+      this.metrics?.periodicTaskRuns.inc({ task: task.name, outcome: 'ok' });
       return true;
     } catch (err) {
       logger.error({ err, task: task.name }, 'periodic task failed');
+      if (claimed) this.metrics?.periodicTaskRuns.inc({ task: task.name, outcome: 'failed' });
       return false;
     }
   }
