@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentService, AgentTurnError, type AgentTurnInput } from '../../src/modules/agent/index.js';
 import { llmRuns } from '../../src/modules/agent/agent.tables.js';
 import { OrgsService } from '../../src/modules/orgs/index.js';
+import { FakeProvider } from '../support/llm-provider.js';
 import { demoCast, type DemoCast } from '../support/tenants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -215,54 +214,6 @@ describe('Agent tools and tool permissions (spec 4.6, 9.1)', () => {
     expect(doc.paths['/api/orgs/{orgId}/tool-permissions/{toolName}']?.put).toBeDefined();
   });
 });
-
-/** A local OpenAI-compatible server: each test sets how it answers. */
-class FakeProvider {
-  mode: 'ok' | 'fail' | 'hang' | 'tool' = 'ok';
-  readonly requests: Array<{ messages: Array<{ role: string; content?: unknown }>; tools?: Array<{ function: { name: string } }>; stream?: boolean }> = [];
-  private readonly hanging: ServerResponse[] = [];
-  readonly server: Server = createServer((req, res) => void this.handle(req, res));
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
-  }
-
-  async stop(): Promise<void> {
-    for (const res of this.hanging) res.destroy();
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let body = '';
-    for await (const chunk of req) body += chunk;
-    const request = JSON.parse(body);
-    this.requests.push(request);
-    if (this.mode === 'fail') {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'upstream exploded', type: 'server_error' } }));
-      return;
-    }
-    if (this.mode === 'hang') {
-      this.hanging.push(res);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = (choice: object | null, usage?: object) =>
-      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: request.model, choices: choice ? [choice] : [], ...(usage ? { usage } : {}) })}\n\n`);
-    const toolAnswered = (request.messages as Array<{ role: string }>).some((m) => m.role === 'tool');
-    if (this.mode === 'tool' && !toolAnswered) {
-      chunk({ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_org_local_time', arguments: '{}' } }] }, finish_reason: null });
-      chunk({ index: 0, delta: {}, finish_reason: 'tool_calls' });
-      chunk(null, { prompt_tokens: 200, completion_tokens: 10, total_tokens: 210 });
-    } else {
-      for (const piece of ['Hello from ', 'a live ', 'model.']) chunk({ index: 0, delta: { role: 'assistant', content: piece }, finish_reason: null });
-      chunk({ index: 0, delta: {}, finish_reason: 'stop' });
-      chunk(null, { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 });
-    }
-    res.end('data: [DONE]\n\n');
-  }
-}
 
 describe('Specialist agent on an openai-compatible provider', () => {
   const provider = new FakeProvider();
