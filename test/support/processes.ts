@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: the built service is `dist/src/main.js` under it. */
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Variables of the developer's shell that must never leak into a service a test starts. */
+const PRIVATE_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'SMTP_URL', 'ENCRYPTION_KEY', 'JWT_PRIVATE_KEY', 'JWT_PUBLIC_KEY', 'PORT', 'LOG_LEVEL'];
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** The first of `count` consecutive free ports (start:cluster takes PORT, PORT+1, ...). */
+export async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    let free = true;
+    for (let i = 0; i < count && free; i++) free = await portIsFree(base + i);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports found`);
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A process of the built service (or of a script) with its output kept line by line. */
+export interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  /** Every line written to stdout and stderr, in order. */
+  lines: string[];
+  output(): string;
+  /** The pino JSON lines, parsed. */
+  logs(): Array<Record<string, any>>;
+  exit: Promise<Exit>;
+}
+
+/** Starts `node <args>` from the repository root with only the given environment on top of a cleaned one. */
+export function spawnNode(name: string, args: string[], env: Record<string, string | undefined>): ServiceProcess {
+  const full: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of PRIVATE_VARIABLES) delete full[k];
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete full[k];
+    else full[k] = v;
+  }
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
+  createInterface({ input: child.stderr! }).on('line', (l) => lines.push(l));
+  const exit = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  return {
+    name,
+    child,
+    lines,
+    output: () => lines.join('\n'),
+    logs: () => lines.flatMap((l) => parseLogLine(l.replace(/^\[[^\]]*\] /, ''))),
+    exit,
+  };
+}
+
+function parseLogLine(line: string): Array<Record<string, any>> {
+  if (!line.startsWith('{')) return [];
+  try {
+    return [JSON.parse(line) as Record<string, any>];
+  } catch {
+    return [];
+  }
+}
+
+/** One instance of the built service on its own port. */
+export interface ServiceInstance extends ServiceProcess {
+  port: number;
+  url: string;
+}
+
+export function startService(name: string, port: number, env: Record<string, string | undefined>): ServiceInstance {
+  const proc = spawnNode(name, ['dist/src/main.js'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  return Object.assign(proc, { port, url: `http://127.0.0.1:${port}` });
+}
+
+/** Resolves once `GET /ready` answers 200; fails when the process exits first. */
+export async function waitReady(instance: { url: string } & Pick<ServiceProcess, 'child' | 'output'>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (instance.child.exitCode !== null || instance.child.signalCode !== null) throw new Error(`exited early:\n${instance.output()}`);
+    if (await readyStatus(instance.url).then((s) => s === 200)) return;
+    await sleep(200);
+  }
+  throw new Error(`not ready after ${timeoutMs} ms:\n${instance.output()}`);
+}
+
+/** The status of `GET /ready`, or 0 when nothing answers. */
+export function readyStatus(url: string): Promise<number> {
+  return fetch(`${url}/ready`, { signal: AbortSignal.timeout(5000) }).then(
+    (r) => r.status,
+    () => 0,
+  );
+}
+
+/** Sends a signal and waits for the process to end. */
+export async function stopProcess(proc: ServiceProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
+  if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill(signal);
+  return proc.exit;
+}
+
+/** Sums the samples of one Prometheus metric whose labels include `labels`. */
+export function metricSum(text: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const given = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => given[k] === v)) sum += Number(m[3]);
+  }
+  return sum;
+}
