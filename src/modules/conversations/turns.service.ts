@@ -5,7 +5,7 @@ import { DbService } from '../../platform/db/db.service.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { OrgAccessGate } from '../../platform/auth/org-access-gate.js';
 import { logger } from '../../platform/observability/logger.js';
-import { AgentService } from '../agent/index.js';
+import { AgentService, AgentTurnError } from '../agent/index.js';
 import { SpecialistsService } from '../specialists/index.js';
 import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository } from './conversations.repository.js';
@@ -71,7 +71,8 @@ export class TurnsService {
       .reverse()
       .map((m) => ({ role: m.role === 'client' ? ('user' as const) : ('assistant' as const), content: m.content }));
     let lastError: unknown;
-    for (let attempt = 1; attempt <= TURN_ATTEMPTS; attempt++) {
+    let text: string | undefined;
+    for (let attempt = 1; attempt <= TURN_ATTEMPTS && text === undefined; attempt++) {
       let streamed = false;
       try {
         const result = await this.agent.runTurn({
@@ -88,14 +89,18 @@ export class TurnsService {
               }
             : undefined,
         });
-        return await this.deliver(conversation.id, message, result.text);
+        text = result.text;
       } catch (err) {
+        // Only the model failing is an agent failure. Anything else (the database went away) leaves
+        // the turn claimed: the sweeper runs it again once its lease ends.
+        if (!(err instanceof AgentTurnError)) throw err;
         lastError = err;
         logger.warn({ err: (err as Error).message, conversationId: conversation.id, messageId: message.id, attempt }, 'agent turn attempt failed');
         if (streamed) observer.onRetry?.();
         if (attempt < TURN_ATTEMPTS) await sleep(BACKOFF_MS[attempt - 1] ?? 1000);
       }
     }
+    if (text !== undefined) return this.deliver(conversation.id, message, text);
     await this.fail(conversation.id, message, lastError);
     return null;
   }
@@ -120,10 +125,15 @@ export class TurnsService {
     // Still queued STRANDED_AFTER_MS after its message was stored: the request died before the turn.
     const stranded = await this.repo.strandedTurns(new Date(Date.now() - this.config.recovery.strandedAfterMs), limit);
     for (const turn of stranded) {
-      const [conversation] = await this.repo.conversationsByIds([turn.conversationId]);
-      const message = conversation && (await this.repo.findMessage(conversation.id, turn.messageId));
-      if (!conversation || !message) continue;
-      await this.run(conversation, message);
+      try {
+        const [conversation] = await this.repo.conversationsByIds([turn.conversationId]);
+        const message = conversation && (await this.repo.findMessage(conversation.id, turn.messageId));
+        if (!conversation || !message) continue;
+        await this.run(conversation, message);
+      } catch (err) {
+        // One turn that cannot run now does not hold up the others; it is tried again next time.
+        logger.warn({ err: (err as Error).message, messageId: turn.messageId }, 'stranded turn not run');
+      }
     }
     return stranded.length;
   }
