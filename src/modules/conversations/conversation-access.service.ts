@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ORG_WIDE_ROLES, type PlatformRole } from '../../contracts/roles.js';
+import { memberOrgId } from '../../platform/auth/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { ExpertsService } from '../experts/index.js';
@@ -37,6 +38,17 @@ export class ConversationAccess {
     const reach = await this.reachOf(principal);
     if (reach.kind === 'grants' && specialistId === undefined) return reach.grants.some((g) => g.orgId === orgId);
     return reaches(reach, { orgId, specialistId: specialistId ?? '' });
+  }
+
+  /**
+   * The org a list or a search names (`?orgId=`): one the caller reaches, else 404 like any other
+   * org's row (an Expert's list of an org no grant covers is not an empty page).
+   */
+  async namedOrg(principal: Principal, orgId: string | undefined): Promise<string | undefined> {
+    if (orgId === undefined) return undefined;
+    if (isClientViewer(principal)) return memberOrgId(principal, orgId);
+    if (!(await this.reachesOrg(principal, orgId))) throw AppError.notFound('Organization');
+    return orgId;
   }
 
   /** The join_conversation check of the socket gateway. */

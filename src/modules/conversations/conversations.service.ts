@@ -77,7 +77,7 @@ export class ConversationsService implements OnModuleInit {
 
   async list(principal: Principal, query: ConversationListQuery) {
     const reach = await this.access.reachOf(principal);
-    const orgId = query.orgId && isClientViewer(principal) ? memberOrgId(principal, query.orgId) : query.orgId;
+    const orgId = await this.access.namedOrg(principal, query.orgId);
     const rows = await this.repo.list(reach, { orgId, status: query.status }, { limit: query.limit, after: decodeCursor(query.cursor) });
     const cards = await this.cards(rows.map((r) => r.specialistId));
     const viewer = viewerOf(principal);
@@ -105,7 +105,7 @@ export class ConversationsService implements OnModuleInit {
   async search(principal: Principal, query: { q: string; orgId?: string; limit: number; cursor?: string }) {
     const reach = await this.access.reachOf(principal);
     const viewer = viewerOf(principal);
-    const orgId = query.orgId && viewer === 'client' ? memberOrgId(principal, query.orgId) : query.orgId;
+    const orgId = await this.access.namedOrg(principal, query.orgId);
     const filter = { q: query.q, orgId, includeInternal: viewer === 'staff' };
     const hits = await this.repo.search(reach, filter, { limit: query.limit, after: decodeCursor(query.cursor) });
     const page = hits.slice(0, query.limit);

@@ -35,8 +35,9 @@ export class ExpertQueueService {
   ) {}
 
   async list(principal: Principal, query: { status: QueueTab; orgId?: string; limit: number; cursor?: string }) {
+    const orgId = await this.access.namedOrg(principal, query.orgId);
     const reach = await this.access.reachOf(principal);
-    const rows = await this.repo.listQueue(reach, { status: query.status === 'all' ? undefined : query.status, orgId: query.orgId }, { limit: query.limit, after: decodeCursor(query.cursor) });
+    const rows = await this.repo.listQueue(reach, { status: query.status === 'all' ? undefined : query.status, orgId }, { limit: query.limit, after: decodeCursor(query.cursor) });
     const page = rows.slice(0, query.limit);
     const [threads, orgs, specialists] = await Promise.all([
       this.repo.conversationsByIds(page.map((r) => r.conversationId)),
