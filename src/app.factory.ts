@@ -10,6 +10,7 @@ import { DbService } from './platform/db/db.service.js';
 import { runMigrations } from './platform/db/migrate.js';
 import { InflightTracker } from './platform/http/inflight.interceptor.js';
 import { mountWebApp } from './platform/http/web-app.js';
+import { RealtimeService } from './platform/realtime/realtime.service.js';
 import { configureLogger, logger, PinoNestLogger } from './platform/observability/logger.js';
 import { Metrics } from './platform/observability/metrics.js';
 import { createRedis, waitForRedis } from './platform/redis/redis.js';
@@ -91,10 +92,19 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
         if (closed) return;
         closed = true;
         const inflight = app.get(InflightTracker);
+        // A keep-alive connection whose request finishes during the stop would hold the server
+        // open until its keep-alive timeout (72 s): close connections as soon as they are idle.
+        const server = app.getHttpServer() as { closeIdleConnections?: () => void };
+        const closeIdle = setInterval(() => server.closeIdleConnections?.(), 100);
         // Stops accepting, runs the shutdown hooks (job queue waits for its jobs), then lets
         // handlers whose clients left finish before the database goes away.
-        await app.close();
+        try {
+          await app.close();
+        } finally {
+          clearInterval(closeIdle);
+        }
         await inflight.drain(15_000);
+        app.get(RealtimeService).disconnectRedis();
         redis?.disconnect();
         await handle.close();
       },

@@ -126,6 +126,13 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
       io.disconnectSockets(true);
       await new Promise<void>((resolve) => io.close(() => resolve()));
     }
+    // The publisher stays open: jobs still finishing (the queue stops alongside) emit events
+    // that other instances' sockets must get. disconnectRedis() closes it at the very end.
+  }
+
+  /** Closes the Redis connections of the adapter once nothing runs (the app's last step); later emits are dropped. */
+  disconnectRedis(): void {
+    this.ns = undefined;
     this.pub?.disconnect();
     this.sub?.disconnect();
   }
