@@ -21,12 +21,19 @@ export interface BenchOrg {
 }
 
 /**
- * `count` active orgs (`bench-org-<n>`, assigned to the account manager `amId`), each with a
- * primary OSA of a catalog Specialist (round-robin over the catalog), a client user with a
- * membership, and one conversation started by that client; one statement. Each client gets a
+ * `count` active orgs (`bench-org-<n>` unless `prefixes` says otherwise, assigned to the account
+ * manager `amId`), each with a primary OSA of a catalog Specialist (round-robin over the catalog),
+ * a client user with a membership, and one conversation started by that client; one statement.
+ * Each client gets a
  * token signed with the run's key, whose `orgMemberships` name their org (as the server's would).
  */
-export async function createBenchOrgs(databaseUrl: string, privateKeyPem: string, count: number, amId: string): Promise<BenchOrg[]> {
+export async function createBenchOrgs(
+  databaseUrl: string,
+  privateKeyPem: string,
+  count: number,
+  amId: string,
+  prefixes: { orgSlug: string; clientEmail: string } = { orgSlug: ORG_SLUG_PREFIX, clientEmail: CLIENT_EMAIL_PREFIX },
+): Promise<BenchOrg[]> {
   const rows = await withClient(databaseUrl, async (client) => {
     const catalog = await client.query<{ n: string }>('select count(*)::text as n from specialists');
     if (Number(catalog.rows[0]?.n ?? 0) === 0) throw new Error('the Specialist catalog is empty: the server did not seed its demo data');
@@ -79,7 +86,7 @@ export async function createBenchOrgs(databaseUrl: string, privateKeyPem: string
               (extract(epoch from u.password_changed_at) * 1000)::bigint::text as pwc_ms
        from threads t join clients u on u.id = t.created_by join numbered n on n.org_id = t.org_id
        order by n.g`,
-      [ORG_SLUG_PREFIX, CLIENT_EMAIL_PREFIX, count, amId],
+      [prefixes.orgSlug, prefixes.clientEmail, count, amId],
     );
     return result.rows;
   });

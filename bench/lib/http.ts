@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { describeFetchError } from './process.js';
 
 export interface HttpAnswer {
@@ -47,4 +48,33 @@ export function snippet(text: string, max = 300): string {
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An answer of `postRaw`: status, headers and body text. */
+export interface RawAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * One POST of a body already serialized, through a keep-alive `node:http` agent (the load senders
+ * bound their sockets with it): resolves with any status, rejects on a transport error or timeout.
+ */
+export function postRaw(agent: http.Agent, url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -4,6 +4,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { io, type Socket } from 'socket.io-client';
 import { startCpuSample, type CpuUse } from './cpu.js';
+import { postRaw, type RawAnswer } from './http.js';
 import type { BenchUser } from './users.js';
 
 /*
@@ -145,38 +146,9 @@ export function connectOne(baseUrl: string, user: Pick<BenchUser, 'id' | 'token'
   });
 }
 
-function postJson(
-  agent: http.Agent,
-  url: URL,
-  token: string,
-  body: string,
-  timeoutMs: number,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          accept: 'application/json',
-        },
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
+function postJson(agent: http.Agent, url: URL, token: string, body: string, timeoutMs: number): Promise<RawAnswer> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' };
+  return postRaw(agent, url, headers, body, timeoutMs);
 }
 
 export async function measureSocketLatency(options: SocketLatencyOptions): Promise<SocketLatencyResult> {
