@@ -8,11 +8,15 @@
  * autocannon against each in turn, then 1,000 sockets receiving notifications sent at a steady
  * rate, then `GET /api/notifications` before and after a million other rows, then
  * `POST /api/conversations/:id/messages` over 100 orgs (every reply counted in SQL and on an
- * account manager's socket), then `GET /api/expert-queue` on 100,000 items; a table on stdout and
+ * account manager's socket), then `GET /api/expert-queue` on 100,000 items, then signed chat-a
+ * events accepted and processed to a reply sent to a vendor stand-in, and a server with a small
+ * inbound queue pushed past its backpressure point; a table on stdout and
  * bench/results/latest.json. Any non-2xx answer, error or timeout in a measured run, any lost
- * or duplicated socket event, and any client message without exactly one reply, exits 1; the
- * ratios against the baselines are informational. BENCH_PARTS runs some parts only.
+ * or duplicated socket event, any client message without exactly one reply, and any chat-a event
+ * lost or processed twice, exits 1; the ratios against the baselines are informational.
+ * BENCH_PARTS runs some parts only.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -37,6 +41,9 @@ import { isRecord, request, snippet } from './lib/http.js';
 import { generateRs256Pem, type PemKeyPair } from './lib/keys.js';
 import { createBenchOrgs } from './lib/conversations-data.js';
 import { measureConversations, measureQueue, type ConversationsContext, type MeasureOne } from './lib/conversations-bench.js';
+import { measureBackpressure, measureChatAThroughput, type ChannelsContext } from './lib/channels-bench.js';
+import { createChatAWorkspaces } from './lib/channels-data.js';
+import { startChatAVendor, type ChatAWorkspace } from './lib/chat-a.js';
 import { LoadFailure, measure, type LoadTarget, type Measurement } from './lib/load.js';
 import { spawnNode, waitForHttp, type ChildHandle } from './lib/process.js';
 import {
@@ -70,6 +77,8 @@ const TARGETS = {
   queueExpert: 'server GET /api/expert-queue (expert)',
   queueAllBase: 'jose+pg queue select (superadmin)',
   queueAll: 'server GET /api/expert-queue (superadmin)',
+  chatABaseline: 'fastify HMAC+insert chat-a POST',
+  chatA: 'server POST /api/channels/chat-a/events',
 } as const;
 
 const RATIOS: RatioSpec[] = [
@@ -88,10 +97,12 @@ const RATIOS: RatioSpec[] = [
   { name: 'POST messages / message+reply', metric: 'p99', comparison: '<=', numerator: TARGETS.sendMessage, denominator: TARGETS.messageReply },
   { name: 'expert-queue (expert) / select', metric: 'p99', comparison: '<=', numerator: TARGETS.queueExpert, denominator: TARGETS.queueExpertBase },
   { name: 'expert-queue (superadmin) / select', metric: 'p99', comparison: '<=', numerator: TARGETS.queueAll, denominator: TARGETS.queueAllBase },
+  { name: 'chat-a accepted / HMAC+insert', numerator: TARGETS.chatA, denominator: TARGETS.chatABaseline },
+  { name: 'chat-a accepted / HMAC+insert', metric: 'p99', comparison: '<=', numerator: TARGETS.chatA, denominator: TARGETS.chatABaseline },
 ];
 
 /** The parts of a run, in their order; BENCH_PARTS picks some. */
-const PARTS = ['http', 'sockets', 'list', 'conversations', 'queue'] as const;
+const PARTS = ['http', 'sockets', 'list', 'conversations', 'queue', 'channels'] as const;
 type Part = (typeof PARTS)[number];
 
 /** Pause after each measured run. */
@@ -157,6 +168,21 @@ function readSettings(): Report['settings'] {
       queueItems: int('BENCH_QUEUE_ITEMS', 100_000, 1),
       expertGrantEvery: int('BENCH_QUEUE_GRANT_EVERY', 2, 1),
     },
+    channels: {
+      workspaces: int('BENCH_CHANNEL_WORKSPACES', 10, 1),
+      events: int('BENCH_CHANNEL_EVENTS', 200, 1),
+      warmupEvents: int('BENCH_CHANNEL_WARMUP_EVENTS', 20, 0),
+      ratePerS: numberFromEnv('BENCH_CHANNEL_RATE', 0, 0),
+      connections: int('BENCH_CHANNEL_CONNECTIONS', 20, 1),
+      drainTimeoutS: numberFromEnv('BENCH_CHANNEL_DRAIN_TIMEOUT_S', 180, 1),
+      backpressure: {
+        maxDepth: int('BENCH_BP_MAX_DEPTH', 200, 1),
+        retryAfterS: int('BENCH_BP_RETRY_AFTER_S', 1, 1),
+        events: int('BENCH_BP_EVENTS', 250, 1),
+        ratePerS: numberFromEnv('BENCH_BP_RATE', 100, 1),
+        jitterMs: numberFromEnv('BENCH_BP_JITTER_MS', 1000, 0),
+      },
+    },
   };
 }
 
@@ -168,10 +194,18 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 const isOk = (status: number) => status >= 200 && status < 300;
 
-async function startServer(entry: string, dbUrl: string, dataDir: string, keys: PemKeyPair, redis: BenchRedis) {
+async function startServer(
+  entry: string,
+  dbUrl: string,
+  dataDir: string,
+  keys: PemKeyPair,
+  redis: Pick<BenchRedis, 'url' | 'prefix'>,
+  extraEnv: Record<string, string> = {},
+  name = 'server',
+) {
   const port = await freePort();
   const server = spawnNode({
-    name: 'server',
+    name,
     script: entry,
     cwd: ROOT,
     echo: verbose,
@@ -189,6 +223,7 @@ async function startServer(entry: string, dbUrl: string, dataDir: string, keys: 
       LOG_LEVEL: 'warn',
       REDIS_URL: redis.url,
       REDIS_KEY_PREFIX: redis.prefix,
+      ...extraEnv,
     },
   });
   const startedAt = Date.now();
@@ -196,7 +231,7 @@ async function startServer(entry: string, dbUrl: string, dataDir: string, keys: 
   // IPv4 first; IPv6 loopback too, in case the server listens on "localhost" or "::" only.
   const baseUrls = [`http://127.0.0.1:${port}`, `http://[::1]:${port}`];
   const base = await waitForHttp(server, { baseUrls, path: '/ready', timeoutMs });
-  log(`server ready at ${base} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  log(`${name} ready at ${base} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   return { server, base };
 }
 
@@ -273,7 +308,14 @@ async function main(report: Report): Promise<void> {
     () => rmSync(dataDir, { recursive: true, force: true }),
   );
 
-  const { server, base: serverBase } = await startServer(entry, db.url, dataDir, keys, redis);
+  // chat-a: the signing secret of this run, and the vendor stand-in the replies go to.
+  const runs = (part: Part) => settings.parts.includes(part);
+  const chatASecret = randomBytes(24).toString('hex');
+  let workspaces: ChatAWorkspace[] = [];
+  const vendor = runs('channels') ? await startChatAVendor(() => workspaces) : undefined;
+  if (vendor) onCleanup('stop the chat-a vendor stand-in', () => vendor.close());
+  const chatAEnv: Record<string, string> = vendor ? { CHAT_A_SIGNING_SECRET: chatASecret, CHAT_A_API_BASE_URL: vendor.url } : {};
+  const { server, base: serverBase } = await startServer(entry, db.url, dataDir, keys, redis, chatAEnv);
   const { token, sub } = await demoLogin(serverBase);
   log(`demo-login as superadmin: user ${sub}`);
   const auth = { authorization: `Bearer ${token}` };
@@ -326,7 +368,6 @@ async function main(report: Report): Promise<void> {
     await sleep(SETTLE_MS);
     return m;
   };
-  const runs = (part: Part) => settings.parts.includes(part);
 
   for (let round = 1; runs('http') && round <= settings.rounds; round++) {
     // (a) bare fastify, then the server's health.
@@ -390,6 +431,32 @@ async function main(report: Report): Promise<void> {
         all: TARGETS.queueAll,
       });
     }
+  }
+
+  if (vendor) {
+    const c = settings.channels;
+    log(`chat-a: ${c.workspaces} orgs, each bound to a workspace by a chat-a integration ...`);
+    workspaces = await createChatAWorkspaces({ dbUrl: db.url, privateKeyPem: keys.privateKeyPem, serverBase, am, count: c.workspaces });
+    const channelsContext: ChannelsContext = {
+      report,
+      dbUrl: db.url,
+      serverBase,
+      server,
+      secret: chatASecret,
+      vendor,
+      workspaces,
+      runTag: randomBytes(3).toString('hex'),
+      startBaseline,
+      // The same database, data dir (its encryption key opens the integrations' secrets) and
+      // keys; Redis keys under a prefix of their own, so the chat-a throttle starts afresh.
+      startServer: (env) =>
+        startServer(entry, db.url, dataDir, keys, { url: redis.url, prefix: `${redis.prefix}bp:` }, { ...chatAEnv, ...env }, 'server (backpressure)'),
+      log,
+    };
+    await measureChatAThroughput(channelsContext, c, { baseline: TARGETS.chatABaseline, server: TARGETS.chatA });
+    // The backpressure run needs a server of its own settings on the same database: this one goes first.
+    await server.stop();
+    await measureBackpressure(channelsContext, c);
   }
 
   await server.stop();
@@ -517,6 +584,8 @@ const report: Report = {
   tableSetups: [],
   conversations: null,
   queue: null,
+  channels: null,
+  backpressure: null,
   failures: [],
   error: undefined,
 };
@@ -535,7 +604,9 @@ const ratios = computeRatios(
   RATIOS.filter((r) => measured(r.numerator) || measured(r.denominator)),
   summaries,
 );
-const measuredAnything = summaries.length > 0 || report.socket !== null || report.tableSetups.length > 0 || report.conversations !== null || report.queue !== null;
+const measuredAnything = summaries.length > 0 || report.socket !== null || report.tableSetups.length > 0 || report.conversations !== null || report.queue !== null ||
+  report.channels !== null ||
+  report.backpressure !== null;
 if (measuredAnything) console.log(`\n${renderReport(report, summaries, ratios)}\n`);
 try {
   await writeReport(RESULTS_FILE, report, summaries, ratios);

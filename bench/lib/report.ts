@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { LoadSettings, Measurement } from './load.js';
+import type { BackpressureResult, ChannelSettings, DeliverySummary, ThroughputResult } from './channels-bench.js';
 import type { QueueState, ReplyCounts } from './conversations-data.js';
 import type { CpuUse } from './cpu.js';
 import type { TableState } from './notifications-data.js';
@@ -108,7 +109,14 @@ export interface QueueSetup extends QueueState {
 }
 
 export interface Report {
-  settings: LoadSettings & { rounds: number; parts: string[]; socket: SocketSettings; list: ListSettings; conversations: ConversationSettings };
+  settings: LoadSettings & {
+    rounds: number;
+    parts: string[];
+    socket: SocketSettings;
+    list: ListSettings;
+    conversations: ConversationSettings;
+    channels: ChannelSettings;
+  };
   database: string | null;
   measurements: RoundMeasurement[];
   warnings: string[];
@@ -119,6 +127,9 @@ export interface Report {
   tableSetups: TableSetup[];
   conversations: ConversationResult | null;
   queue: QueueSetup | null;
+  /** chat-a events accepted and processed (the reply sent), and the backpressure run. */
+  channels: ThroughputResult | null;
+  backpressure: BackpressureResult | null;
   /** Problems found after a step that still let the run go on (lost events, ...): they fail the run. */
   failures: string[];
   error: string | undefined;
@@ -277,6 +288,102 @@ function renderQueue(q: QueueSetup): string {
   return `${head}\n${table}`;
 }
 
+const seconds = (value: number | null) => (value === null ? '-' : `${value.toFixed(1)} s`);
+const counted = (record: Record<string, number>) =>
+  Object.entries(record)
+    .map(([k, v]) => `${k} ${formatNumber(v)}`)
+    .join(', ') || 'none';
+
+function answersLine(d: DeliverySummary): string {
+  return `${formatNumber(d.accepted)} of ${formatNumber(d.events)} in ${d.acceptSpanS.toFixed(2)} s = ${formatNumber(d.acceptedPerS, 1)}/s; answer p50 / p99 ${ms(d.latencyMs.p50)} / ${ms(d.latencyMs.p99)} ms`;
+}
+
+/** The SQL checks of a chat-a run: one message, one reply, one turn and one sent reply per event. */
+function channelCountRows(c: ThroughputResult['counts']): [string, string][] {
+  return [
+    ['inbound_events kept, by status', `${formatNumber(c.stored)}: ${counted(c.statuses)}`],
+    ['conversations / client messages / replies / turns', `${formatNumber(c.conversations)} / ${formatNumber(c.clientMessages)} / ${formatNumber(c.replies)} / ${formatNumber(c.turns)}`],
+    [
+      'lost or doubled: unanswered / answered twice / stray / shared / turns open',
+      `${c.unanswered} / ${c.answeredTwice} / ${c.strayReplies} / ${c.sharedMessages} / ${c.openTurns}`,
+    ],
+    ['outbox rows, by status (replies without a row)', `${formatNumber(c.outbox)}: ${counted(c.outboxStatuses)} (${c.repliesWithoutOutbox})`],
+  ];
+}
+
+function waitsRow(c: ThroughputResult['counts']): [string, string] {
+  const spread = (w: ThroughputResult['counts']['eventWaitS']) => (w ? `${w.p50.toFixed(1)} / ${w.p99.toFixed(1)} / ${w.max.toFixed(1)}` : '-');
+  return ['wait (s, p50 / p99 / max): event received -> done; reply in the outbox -> sent', `${spread(c.eventWaitS)}; ${spread(c.replyWaitS)}`];
+}
+
+function timelineRow(c: ThroughputResult['counts']): [string, string] {
+  return ['events done per 5 s after the first received', c.donePer5s.join(' ') || '-'];
+}
+
+function vendorRow(v: ThroughputResult['vendor']): [string, string] {
+  return [
+    'vendor chat.postMessage: calls / distinct replies / sent twice / misrouted',
+    `${formatNumber(v.calls)} / ${formatNumber(v.distinctReplies)} / ${v.repeatedReplies} / ${v.misrouted + v.withoutKey}`,
+  ];
+}
+
+function renderChannels(r: ThroughputResult): string {
+  const c = r.counts;
+  const rows: [string, string][] = [
+    ['workspaces (orgs bound by a chat-a integration)', formatNumber(r.workspaces)],
+    ['events: warm-up (not timed) + measured', `${formatNumber(r.warmupEvents)} + ${formatNumber(r.events)}`],
+    ['baseline: accepted (200), rows stored', `${answersLine(r.baseline)}; ${formatNumber(r.baseline.rowsStored)} rows`],
+    ['server: accepted at the webhook (200)', answersLine(r.server)],
+    ['server: answers', counted(r.server.statusCounts)],
+    ['processed (inbound_events done)', `${formatNumber(c.statuses.done ?? 0)} in ${seconds(c.lastDoneS)} = ${r.processedPerS === null ? '-' : formatNumber(r.processedPerS, 1)}/s`],
+    ['last event received / done / reply in the outbox / sent', `${seconds(c.lastReceivedS)} / ${seconds(c.lastDoneS)} / ${seconds(c.lastOutboxS)} / ${seconds(c.lastSentS)} after the first received`],
+    ['waited after the last acceptance (drain)', seconds(r.drainSeconds)],
+    waitsRow(c),
+    timelineRow(c),
+    ...channelCountRows(c),
+    ['llm_runs rows', formatNumber(c.ledgerRows)],
+    vendorRow(r.vendor),
+    ['CPU while accepting (% of one core)', cpuLine(r.cpuAccept)],
+    ['CPU while draining (% of one core)', cpuLine(r.cpuDrain)],
+  ];
+  if (r.cpuDrain.topProcesses.length > 0) rows.push(['top CPU while draining', topLine(r.cpuDrain.topProcesses)]);
+  return renderTable([{ title: 'chat-a app_mention -> reply sent' }, { title: 'value' }], rows);
+}
+
+function renderBackpressure(r: BackpressureResult): string {
+  const d = r.delivery;
+  const b = d.backpressure;
+  const f = r.firstRefusal;
+  const rows: [string, string][] = [
+    ['server: INBOUND_QUEUE_MAX_DEPTH / BACKPRESSURE_RETRY_AFTER_S', `${formatNumber(r.maxDepth)} / ${r.retryAfterS} s`],
+    ['events, first attempts per second', `${formatNumber(r.events)} at ${formatNumber(r.ratePerS)}/s`],
+    ['requests, by answer', `${formatNumber(d.attempts)}: ${counted(d.statusCounts)}`],
+    [
+      'first 503: when, accepted before, done then, depth',
+      f
+        ? `${f.atS.toFixed(2)} s, ${formatNumber(f.acceptedBefore)} accepted, ${f.doneThen ?? '?'} done: depth ${f.depthByBench ?? '?'} (open in the database: ${f.openDepth ?? '?'})`
+        : 'no 503',
+    ],
+    [
+      'deepest open queue sampled (every 200 ms)',
+      `${formatNumber(r.maxOpenDepth)}, ${Math.max(0, r.maxOpenDepth - r.maxDepth)} over the limit (${r.samples} samples)`,
+    ],
+    ['503 without Retry-After / not the spec 7.1 body', `${b.withoutRetryAfter} / ${b.badBodies}${b.firstBadBody ? ` (${b.firstBadBody})` : ''}`],
+    ['Retry-After seen (s)', b.retryAfterS.join(', ') || '-'],
+    ['events retried / most attempts of one event', `${formatNumber(d.retriedEvents)} / ${d.maxAttempts}`],
+    ['never accepted / accepted twice / duplicate answers', `${d.notAccepted} / ${d.acceptedTwice} / ${d.duplicateAnswers}`],
+    ['all accepted after (s)', d.acceptSpanS.toFixed(1)],
+    ['processed (inbound_events done)', `${formatNumber(r.counts.statuses.done ?? 0)} in ${seconds(r.counts.lastDoneS)} = ${r.processedPerS === null ? '-' : formatNumber(r.processedPerS, 1)}/s`],
+    ['last reply sent (after the first event received)', seconds(r.counts.lastSentS)],
+    waitsRow(r.counts),
+    timelineRow(r.counts),
+    ...channelCountRows(r.counts),
+    vendorRow(r.vendor),
+    ['CPU over the run (% of one core)', cpuLine(r.cpu)],
+  ];
+  return renderTable([{ title: 'chat-a backpressure' }, { title: 'value' }], rows);
+}
+
 export function renderReport(report: Report, summaries: TargetSummary[], ratios: RatioResult[]): string {
   const multi = report.settings.rounds > 1;
   const failed = (name: string) => {
@@ -331,6 +438,8 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
   if (report.tableSetups.length > 0) parts.push('', renderTableSetups(report.tableSetups));
   if (report.conversations) parts.push('', renderConversations(report.conversations));
   if (report.queue) parts.push('', renderQueue(report.queue));
+  if (report.channels) parts.push('', renderChannels(report.channels));
+  if (report.backpressure) parts.push('', renderBackpressure(report.backpressure));
   return parts.join('\n');
 }
 
@@ -356,6 +465,8 @@ export async function writeReport(
     tableSetups: report.tableSetups,
     conversations: report.conversations,
     queue: report.queue,
+    channels: report.channels,
+    backpressure: report.backpressure,
     failures: report.failures,
     warnings: report.warnings,
     runs: report.measurements,
