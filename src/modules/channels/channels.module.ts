@@ -44,8 +44,9 @@ export class ChannelsModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.turns.setOutboundPort(this.outbound);
-    this.queue.handle('channels.inbound', ({ eventId }, job) => this.processor.process(eventId, job.final), { retryLimit: 3, retryDelaySeconds: 5, batchSize: 4 });
-    this.queue.handle('channels.outbound', ({ outboundId }) => this.outbound.dispatch(outboundId), { retryLimit: 0 });
+    // Each event and each send is claimed in the database first, so a batch runs in parallel safely.
+    this.queue.handle('channels.inbound', ({ eventId }, job) => this.processor.process(eventId, job.final), { retryLimit: 3, retryDelaySeconds: 5, batchSize: 16, parallel: true, pollingIntervalSeconds: 0.5 });
+    this.queue.handle('channels.outbound', ({ outboundId }) => this.outbound.dispatch(outboundId), { retryLimit: 0, batchSize: 16, parallel: true, pollingIntervalSeconds: 0.5 });
     // Events still queued STRANDED_AFTER_MS lost their job; those processing past INBOUND_LEASE_MS lost their worker.
     const { strandedAfterMs, inboundLeaseMs } = this.config.recovery;
     this.scheduler.every('channels.stranded-inbound', strandedAfterMs / 2, async () => {

@@ -25,4 +25,10 @@ export interface WorkerOptions extends JobOptions {
   /** Jobs fetched per poll. */
   batchSize?: number;
   pollingIntervalSeconds?: number;
+  /**
+   * Run the jobs of a batch at the same time rather than one after the other (for handlers that
+   * wait on the network: model calls, vendor APIs). A failure fails the batch, so its jobs are
+   * retried: the handler must be idempotent.
+   */
+  parallel?: boolean;
 }

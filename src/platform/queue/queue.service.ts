@@ -78,9 +78,13 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
         reg.name as string,
         { batchSize: reg.options.batchSize ?? 1, pollingIntervalSeconds: reg.options.pollingIntervalSeconds ?? 1, includeMetadata: true },
         async (jobs) => {
-          for (const job of jobs) {
-            await reg.handler(job.data as JobMap[JobName], { id: job.id, retryCount: job.retryCount, final: job.retryCount >= job.retryLimit });
+          const run = (job: (typeof jobs)[number]) => reg.handler(job.data as JobMap[JobName], { id: job.id, retryCount: job.retryCount, final: job.retryCount >= job.retryLimit });
+          if (!reg.options.parallel) {
+            for (const job of jobs) await run(job);
+            return;
           }
+          const failed = (await Promise.allSettled(jobs.map(run))).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+          if (failed) throw failed.reason;
         },
       );
     }
