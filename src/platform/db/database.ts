@@ -50,6 +50,9 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
     const pool = new pg.Pool({ connectionString: input.databaseUrl, max: input.poolSize ?? 10, application_name: 'client-organization-service' });
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => undefined);
+    // Nor may a checked-out one (a transaction between two statements when the server goes away):
+    // pg-pool listens only to idle clients. Its queries fail, and the pool drops it on release.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = drizzlePg(pool) as unknown as Database;
     return {
       kind: 'postgres',
