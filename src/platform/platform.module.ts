@@ -48,7 +48,7 @@ export class PlatformModule {
       { provide: APP_CONFIG, useValue: deps.config },
       { provide: DbService, useValue: deps.dbService },
       { provide: Metrics, useValue: deps.metrics },
-      { provide: SecretBox, useValue: new SecretBox(deps.config.keys.encryptionKey) },
+      { provide: SecretBox, useValue: new SecretBox(deps.config.keys.encryptionKey, deps.config.keys.previousEncryptionKeys) },
       ...(deps.redis ? [{ provide: REDIS_CLIENT, useValue: deps.redis }] : []),
       TokenService,
       Clock,

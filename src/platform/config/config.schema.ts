@@ -37,6 +37,12 @@ export const EnvSchema = z.object({
       .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
       .optional(),
   ),
+  ENCRYPTION_KEY_PREVIOUS: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => v.split(',').every((k) => Buffer.from(k.trim(), 'base64').length === 32), 'must be a comma-separated list of 32-byte base64 keys')
+      .optional(),
+  ),
   JWT_PRIVATE_KEY: optionalString,
   JWT_PUBLIC_KEY: optionalString,
   SMTP_URL: optionalUrl,

@@ -109,6 +109,14 @@ describe('loadConfig', () => {
     expect(readFileSync(join(dir, 'keys', 'jwt-public.pem'), 'utf8')).toContain('BEGIN PUBLIC KEY');
   });
 
+  it('takes the rotated-out encryption keys of ENCRYPTION_KEY_PREVIOUS, each checked', () => {
+    const [a, b] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+    const c = loadConfig({ DATA_DIR: tmp(), ENCRYPTION_KEY_PREVIOUS: `${a}, ${b}` });
+    expect(c.keys.previousEncryptionKeys.map((k) => k.toString('base64'))).toEqual([a, b]);
+    expect(loadConfig({ DATA_DIR: tmp() }).keys.previousEncryptionKeys).toEqual([]);
+    expect(() => loadConfig({ DATA_DIR: tmp(), ENCRYPTION_KEY_PREVIOUS: `${a},c2hvcnQ=` })).toThrow(/ENCRYPTION_KEY_PREVIOUS: must be a comma-separated list of 32-byte base64 keys/);
+  });
+
   it('keeps a private key another instance has just written, and derives its public key', () => {
     const dir = tmp();
     const other = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });

@@ -122,6 +122,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     dataDir,
     allowGenerate: !isProduction,
     encryptionKey: e.ENCRYPTION_KEY,
+    previousEncryptionKeys: e.ENCRYPTION_KEY_PREVIOUS,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     jwtPublicKey: e.JWT_PUBLIC_KEY,
   });

@@ -6,6 +6,8 @@ import { ConfigError } from './config-error.js';
 export interface KeyMaterial {
   /** 32 bytes for AES-256-GCM. */
   readonly encryptionKey: Buffer;
+  /** Keys rotated out (ENCRYPTION_KEY_PREVIOUS): secrets they sealed can still be opened. */
+  readonly previousEncryptionKeys: Buffer[];
   readonly jwtPrivateKeyPem: string;
   readonly jwtPublicKeyPem: string;
   /** Where each key came from, for the start-up log (never the key itself). */
@@ -16,6 +18,7 @@ interface LoadKeysInput {
   dataDir: string;
   allowGenerate: boolean;
   encryptionKey?: string;
+  previousEncryptionKeys?: string;
   jwtPrivateKey?: string;
   jwtPublicKey?: string;
 }
@@ -103,5 +106,10 @@ export function loadKeys(input: LoadKeysInput): KeyMaterial {
       }
     }
   }
-  return { encryptionKey, jwtPrivateKeyPem, jwtPublicKeyPem, source: { encryption: encSource, jwt: jwtSource } };
+  const previousEncryptionKeys = (input.previousEncryptionKeys ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .map((k) => Buffer.from(k, 'base64'));
+  return { encryptionKey, previousEncryptionKeys, jwtPrivateKeyPem, jwtPublicKeyPem, source: { encryption: encSource, jwt: jwtSource } };
 }

@@ -19,6 +19,18 @@ describe('SecretBox', () => {
     expect(() => box.open(parts.join('.'))).toThrow();
     expect(() => new SecretBox(randomBytes(32)).open(sealed)).toThrow(/another key/);
   });
+
+  it('opens what a previous key sealed and seals with the current one (rotation)', () => {
+    const old = randomBytes(32);
+    const sealedBefore = new SecretBox(old).seal('xoxb-old');
+    const rotated = new SecretBox(randomBytes(32), [old]);
+    expect(rotated.open(sealedBefore)).toBe('xoxb-old');
+    const sealedAfter = rotated.seal('xoxb-new');
+    expect(sealedAfter.split('.')[1]).toBe(rotated.keyId);
+    expect(sealedAfter.split('.')[1]).not.toBe(sealedBefore.split('.')[1]);
+    expect(rotated.open(sealedAfter)).toBe('xoxb-new');
+    expect(() => new SecretBox(old).open(sealedAfter)).toThrow(/another key/);
+  });
 });
 
 describe('safeEqual and codes', () => {

@@ -30,14 +30,20 @@ export function sixDigitCode(): string {
 
 /**
  * AES-256-GCM sealing for secrets at rest. The output names the key it was sealed with
- * (`v1.<keyId>.<iv>.<tag>.<ciphertext>`) so keys can rotate.
+ * (`v1.<keyId>.<iv>.<tag>.<ciphertext>`) so keys can rotate: it seals with the current key and
+ * opens what the previous keys (ENCRYPTION_KEY_PREVIOUS) sealed.
  */
 export class SecretBox {
   readonly keyId: string;
+  private readonly openers = new Map<string, Buffer>();
 
-  constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new Error('encryption key must be 32 bytes');
-    this.keyId = sha256Hex(key).slice(0, 8);
+  constructor(
+    private readonly key: Buffer,
+    previous: readonly Buffer[] = [],
+  ) {
+    if ([key, ...previous].some((k) => k.length !== 32)) throw new Error('encryption key must be 32 bytes');
+    this.keyId = keyIdOf(key);
+    for (const k of [...previous, key]) this.openers.set(keyIdOf(k), k);
   }
 
   seal(plaintext: string): string {
@@ -51,9 +57,15 @@ export class SecretBox {
   open(sealed: string): string {
     const [version, keyId, iv, tag, ct] = sealed.split('.');
     if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unrecognised sealed secret');
-    if (keyId !== this.keyId) throw new Error(`secret sealed with another key (${keyId})`);
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    const key = this.openers.get(keyId);
+    if (!key) throw new Error(`secret sealed with another key (${keyId})`);
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
   }
+}
+
+/** The id a sealed secret names its key by: the first 8 hex digits of the key's SHA-256. */
+export function keyIdOf(key: Buffer): string {
+  return sha256Hex(key).slice(0, 8);
 }
