@@ -2,12 +2,15 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './platform/config/config.js';
 import { openDatabase, type EmbeddedOptions } from './platform/db/database.js';
 import { DbService } from './platform/db/db.service.js';
 import { runMigrations } from './platform/db/migrate.js';
+import { answerClientError } from './platform/errors/client-error.js';
+import { sendError } from './platform/errors/http-exception.filter.js';
 import { InflightTracker } from './platform/http/inflight.interceptor.js';
 import { mountWebApp } from './platform/http/web-app.js';
 import { RealtimeService } from './platform/realtime/realtime.service.js';
@@ -61,6 +64,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
         const given = req.headers['x-request-id'];
         return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${INSTANCE_ID}-${(++requestCounter).toString(36)}`;
       },
+      // A URL fastify cannot route (malformed percent-encoding, an over-long parameter) answers in our error body too.
+      frameworkErrors: (err: Error, req: FastifyRequest, reply: FastifyReply) => sendError(req, reply, err),
+      clientErrorHandler: answerClientError,
       // The operational endpoints answer at the root as well as under /api.
       rewriteUrl: (req: { url?: string }) => {
         const url = req.url ?? '/';

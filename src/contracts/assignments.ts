@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { CalendarDaySchema } from './dates.js';
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD');
+const day = CalendarDaySchema;
 
 /** monthlyRate: null (the catalog rate applies) or 1..99999 with an overrideReason (spec 2.3). */
 const rateFields = {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { CalendarDaySchema } from './dates.js';
 import { ORG_STATUSES } from './orgs.js';
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD');
+const day = CalendarDaySchema;
 export const BillingPeriodSchema = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'Must be a month YYYY-MM');
 
 /** Dunning state of an org's billing account (spec 3.6). */

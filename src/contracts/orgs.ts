@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CalendarDaySchema } from './dates.js';
 
 /** OrgStatus of spec 2.1, in lifecycle order. */
 export const ORG_STATUSES = [
@@ -62,7 +63,7 @@ export const SlugAvailabilitySchema = z.object({
 });
 export type SlugAvailability = z.infer<typeof SlugAvailabilitySchema>;
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'Not a real date');
+const isoDate = CalendarDaySchema;
 
 /** Step 1 of the wizard (API-MAP.md "AM wizard"); the server adds the rules that need data. */
 export const OrgStep1Fields = {

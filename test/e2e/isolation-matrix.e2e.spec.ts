@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { errorShapeProblem } from '../support/error-shape.js';
+import { rawRequest, type RawAnswer } from '../support/http.js';
 import { OTHER_ORG_CALLERS, ROLES, UNAUTHENTICATED, routeFixtures, type OtherOrgCaller, type Role, type RouteFixtures } from '../support/route-fixtures.js';
 import { POLICIES, fillPath, namesTenant, operationsOf, paramRefs, type Operation, type RoutePolicy } from '../support/route-policies.js';
 import { countChanges, rowCounter, type RowCounts } from '../support/row-counts.js';
@@ -37,13 +38,6 @@ const PUBLIC_ROUTES = [
 
 const METHOD_ORDER: Record<string, number> = { GET: 0, OPTIONS: 0, POST: 1, PUT: 1, PATCH: 1, DELETE: 2 };
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: unknown;
-  text: string;
-}
-
 interface Request {
   path: string;
   query?: Record<string, string>;
@@ -64,19 +58,11 @@ describe('tenant isolation matrix: every route of the OpenAPI document, every ro
   const problems: string[] = [];
   let requests = 0;
 
-  async function send(op: Operation, headers: Record<string, string>, req: Request): Promise<Answer> {
+  async function send(op: Operation, headers: Record<string, string>, req: Request): Promise<RawAnswer> {
     requests++;
     const qs = req.query && Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query)}` : '';
-    const init: RequestInit = { method: op.method, headers: { ...headers }, redirect: 'manual' };
-    if (req.body !== undefined) {
-      (init.headers as Record<string, string>)['content-type'] = 'application/json';
-      init.body = JSON.stringify(req.body);
-    }
-    const res = await fetch(app.url + req.path + qs, init);
-    const text = await res.text();
-    let body: unknown = text;
-    if ((res.headers.get('content-type') ?? '').includes('application/json') && text) body = JSON.parse(text);
-    return { status: res.status, headers: res.headers, body, text };
+    const json: Record<string, string> = req.body !== undefined ? { 'content-type': 'application/json' } : {};
+    return rawRequest(app.url + req.path + qs, { method: op.method, headers: { ...headers, ...json }, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
   }
 
   /** The valid request of a route, naming org A's rows. */
@@ -92,7 +78,7 @@ describe('tenant isolation matrix: every route of the OpenAPI document, every ro
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const protectedOps = () => ops.filter((op) => !op.isPublic).sort((a, b) => METHOD_ORDER[a.method]! - METHOD_ORDER[b.method]!);
 
-  function expectRefused(what: string, answer: Answer, statuses: number[]): void {
+  function expectRefused(what: string, answer: RawAnswer, statuses: number[]): void {
     if (!statuses.includes(answer.status)) {
       problems.push(`${what}: expected ${statuses.join(' or ')}, got ${answer.status} ${answer.text.slice(0, 160)}`);
       return;
@@ -101,7 +87,7 @@ describe('tenant isolation matrix: every route of the OpenAPI document, every ro
     if (shape) problems.push(`${what}: error body ${shape}`);
   }
 
-  function leaked(answer: Answer): string | undefined {
+  function leaked(answer: RawAnswer): string | undefined {
     return f.orgASecrets.find((secret) => answer.text.includes(secret));
   }
 

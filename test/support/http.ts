@@ -51,3 +51,23 @@ export class HttpClient {
     return res.body.token;
   }
 }
+
+export interface RawAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+/** One request exactly as given (redirects not followed); the body parsed when it is JSON. */
+export async function rawRequest(url: string, init: RequestInit): Promise<RawAnswer> {
+  const res = await fetch(url, { redirect: 'manual', ...init });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    if ((res.headers.get('content-type') ?? '').includes('application/json') && text) body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}

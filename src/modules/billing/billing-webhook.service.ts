@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { BillingWebhookSchema } from '../../contracts/billing.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import { unstorablePath } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { zodFieldErrors } from '../../platform/errors/zod-details.js';
 import { DunningService, type PaymentEventOutcome } from './dunning.service.js';
@@ -22,6 +23,8 @@ export class BillingWebhookService {
     }
     const event = BillingWebhookSchema.safeParse(body);
     if (!event.success) throw new AppError('validation_failed', 'Invalid body', { details: zodFieldErrors(event.error) });
+    const unstorable = unstorablePath(event.data);
+    if (unstorable) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: unstorable.join('.'), message: 'Contains a NUL or an unpaired surrogate, which cannot be stored' }] });
     return this.dunning.handleEvent(event.data);
   }
 }

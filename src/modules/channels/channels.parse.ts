@@ -1,4 +1,5 @@
 import type { ChannelName } from '../../contracts/channels.js';
+import { storableText } from '../../platform/db/storable-text.js';
 
 /**
  * What the worker needs of one verified inbound call, whatever its channel. Parsing is pure: the
@@ -35,6 +36,11 @@ export type ParseResult = { ok: true; message: InboundMessage } | { ok: false; i
 
 const ignore = (reason: string): ParseResult => ({ ok: false, ignore: reason });
 const DONE = /^\s*\[done\]\s*$/i;
+
+/** A stored JSON webhook body, every string in it made storable (a vendor's payload is not always clean Unicode). */
+export function parseBody(raw: string): unknown {
+  return JSON.parse(raw, (_key, v: unknown) => (typeof v === 'string' ? storableText(v) : v));
+}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
@@ -138,7 +144,7 @@ export function parseMessagingB(update: MessagingBUpdate, botUsername: string | 
   const m = update.message;
   if (!m || m.chat?.id === undefined || m.message_id === undefined) return ignore('unsupported_event');
   if (m.from?.is_bot) return ignore('bot_authored');
-  const raw = m.text ?? m.caption ?? '';
+  const raw = str(m.text) ?? str(m.caption) ?? '';
   const chatId = String(m.chat.id);
   const direct = m.chat.type === 'private';
   const mentioned = (botUsername !== undefined && raw.includes(`@${botUsername}`)) || m.reply_to_message?.from?.is_bot === true;
@@ -150,7 +156,7 @@ export function parseMessagingB(update: MessagingBUpdate, botUsername: string | 
       messageKey: `${chatId}:${m.message_id}`,
       threadKey: chatId,
       text,
-      sender: { id: String(m.from?.id ?? chatId), name: m.from?.first_name ?? null },
+      sender: { id: String(m.from?.id ?? chatId), name: str(m.from?.first_name) ?? null },
       addressed: direct || mentioned,
       completes: DONE.test(text),
       replyTarget: { chat_id: chatId, reply_to_message_id: m.message_id },

@@ -1,4 +1,5 @@
 import { simpleParser, type AddressObject } from 'mailparser';
+import { storableText } from '../../platform/db/storable-text.js';
 import type { InboundAttachment } from './channels.parse.js';
 
 export interface ParsedEmail {
@@ -26,13 +27,14 @@ export async function parseEmail(raw: Buffer): Promise<ParsedEmail> {
   const delivered = mail.headers.get('delivered-to');
   const deliveredTo = typeof delivered === 'string' ? [delivered.toLowerCase()] : [];
   const from = mail.from?.value[0];
+  const clean = (v: string | undefined | null) => (v ? storableText(v) : v);
   return {
-    messageId: mail.messageId ?? null,
-    chain: [...new Set([...references, ...inReplyTo])],
-    from: from?.address ? { address: from.address.toLowerCase(), name: from.name || null } : null,
-    recipients: [...new Set([...addresses(mail.to), ...addresses(mail.cc), ...deliveredTo])],
-    subject: mail.subject ?? null,
-    text: (mail.text ?? '').trim(),
-    attachments: mail.attachments.map((a) => ({ name: a.filename ?? 'attachment', contentType: a.contentType, data: a.content })),
+    messageId: clean(mail.messageId) ?? null,
+    chain: [...new Set([...references, ...inReplyTo].map(storableText))],
+    from: from?.address ? { address: storableText(from.address.toLowerCase()), name: clean(from.name) || null } : null,
+    recipients: [...new Set([...addresses(mail.to), ...addresses(mail.cc), ...deliveredTo].map(storableText))],
+    subject: clean(mail.subject) ?? null,
+    text: storableText(mail.text ?? '').trim(),
+    attachments: mail.attachments.map((a) => ({ name: storableText(a.filename ?? 'attachment'), contentType: storableText(a.contentType), data: a.content })),
   };
 }

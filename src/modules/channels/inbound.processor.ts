@@ -5,6 +5,7 @@ import type { ConversationChannel } from '../../contracts/conversations.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { storableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { ConversationsService } from '../conversations/index.js';
@@ -18,6 +19,7 @@ import {
   parseEnterpriseChat,
   parseMessagingA,
   parseMessagingB,
+  parseBody,
   type ChatAEnvelope,
   type EnterpriseChatActivity,
   type InboundAttachment,
@@ -90,7 +92,8 @@ export class InboundProcessor {
       } else {
         const message = err instanceof Error ? err.message : String(err);
         logger.error({ err, eventId, channel: event.channel }, 'inbound event processing failed');
-        await this.repo.finishEvent(event.id, final ? 'failed' : 'queued', { lastError: message.slice(0, 2000) });
+        // The error may quote the hostile input (a NUL the database refuses): keep its note storable.
+        await this.repo.finishEvent(event.id, final ? 'failed' : 'queued', { lastError: storableText(message).slice(0, 2000) });
         if (!final) throw err;
         return;
       }
@@ -130,14 +133,14 @@ export class InboundProcessor {
     const raw = event.body;
     switch (event.channel) {
       case 'chat-a': {
-        const envelope = JSON.parse(raw) as ChatAEnvelope;
-        const bound = envelope.team_id ? await this.repo.resolveBinding('chat-a', 'workspace', envelope.team_id) : undefined;
+        const envelope = parseBody(raw) as ChatAEnvelope;
+        const bound = typeof envelope.team_id === 'string' && envelope.team_id ? await this.repo.resolveBinding('chat-a', 'workspace', envelope.team_id) : undefined;
         if (!bound) throw new Quarantine('unresolved_org');
         const parsed = parseChatA(envelope, chatABotUser(envelope, bound.integration.config.botUserId));
         return parsed.ok ? { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.integration.orgId };
       }
       case 'messaging-a': {
-        const parsed = parseMessagingA(formParams(Buffer.from(raw)));
+        const parsed = parseMessagingA(Object.fromEntries(Object.entries(formParams(Buffer.from(raw))).map(([k, v]) => [k, storableText(v)])));
         if (!parsed.ok) return { ignore: parsed.ignore };
         const bound = await this.repo.resolveBinding('messaging-a', 'sender_number', parsed.message.sender.id);
         if (!bound) throw new Quarantine('unresolved_org');
@@ -145,7 +148,7 @@ export class InboundProcessor {
       }
       case 'messaging-b': {
         const integrationId = String(event.meta.integrationId ?? '');
-        const update = JSON.parse(raw) as MessagingBUpdate;
+        const update = parseBody(raw) as MessagingBUpdate;
         const bound = await this.repo.findIntegrationByIdAny(integrationId);
         if (!bound) throw new Quarantine('unresolved_org');
         const parsed = parseMessagingB(update, typeof bound.config.botUsername === 'string' ? bound.config.botUsername : undefined);
@@ -182,7 +185,7 @@ export class InboundProcessor {
         throw new Quarantine('unresolved_org');
       }
       case 'enterprise-chat': {
-        const activity = JSON.parse(raw) as EnterpriseChatActivity;
+        const activity = parseBody(raw) as EnterpriseChatActivity;
         const tenant = enterpriseChatTenant(activity);
         const bound = tenant ? await this.repo.resolveBinding('enterprise-chat', 'tenant', tenant) : undefined;
         if (!bound) throw new Quarantine('unresolved_org');

@@ -3,6 +3,7 @@ import type { ChannelName } from '../../contracts/channels.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { safeEqual, sha256Hex } from '../../platform/crypto/crypto.js';
+import { isStorableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
 import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
@@ -30,11 +31,15 @@ function header(headers: WebhookCall['headers'], name: string): string | undefin
 }
 
 function json<T>(raw: Buffer): T {
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString('utf8')) as T;
+    parsed = JSON.parse(raw.toString('utf8'));
   } catch {
     throw AppError.badRequest('The body is not JSON');
   }
+  // Every vendor sends an object: `null`, a number or an array is malformed, not a crash.
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw AppError.badRequest('The body is not a JSON object');
+  return parsed as T;
 }
 
 /**
@@ -64,9 +69,9 @@ export class IngressService {
     if (!verifyChatA(this.config.channels.chatASigningSecret, call.headers, raw, Math.floor(Date.now() / 1000))) throw invalidSignature();
     const envelope = json<{ type?: string; challenge?: string; team_id?: string; event_id?: string }>(raw);
     if (envelope.type === 'url_verification') return { challenge: String(envelope.challenge ?? '') };
-    const workspace = envelope.team_id ?? 'unknown';
+    const workspace = keyPart(envelope.team_id) ?? 'unknown';
     await this.chatAThrottle.consumeOrThrow(workspace, 'The chat-a webhook throttle is exceeded');
-    return this.accept('chat-a', `${workspace}:${envelope.event_id ?? sha256Hex(raw)}`, raw, { workspace });
+    return this.accept('chat-a', `${workspace}:${keyPart(envelope.event_id) ?? sha256Hex(raw)}`, raw, { workspace });
   }
 
   async messagingA(call: WebhookCall): Promise<Record<string, unknown>> {
@@ -75,7 +80,7 @@ export class IngressService {
     const fullUrl = new URL(this.config.publicUrl).origin + call.url;
     if (!verifyMessagingA(this.config.channels.messagingAAuthToken, header(call.headers, 'x-messaging-a-signature'), fullUrl, params)) throw invalidSignature();
     if (!params.To || !this.config.channels.messagingANumberPool.includes(params.To)) throw AppError.unauthorized('The recipient is not a number of this service');
-    return this.accept('messaging-a', params.MessageSid ?? params.SmsMessageSid ?? sha256Hex(raw), raw, {});
+    return this.accept('messaging-a', keyPart(params.MessageSid) ?? keyPart(params.SmsMessageSid) ?? sha256Hex(raw), raw, {});
   }
 
   async messagingB(call: WebhookCall): Promise<Record<string, unknown>> {
@@ -86,7 +91,7 @@ export class IngressService {
     const secret = bound ? this.integrations.secretsOf(bound.integration).webhookSecret : undefined;
     if (!bound || !secret || !safeEqual(token, secret)) throw invalidSignature();
     const update = json<{ update_id?: number }>(raw);
-    return this.accept('messaging-b', `${bound.integration.id}:${update.update_id ?? sha256Hex(raw)}`, raw, { integrationId: bound.integration.id });
+    return this.accept('messaging-b', `${bound.integration.id}:${keyPart(update.update_id) ?? sha256Hex(raw)}`, raw, { integrationId: bound.integration.id });
   }
 
   async email(call: WebhookCall): Promise<Record<string, unknown>> {
@@ -97,7 +102,7 @@ export class IngressService {
     const message = Buffer.from(body.rawMessage, 'base64');
     const head = message.subarray(0, 64 * 1024).toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
     const messageId = /^message-id:\s*(<[^>]+>)/im.exec(head)?.[1];
-    return this.accept('email', messageId ?? sha256Hex(message), raw, {});
+    return this.accept('email', keyPart(messageId) ?? sha256Hex(message), raw, {});
   }
 
   async enterpriseChat(call: WebhookCall): Promise<Record<string, unknown>> {
@@ -105,7 +110,7 @@ export class IngressService {
     const claims = await this.enterpriseChatAuth.verify(header(call.headers, 'authorization'));
     if (!claims) throw invalidSignature();
     const activity = json<{ id?: string; conversation?: { id?: string } }>(raw);
-    return this.accept('enterprise-chat', `${activity.conversation?.id ?? ''}:${activity.id ?? sha256Hex(raw)}`, raw, { issuer: claims.iss });
+    return this.accept('enterprise-chat', `${keyPart(activity.conversation?.id) ?? ''}:${keyPart(activity.id) ?? sha256Hex(raw)}`, raw, { issuer: claims.iss });
   }
 
   private body(call: WebhookCall): Buffer {
@@ -135,6 +140,16 @@ export class IngressService {
     await this.queue.send('channels.inbound', { eventId: row.id }, { singletonKey: row.id }).catch(() => undefined);
     return { ok: true };
   }
+}
+
+/**
+ * A vendor's id as part of an event key: a plain string or number, else undefined and the body's
+ * hash stands in (an object, or text the database refuses: a NUL, a lone surrogate, is not an id).
+ */
+function keyPart(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'string' && value.length > 0 && value.length <= 500 && isStorableText(value)) return value;
+  return undefined;
 }
 
 function invalidSignature(): AppError {

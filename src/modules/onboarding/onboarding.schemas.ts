@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { PasswordSchema } from '../../contracts/auth.js';
+import { CalendarDaySchema } from '../../contracts/dates.js';
 import { OrgDtoSchema } from '../orgs/orgs.schemas.js';
 import { RateSchema } from '../../contracts/assignments.js';
 
 export const InviteRequestSchema = z.object({
-  trialEndDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD').nullish(),
-  startDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD').nullish(),
+  trialEndDate: CalendarDaySchema.nullish(),
+  startDate: CalendarDaySchema.nullish(),
 });
 
 export const InviteResponseSchema = z.object({ org: OrgDtoSchema, onboardingUrl: z.string(), expiresAt: z.string() });

@@ -1,6 +1,7 @@
 import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
+import { unstorablePath } from '../db/storable-text.js';
 import { zodFieldErrors } from '../errors/zod-details.js';
 
 export const ENDPOINT = 'http:endpoint';
@@ -34,6 +35,13 @@ function parsePart(ctx: ExecutionContext, part: 'body' | 'query' | 'params'): un
   const request = ctx.switchToHttp().getRequest<Record<string, unknown>>();
   const value = request[part];
   if (!schema) throw new Error(`@Valid${part} used on a route without an @Endpoint ${part} schema`);
+  // Text the database refuses is invalid input, not a failed query.
+  const bad = unstorablePath(value);
+  if (bad) {
+    if (part === 'params') throw AppError.notFound('Resource');
+    const field = [part === 'body' ? undefined : part, ...bad].filter(Boolean).join('.') || part;
+    throw new AppError('validation_failed', `Invalid ${part}`, { details: [{ field, message: 'Contains a NUL or an unpaired surrogate, which cannot be stored' }] });
+  }
   const result = schema.safeParse(part === 'body' ? (value ?? {}) : value);
   if (!result.success) {
     // A path that cannot name a resource (a malformed id) is an unknown resource.
