@@ -36,7 +36,7 @@ export type TokenClaims = z.infer<typeof ClaimsSchema>;
 /** RS256 user tokens (spec 5.1), with `pwv`: the issue time in milliseconds, for revocation. */
 @Injectable()
 export class TokenService {
-  private keys?: Promise<{ privateKey: CryptoKey; publicKey: CryptoKey }>;
+  private keys?: Promise<{ privateKey: CryptoKey; publicKey: CryptoKey; previous: CryptoKey[] }>;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -44,6 +44,7 @@ export class TokenService {
     this.keys ??= (async () => ({
       privateKey: await importPKCS8(this.config.keys.jwtPrivateKeyPem, 'RS256'),
       publicKey: await importSPKI(this.config.keys.jwtPublicKeyPem, 'RS256'),
+      previous: await Promise.all(this.config.keys.previousJwtPublicKeyPems.map((k) => importSPKI(k, 'RS256'))),
     }))();
     return this.keys;
   }
@@ -72,14 +73,19 @@ export class TokenService {
 
   /** The claims of a valid token, or null (bad signature, expired, malformed). */
   async verify(token: string): Promise<TokenClaims | null> {
-    const { publicKey } = await this.getKeys();
-    try {
-      const { payload } = await jwtVerify(token, publicKey, { algorithms: ['RS256'], issuer: ISSUER });
-      const parsed = ClaimsSchema.safeParse(payload);
-      return parsed.success ? parsed.data : null;
-    } catch (err) {
-      if (err instanceof joseErrors.JOSEError) return null;
-      throw err;
+    const { publicKey, previous } = await this.getKeys();
+    // While a key pair rotates, a token signed with the other key of the rotation is good too.
+    for (const key of [publicKey, ...previous]) {
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: ['RS256'], issuer: ISSUER });
+        const parsed = ClaimsSchema.safeParse(payload);
+        return parsed.success ? parsed.data : null;
+      } catch (err) {
+        if (err instanceof joseErrors.JWSSignatureVerificationFailed) continue;
+        if (err instanceof joseErrors.JOSEError) return null;
+        throw err;
+      }
     }
+    return null;
   }
 }

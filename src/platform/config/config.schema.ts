@@ -45,6 +45,7 @@ export const EnvSchema = z.object({
   ),
   JWT_PRIVATE_KEY: optionalString,
   JWT_PUBLIC_KEY: optionalString,
+  JWT_PUBLIC_KEY_PREVIOUS: optionalString,
   SMTP_URL: optionalUrl,
   MAIL_FROM: optionalString.transform((v) => v ?? 'Client Organization Service <no-reply@localhost>'),
   LLM_PROVIDER: z.enum(['offline', 'openai', 'anthropic', 'openai-compatible']).optional().transform((v) => v ?? 'offline'),

@@ -125,6 +125,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     previousEncryptionKeys: e.ENCRYPTION_KEY_PREVIOUS,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     jwtPublicKey: e.JWT_PUBLIC_KEY,
+    previousJwtPublicKeys: e.JWT_PUBLIC_KEY_PREVIOUS,
   });
   return {
     env: e.APP_ENV,

@@ -10,6 +10,8 @@ export interface KeyMaterial {
   readonly previousEncryptionKeys: Buffer[];
   readonly jwtPrivateKeyPem: string;
   readonly jwtPublicKeyPem: string;
+  /** Other public keys whose tokens are still accepted (JWT_PUBLIC_KEY_PREVIOUS): a key pair being rotated. */
+  readonly previousJwtPublicKeyPems: string[];
   /** Where each key came from, for the start-up log (never the key itself). */
   readonly source: { encryption: 'env' | 'generated' | 'data-dir'; jwt: 'env' | 'generated' | 'data-dir' };
 }
@@ -21,6 +23,7 @@ interface LoadKeysInput {
   previousEncryptionKeys?: string;
   jwtPrivateKey?: string;
   jwtPublicKey?: string;
+  previousJwtPublicKeys?: string;
 }
 
 const pem = (v: string) => v.replace(/\\n/g, '\n');
@@ -111,5 +114,7 @@ export function loadKeys(input: LoadKeysInput): KeyMaterial {
     .map((k) => k.trim())
     .filter(Boolean)
     .map((k) => Buffer.from(k, 'base64'));
-  return { encryptionKey, previousEncryptionKeys, jwtPrivateKeyPem, jwtPublicKeyPem, source: { encryption: encSource, jwt: jwtSource } };
+  const previousJwtPublicKeyPems = pem(input.previousJwtPublicKeys ?? '').match(/-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g) ?? [];
+  if (input.previousJwtPublicKeys && previousJwtPublicKeyPems.length === 0) throw new ConfigError('Invalid configuration:\n  JWT_PUBLIC_KEY_PREVIOUS: must hold one or more PEM public keys (SPKI)');
+  return { encryptionKey, previousEncryptionKeys, jwtPrivateKeyPem, jwtPublicKeyPem, previousJwtPublicKeyPems, source: { encryption: encSource, jwt: jwtSource } };
 }
