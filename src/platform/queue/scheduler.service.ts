@@ -93,6 +93,8 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async tick(): Promise<void> {
+    // The gauge follows the lease as it runs out too, not only when a renewal answers.
+    this.metrics?.schedulerLeader.set(this.isLeader && !this.stopped ? 1 : 0);
     if (!this.isLeader || this.stopped) return;
     const now = Date.now();
     for (const task of this.tasks) {
