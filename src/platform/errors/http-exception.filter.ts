@@ -18,7 +18,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
 export function sendError(request: FastifyRequest, reply: FastifyReply, exception: unknown): void {
   const res = toErrorResponse(exception, request.id);
   if (res.unexpected) {
-    logger.error({ err: exception, reqId: request.id, method: request.method, url: request.url }, 'unhandled error');
+    // The route and its parameters, not the raw URL: a parameter named token is redacted like any other secret.
+    logger.error({ err: exception, reqId: request.id, method: request.method, route: request.routeOptions?.url, params: request.params }, 'unhandled error');
   }
   if (reply.sent) return;
   reply.header('x-request-id', request.id);

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LoggerService } from '@nestjs/common';
 
 /** Paths never written to a log line. */
@@ -20,8 +20,16 @@ const REDACT = [
 
 export let logger: Logger = pino({ level: process.env.LOG_LEVEL ?? 'info', redact: { paths: REDACT, censor: '[redacted]' } });
 
+let destination: DestinationStream | undefined;
+
+/** Where the next configured logger writes (default: standard output); a test reads the lines here. */
+export function setLogDestination(stream: DestinationStream | undefined): void {
+  destination = stream;
+}
+
 export function configureLogger(level: string): Logger {
-  logger = pino({ level, redact: { paths: REDACT, censor: '[redacted]' } });
+  const options = { level, redact: { paths: REDACT, censor: '[redacted]' } };
+  logger = destination ? pino(options, destination) : pino(options);
   return logger;
 }
 
