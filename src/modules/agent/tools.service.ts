@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { tool, type ToolSet } from 'ai';
+import { tool, zodSchema, type Schema, type ToolSet } from 'ai';
 import type { ToolDescriptor, ToolPermissionDto } from '../../contracts/agent.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -11,6 +11,17 @@ import type { OrgToolPermissionRow } from './agent.tables.js';
 import { localTimeIn } from './local-time.js';
 import { AGENT_TOOLS, CLIENT_BRIEF_TOOL, ORG_LOCAL_TIME_TOOL, findTool, toDescriptor, type AgentToolDefinition } from './tool-registry.js';
 import { ToolPermissionsRepository } from './tool-permissions.repository.js';
+
+/**
+ * The AI SDK's schema of each tool's input, made once: it converts a zod schema to JSON Schema on
+ * every model call it is handed raw, and only once when handed this (it keeps the conversion).
+ */
+const inputSchemas = new Map<string, Schema<Record<string, unknown>>>();
+function inputSchemaOf(def: AgentToolDefinition): Schema<Record<string, unknown>> {
+  let schema = inputSchemas.get(def.name);
+  if (!schema) inputSchemas.set(def.name, (schema = zodSchema(def.input) as Schema<Record<string, unknown>>));
+  return schema;
+}
 
 /** A brief tool answer stays within what a model context comfortably holds. */
 const BRIEF_TOOL_MAX_CHARS = 40_000;
@@ -71,7 +82,7 @@ export class AgentToolsService {
     const tools: ToolSet = {};
     for (const def of offered) {
       const execute = this.executors[def.name]!;
-      tools[def.name] = tool({ description: def.description, inputSchema: def.input, execute: (input: Record<string, unknown>) => execute(org, input) });
+      tools[def.name] = tool({ description: def.description, inputSchema: inputSchemaOf(def), execute: (input: Record<string, unknown>) => execute(org, input) });
     }
     return { tools, offered };
   }

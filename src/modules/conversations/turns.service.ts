@@ -56,7 +56,8 @@ export class TurnsService {
     // The lease (TURN_LEASE_MS) outlives the longest model call; past it, a sweeper may take the turn over.
     const claim = await this.repo.claimTurn(message.id, this.config.recovery.turnLeaseMs);
     if (!claim) return (await this.repo.findReply(conversation.id, message.id)) ?? null;
-    const existing = await this.repo.findReply(conversation.id, message.id);
+    // Only a claimed turn stores a reply (deliver): on the turn's first claim there is none yet.
+    const existing = claim.attempts > 1 ? await this.repo.findReply(conversation.id, message.id) : undefined;
     if (existing) {
       await this.repo.finishTurn(message.id, 'done');
       return existing;
@@ -100,7 +101,7 @@ export class TurnsService {
         if (attempt < TURN_ATTEMPTS) await sleep(BACKOFF_MS[attempt - 1] ?? 1000);
       }
     }
-    if (text !== undefined) return this.deliver(conversation.id, message, text);
+    if (text !== undefined) return this.deliver(conversation, message, text);
     await this.fail(conversation.id, message, lastError);
     return null;
   }
@@ -138,10 +139,14 @@ export class TurnsService {
     return stranded.length;
   }
 
-  /** Stores the reply once; the delivery event follows the commit (spec 6.1.5: exactly once). */
-  private async deliver(conversationId: string, message: MessageRow, text: string): Promise<MessageRow> {
+  /**
+   * Stores the reply once; the delivery event follows the commit (spec 6.1.5: exactly once). The
+   * reply takes its org and Specialist from the conversation the turn started with (neither ever
+   * changes), so no locking read comes first: the update of the row locks it, as such a read would.
+   */
+  private async deliver(conversation: ConversationRow, message: MessageRow, text: string): Promise<MessageRow> {
+    const conversationId = conversation.id;
     return this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(conversationId);
       const reply = await this.repo.insertMessage({
         conversationId,
         orgId: conversation.orgId,
