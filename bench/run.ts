@@ -10,12 +10,15 @@
  * `POST /api/conversations/:id/messages` over 100 orgs (every reply counted in SQL and on an
  * account manager's socket), then `GET /api/expert-queue` on 100,000 items, then signed chat-a
  * events accepted and processed to a reply sent to a vendor stand-in, and a server with a small
- * inbound queue pushed past its backpressure point; a table on stdout and
- * bench/results/latest.json. Any non-2xx answer, error or timeout in a measured run, any lost
- * or duplicated socket event, any client message without exactly one reply, and any chat-a event
- * lost or processed twice, exits 1; the ratios against the baselines are informational.
- * BENCH_PARTS runs some parts only.
+ * inbound queue pushed past its backpressure point; the memory of 5,000 idle sockets; then the
+ * HTTP-shaped parts again on 3 instances (npm run start:cluster). One table of every part (req/s,
+ * p50, p99, the ratio to the baseline of the same run, the peak RSS of each instance) on stdout and
+ * in bench/results/latest.md, with the detailed tables; every count in bench/results/latest.json.
+ * Any non-2xx answer, error or timeout in a measured run, any lost or duplicated socket event, any
+ * client message without exactly one reply, and any chat-a event lost or processed twice, exits 1;
+ * the ratios against the baselines are informational. BENCH_PARTS runs some parts only.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -39,18 +42,24 @@ import { createUsersWithTokens } from './lib/users.js';
 import { freePort } from './lib/free-port.js';
 import { isRecord, request, snippet } from './lib/http.js';
 import { generateRs256Pem, type PemKeyPair } from './lib/keys.js';
-import { createBenchOrgs } from './lib/conversations-data.js';
+import { createBenchOrgs, type BenchOrg } from './lib/conversations-data.js';
 import { measureConversations, measureQueue, type ConversationsContext, type MeasureOne } from './lib/conversations-bench.js';
 import { measureBackpressure, measureChatAThroughput, type ChannelsContext } from './lib/channels-bench.js';
 import { createChatAWorkspaces } from './lib/channels-data.js';
 import { startChatAVendor, type ChatAWorkspace } from './lib/chat-a.js';
 import { LoadFailure, measure, type LoadTarget, type Measurement } from './lib/load.js';
 import { spawnNode, waitForHttp, type ChildHandle } from './lib/process.js';
+import { startCluster } from './lib/cluster.js';
+import { measureIdleSockets } from './lib/idle-sockets.js';
+import { openFileLimits, startRssSampler } from './lib/rss.js';
+import { startCpuSample } from './lib/cpu.js';
+import { onInstances, renderSummary, summaryRows, writeMarkdown, type SummaryItem, type SummaryNote } from './lib/summary.js';
 import {
   computeRatios,
   renderReport,
   summarize,
   writeReport,
+  type ConversationResult,
   type RatioSpec,
   type Report,
   type TableSetup,
@@ -61,6 +70,7 @@ import { formatNumber } from './lib/table.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BASELINES = fileURLToPath(new URL('./baselines/', import.meta.url));
 const RESULTS_FILE = path.join(ROOT, 'bench', 'results', 'latest.json');
+const SUMMARY_FILE = path.join(ROOT, 'bench', 'results', 'latest.md');
 
 const TARGETS = {
   bare: 'bare fastify GET /',
@@ -101,8 +111,42 @@ const RATIOS: RatioSpec[] = [
   { name: 'chat-a accepted / HMAC+insert', metric: 'p99', comparison: '<=', numerator: TARGETS.chatA, denominator: TARGETS.chatABaseline },
 ];
 
-/** The parts of a run, in their order; BENCH_PARTS picks some. */
-const PARTS = ['http', 'sockets', 'list', 'conversations', 'queue', 'channels'] as const;
+/** The rows of the one table, in order: each baseline, then its server target on one instance and on several. */
+function summaryItems(instances: number): SummaryItem[] {
+  const perMessage = (r: ConversationResult | null) =>
+    r ? `server CPU ${r.cpuMsPerMessage === null ? '-' : r.cpuMsPerMessage.toFixed(1)} ms per message; ${formatNumber(r.counts.replies)} replies stored, ${formatNumber(r.push.received)} pushed` : '';
+  const accepted = () => 'events accepted per second';
+  /** A baseline, and the server targets compared with it (each on one instance, then on several). */
+  const group = (baseline: string, servers: string[], notes: { baseline?: SummaryNote; one?: SummaryNote; several?: SummaryNote } = {}): SummaryItem[] => [
+    { target: baseline, note: notes.baseline },
+    ...servers.flatMap((server) => [
+      { target: server, baseline, note: notes.one },
+      { target: onInstances(server, instances), baseline, note: notes.several ?? notes.one },
+    ]),
+  ];
+  return [
+    ...group(TARGETS.bare, [TARGETS.health]),
+    ...group(TARGETS.josePg, [TARGETS.authMe]),
+    ...group(TARGETS.insertSelect, [TARGETS.createNotification]),
+    { special: 'socket' },
+    { special: 'idle-sockets' },
+    ...group(TARGETS.listSmall, [TARGETS.listLarge]),
+    ...group(TARGETS.messageReply, [TARGETS.sendMessage], { one: (r) => perMessage(r.conversations), several: (r) => perMessage(r.conversationsCluster) }),
+    ...group(TARGETS.queueExpertBase, [TARGETS.queueExpert]),
+    ...group(TARGETS.queueAllBase, [TARGETS.queueAll]),
+    ...group(TARGETS.chatABaseline, [TARGETS.chatA], { baseline: accepted, one: accepted }),
+    { special: 'chat-a processed' },
+    { special: 'chat-a processed (cluster)' },
+    { special: 'backpressure' },
+  ];
+}
+
+/**
+ * The parts of a run, in their order; BENCH_PARTS picks some. `cluster` runs the HTTP-shaped
+ * parts among the others picked (http, list, conversations, queue, channels) again on several
+ * instances.
+ */
+const PARTS = ['http', 'sockets', 'idle-sockets', 'list', 'conversations', 'queue', 'channels', 'cluster'] as const;
 type Part = (typeof PARTS)[number];
 
 /** Pause after each measured run. */
@@ -147,6 +191,8 @@ function readSettings(): Report['settings'] {
     warmupS: numberFromEnv('BENCH_WARMUP_S', 2, 0),
     timeoutS: 10,
     rounds: int('BENCH_ROUNDS', 1, 1),
+    instances: int('BENCH_INSTANCES', 3, 2),
+    idleSockets: int('BENCH_IDLE_SOCKETS', 5000, 1),
     socket: {
       sockets: int('BENCH_SOCKETS', 1000, 1),
       ratePerS: numberFromEnv('BENCH_SOCKET_RATE', 500, 1),
@@ -194,6 +240,40 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 const isOk = (status: number) => status >= 200 && status < 300;
 
+/** The environment of a server (one, or every instance of a cluster). */
+function serverEnv(
+  dbUrl: string,
+  dataDir: string,
+  keys: PemKeyPair,
+  redis: Pick<BenchRedis, 'url' | 'prefix'>,
+  extraEnv: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return {
+    ...baseEnv(),
+    DATABASE_URL: dbUrl,
+    DATA_DIR: dataDir,
+    JWT_PRIVATE_KEY: keys.privateKeyPem,
+    JWT_PUBLIC_KEY: keys.publicKeyPem,
+    APP_ENV: 'development',
+    THROTTLE_ORG_PER_MINUTE: UNLIMITED,
+    THROTTLE_IP_PER_MINUTE: UNLIMITED,
+    ORG_MESSAGE_QUOTA_PER_HOUR: UNLIMITED,
+    LOG_LEVEL: 'warn',
+    REDIS_URL: redis.url,
+    REDIS_KEY_PREFIX: redis.prefix,
+    ...extraEnv,
+  };
+}
+
+/**
+ * Node's own arguments for the servers the bench starts itself (BENCH_SERVER_NODE_ARGS, split on
+ * spaces), e.g. `--cpu-prof --cpu-prof-dir=<dir>` for a CPU profile of each, written when it
+ * stops. Node refuses --cpu-prof in NODE_OPTIONS, so the cluster's instances get none.
+ */
+const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+const readyTimeoutMs = () => numberFromEnv('BENCH_READY_TIMEOUT_S', 60, 1) * 1000;
+
 async function startServer(
   entry: string,
   dbUrl: string,
@@ -207,27 +287,13 @@ async function startServer(
   const server = spawnNode({
     name,
     script: entry,
+    nodeArgs: serverNodeArgs(),
     cwd: ROOT,
     echo: verbose,
-    env: {
-      ...baseEnv(),
-      PORT: String(port),
-      DATABASE_URL: dbUrl,
-      DATA_DIR: dataDir,
-      JWT_PRIVATE_KEY: keys.privateKeyPem,
-      JWT_PUBLIC_KEY: keys.publicKeyPem,
-      APP_ENV: 'development',
-      THROTTLE_ORG_PER_MINUTE: UNLIMITED,
-      THROTTLE_IP_PER_MINUTE: UNLIMITED,
-      ORG_MESSAGE_QUOTA_PER_HOUR: UNLIMITED,
-      LOG_LEVEL: 'warn',
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: redis.prefix,
-      ...extraEnv,
-    },
+    env: { ...serverEnv(dbUrl, dataDir, keys, redis, extraEnv), PORT: String(port) },
   });
   const startedAt = Date.now();
-  const timeoutMs = numberFromEnv('BENCH_READY_TIMEOUT_S', 60, 1) * 1000;
+  const timeoutMs = readyTimeoutMs();
   // IPv4 first; IPv6 loopback too, in case the server listens on "localhost" or "::" only.
   const baseUrls = [`http://127.0.0.1:${port}`, `http://[::1]:${port}`];
   const base = await waitForHttp(server, { baseUrls, path: '/ready', timeoutMs });
@@ -351,13 +417,22 @@ async function main(report: Report): Promise<void> {
   const measureOne: MeasureOne = async (round, target, owner, onMeasured) => {
     log(`${settings.rounds > 1 ? `round ${round}: ` : ''}measuring ${target.name} ...`);
     let m: Measurement;
+    // The resident size of every process that answers, over the warm-up and the measured run.
+    const pids = owner.servingPids();
+    const rss = startRssSampler(pids);
+    const memory = () => ({ instances: pids.length, peakRssMb: rss.stop().peakRssMb });
     try {
       m = await measure(target, settings);
       onMeasured?.();
-      report.measurements.push({ ...m, round });
-      log(`  ${formatNumber(m.reqPerSecMean, 1)} req/s, p99 ${formatNumber(m.latencyP99Ms)} ms, ${m.totalRequests} requests`);
+      const measured = { ...m, round, ...memory() };
+      report.measurements.push(measured);
+      log(
+        `  ${formatNumber(m.reqPerSecMean, 1)} req/s, p99 ${formatNumber(m.latencyP99Ms)} ms, ${m.totalRequests} requests; ` +
+          `peak RSS ${measured.peakRssMb.map((v) => (v === null ? '-' : `${formatNumber(v)} MB`)).join(' / ')}`,
+      );
     } catch (err) {
-      if (err instanceof LoadFailure) report.measurements.push({ ...err.measurement, round });
+      if (err instanceof LoadFailure) report.measurements.push({ ...err.measurement, round, ...memory() });
+      else rss.stop();
       const state = owner.isRunning() ? 'still running' : 'NOT running any more';
       throw new Error(`${errorMessage(err)}\n--- ${owner.name} is ${state}; its last output ---\n${owner.tail() || '<no output>'}`, {
         cause: err,
@@ -410,34 +485,38 @@ async function main(report: Report): Promise<void> {
   }
 
   if (runs('sockets')) await measureSockets(report, db.url, keys, serverBase, am.token, server);
+  if (runs('idle-sockets')) {
+    await measureIdle(report, db.url, keys, (name) =>
+      startServer(entry, db.url, dataDir, keys, { url: redis.url, prefix: `${redis.prefix}idle:` }, {}, name),
+    );
+  }
   if (runs('list')) await measureList(report, db.url, serverBase, client.sub, clientAuth, measureOne, server);
 
+  const baselineEnv = { DATABASE_URL: db.url, JWT_PUBLIC_KEY: keys.publicKeyPem };
+  let orgs: BenchOrg[] | undefined;
+  let expert: { token: string; sub: string } | undefined;
+  const queueNames = { expertBaseline: TARGETS.queueExpertBase, expert: TARGETS.queueExpert, allBaseline: TARGETS.queueAllBase, all: TARGETS.queueAll };
   if (runs('conversations') || runs('queue')) {
     const c = settings.conversations;
     const context: ConversationsContext = { report, dbUrl: db.url, serverBase, server, measureOne, startBaseline, log };
-    const baselineEnv = { DATABASE_URL: db.url, JWT_PUBLIC_KEY: keys.publicKeyPem };
     log(`conversations: ${c.orgs} active orgs, each with a primary Specialist, a client and a conversation ...`);
-    const orgs = await createBenchOrgs(db.url, keys.privateKeyPem, c.orgs, am.sub);
+    orgs = await createBenchOrgs(db.url, keys.privateKeyPem, c.orgs, am.sub);
     if (runs('conversations')) {
-      await measureConversations(context, orgs, am, baselineEnv, { baseline: TARGETS.messageReply, server: TARGETS.sendMessage });
+      report.conversations = await measureConversations(context, orgs, am, baselineEnv, { baseline: TARGETS.messageReply, server: TARGETS.sendMessage });
     }
     if (runs('queue')) {
-      const expert = await demoLogin(serverBase, { role: 'expert' });
+      expert = await demoLogin(serverBase, { role: 'expert' });
       log(`demo-login as expert (${expert.sub})`);
-      await measureQueue(context, expert, { token, sub }, baselineEnv, {
-        expertBaseline: TARGETS.queueExpertBase,
-        expert: TARGETS.queueExpert,
-        allBaseline: TARGETS.queueAllBase,
-        all: TARGETS.queueAll,
-      });
+      await measureQueue(context, expert, { token, sub }, baselineEnv, queueNames);
     }
   }
 
+  let channelsContext: ChannelsContext | undefined;
   if (vendor) {
     const c = settings.channels;
     log(`chat-a: ${c.workspaces} orgs, each bound to a workspace by a chat-a integration ...`);
     workspaces = await createChatAWorkspaces({ dbUrl: db.url, privateKeyPem: keys.privateKeyPem, serverBase, am, count: c.workspaces });
-    const channelsContext: ChannelsContext = {
+    channelsContext = {
       report,
       dbUrl: db.url,
       serverBase,
@@ -453,13 +532,100 @@ async function main(report: Report): Promise<void> {
         startServer(entry, db.url, dataDir, keys, { url: redis.url, prefix: `${redis.prefix}bp:` }, { ...chatAEnv, ...env }, 'server (backpressure)'),
       log,
     };
-    await measureChatAThroughput(channelsContext, c, { baseline: TARGETS.chatABaseline, server: TARGETS.chatA });
+    report.channels = await measureChatAThroughput(channelsContext, c, { baseline: TARGETS.chatABaseline, server: TARGETS.chatA });
     // The backpressure run needs a server of its own settings on the same database: this one goes first.
     await server.stop();
     await measureBackpressure(channelsContext, c);
   }
-
   await server.stop();
+
+  // The HTTP-shaped parts again on several instances, as `npm run start:cluster` runs them: the
+  // same database and Redis, one autocannon run per target over all their ports.
+  if (runs('cluster')) {
+    const n = settings.instances;
+    const on = (name: string) => onInstances(name, n);
+    log(`cluster: ${n} instances (npm run start:cluster -- --instances ${n}) on the bench database and Redis ...`);
+    const { handle: cluster, bases } = await startCluster({
+      root: ROOT,
+      instances: n,
+      // Redis keys under a prefix of their own: limits and the chat-a throttle start afresh.
+      env: serverEnv(db.url, dataDir, keys, { url: redis.url, prefix: `${redis.prefix}c${n}:` }, chatAEnv),
+      readyTimeoutMs: readyTimeoutMs(),
+      echo: verbose,
+      log,
+    });
+    const spread = (p: string) => bases.map((b) => `${b}${p}`);
+    for (const base of bases) {
+      const probe = await request(`${base}/api/auth/me`, { headers: auth });
+      if (!isOk(probe.status)) throw new Error(`instance ${base}: GET /api/auth/me answered ${probe.status}: ${snippet(probe.text)}`);
+    }
+    for (let round = 1; runs('http') && round <= settings.rounds; round++) {
+      await measureOne(round, { name: on(TARGETS.health), url: spread('/api/health') }, cluster);
+      await measureOne(round, { name: on(TARGETS.authMe), url: spread('/api/auth/me'), headers: auth }, cluster);
+      await measureOne(
+        round,
+        { name: on(TARGETS.createNotification), url: spread('/api/notifications'), method: 'POST', headers: amAuth, body: notificationBody },
+        cluster,
+      );
+    }
+    if (runs('list')) {
+      for (const base of bases) {
+        const page = await request(`${base}/api/notifications`, { headers: clientAuth });
+        if (!isOk(page.status) || !Array.isArray(page.json) || page.json.length !== 50) {
+          throw new Error(`instance ${base}: GET /api/notifications answered ${page.status}, expected the user's 50 newest: ${snippet(page.text)}`);
+        }
+      }
+      await measureOne(1, { name: on(TARGETS.listLarge), url: spread('/api/notifications'), headers: clientAuth }, cluster);
+    }
+    const clusterContext: ConversationsContext = { report, dbUrl: db.url, serverBase: bases[0]!, serverBases: bases, server: cluster, measureOne, startBaseline, log };
+    if (orgs && runs('conversations')) {
+      report.conversationsCluster = await measureConversations(clusterContext, orgs, am, baselineEnv, { baseline: null, server: on(TARGETS.sendMessage) });
+    }
+    if (expert) {
+      await measureQueue(clusterContext, expert, { token, sub }, baselineEnv, { ...queueNames, expert: on(TARGETS.queueExpert), all: on(TARGETS.queueAll) }, false);
+    }
+    if (channelsContext) {
+      report.channelsCluster = await measureChatAThroughput(
+        { ...channelsContext, serverBase: bases[0]!, serverBases: bases, server: cluster, runTag: randomBytes(3).toString('hex') },
+        settings.channels,
+        { baseline: null, server: on(TARGETS.chatA) },
+      );
+    }
+    await cluster.stop();
+  }
+}
+
+/**
+ * Memory per idle socket: `BENCH_IDLE_SOCKETS` users with tokens, a server of their own, its
+ * VmRSS before and with every socket connected.
+ */
+async function measureIdle(
+  report: Report,
+  dbUrl: string,
+  keys: PemKeyPair,
+  start: (name: string) => Promise<{ server: ChildHandle; base: string }>,
+) {
+  const n = report.settings.idleSockets;
+  log(`idle sockets: ${formatNumber(n)} users with tokens, then as many sockets to a server of their own ...`);
+  const users = await createUsersWithTokens(dbUrl, keys.privateKeyPem, n, 'bench-idle-');
+  const { server, base } = await start('server (idle sockets)');
+  try {
+    const result = await measureIdleSockets({ baseUrl: base, serverPid: server.pid, users, connectBatch: report.settings.socket.connectBatch, settleS: 3, log });
+    report.idleSockets = result;
+    log(
+      `  VmRSS ${result.rssBeforeMb ?? '-'} MB -> ${result.rssAfterMb ?? '-'} MB with ${result.sockets} sockets: ` +
+        `${result.perSocketKb ?? '-'} kB per socket (V8 heap ${result.perSocketHeapKb ?? '-'} kB); ${result.rssAfterCloseMb ?? '-'} MB after they closed`,
+    );
+    if (result.disconnects > 0) {
+      const message = `idle sockets: the server closed ${result.disconnects} idle sockets`;
+      report.failures.push(message);
+      console.error(`[bench] ${message}`);
+    }
+  } catch (err) {
+    throw new Error(`idle sockets: ${errorMessage(err)}\n--- its server's last output ---\n${server.tail() || '<no output>'}`, { cause: err });
+  } finally {
+    await server.stop();
+  }
 }
 
 /** Socket create-to-receive latency: 1,000 users, each with a socket, notified at a steady rate. */
@@ -472,6 +638,7 @@ async function measureSockets(report: Report, dbUrl: string, keys: PemKeyPair, s
     throw new Error(`a token minted by the bench for a socket user is refused: GET /api/auth/me answered ${probe.status}: ${snippet(probe.text)}`);
   }
   let result;
+  const rss = startRssSampler([server.pid]);
   try {
     result = await measureSocketLatency({
       baseUrl: serverBase,
@@ -491,6 +658,8 @@ async function measureSockets(report: Report, dbUrl: string, keys: PemKeyPair, s
     throw new Error(`socket latency: ${errorMessage(err)}\n--- server is ${state}; its last output ---\n${server.tail() || '<no output>'}`, {
       cause: err,
     });
+  } finally {
+    report.socketPeakRssMb = rss.stop().peakRssMb[0] ?? null;
   }
   report.socket = result;
   const m = result.measured;
@@ -566,7 +735,50 @@ async function measureList(
   await measureOne(1, target(TARGETS.listLarge), server);
 }
 
-installSignalHandlers();
+/**
+ * Node cannot raise its own open-file limit: when the idle sockets need more than the soft limit
+ * allows and the hard limit has room, the bench runs again under `ulimit -n` (the servers inherit
+ * it) and exits with that run's code.
+ */
+function ensureOpenFiles(settings: Report['settings']): void {
+  if (!settings.parts.includes('idle-sockets')) return;
+  const needed = settings.idleSockets + 1024;
+  const limits = openFileLimits();
+  if (!limits || limits.soft >= needed) return;
+  if (process.env.BENCH_NOFILE_RAISED === '1' || limits.hard < needed) {
+    console.error(
+      `[bench] ${formatNumber(settings.idleSockets)} idle sockets need about ${needed} open files, and ulimit -n is ${limits.soft} (hard ${limits.hard}): ` +
+        'raise it (ulimit -n) or lower BENCH_IDLE_SOCKETS',
+    );
+    process.exit(2);
+  }
+  const limit = String(Math.min(limits.hard, Math.max(needed, 65_536)));
+  console.log(`[bench] raising the open-file limit from ${limits.soft} to ${limit} for the idle sockets`);
+  const again = spawnSync('/bin/sh', ['-c', 'ulimit -n "$0" && exec "$@"', limit, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_NOFILE_RAISED: '1' },
+  });
+  process.exit(again.status ?? 1);
+}
+
+/** The commit the bench runs at, and whether src/ or bench/ differ from it (null without git). */
+function gitState(): { commit: string | null; dirty: boolean | null } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const changes = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return { commit, dirty: changes.trim() !== '' };
+  } catch {
+    return { commit: null, dirty: null };
+  }
+}
+
+/** Three seconds of the machine with nothing of the bench running: what else uses it. */
+async function machineSample() {
+  const sample = startCpuSample();
+  await sleep(3_000);
+  return sample.stop();
+}
+
 let settings: Report['settings'];
 try {
   settings = readSettings();
@@ -574,6 +786,8 @@ try {
   console.error(`[bench] ${errorMessage(err)}`);
   process.exit(2);
 }
+ensureOpenFiles(settings);
+installSignalHandlers();
 const report: Report = {
   settings,
   database: null,
@@ -581,20 +795,40 @@ const report: Report = {
   warnings: [],
   redis: null,
   socket: null,
+  socketPeakRssMb: null,
+  idleSockets: null,
   tableSetups: [],
   conversations: null,
   queue: null,
   channels: null,
   backpressure: null,
+  conversationsCluster: null,
+  channelsCluster: null,
+  machine: null,
   failures: [],
   error: undefined,
 };
+report.machine = {
+  startedAt: new Date().toISOString(),
+  finishedAt: null,
+  ...gitState(),
+  loadAverageStart: os.loadavg(),
+  loadAverageEnd: null,
+  before: await machineSample(),
+  after: null,
+  busyPctOverRun: null,
+};
+const wholeRun = startCpuSample();
 try {
   await main(report);
 } catch (err) {
   report.error = errorMessage(err);
 }
 await cleanupAll();
+report.machine.busyPctOverRun = wholeRun.stop().machineBusyPct;
+report.machine.after = await machineSample();
+report.machine.loadAverageEnd = os.loadavg();
+report.machine.finishedAt = new Date().toISOString();
 if (report.failures.length > 0) report.error = [...report.failures, ...(report.error === undefined ? [] : [report.error])].join('\n');
 
 const summaries = summarize(report.measurements);
@@ -604,10 +838,19 @@ const ratios = computeRatios(
   RATIOS.filter((r) => measured(r.numerator) || measured(r.denominator)),
   summaries,
 );
-const measuredAnything = summaries.length > 0 || report.socket !== null || report.tableSetups.length > 0 || report.conversations !== null || report.queue !== null ||
-  report.channels !== null ||
-  report.backpressure !== null;
-if (measuredAnything) console.log(`\n${renderReport(report, summaries, ratios)}\n`);
+const measuredAnything = summaries.length > 0 || report.socket !== null || report.idleSockets !== null || report.tableSetups.length > 0 ||
+  report.conversations !== null || report.queue !== null || report.channels !== null || report.backpressure !== null;
+if (measuredAnything) {
+  const rows = summaryRows(summaryItems(settings.instances), summaries, report);
+  const details = renderReport(report, summaries, ratios);
+  console.log(`\n${renderSummary(rows)}\n\n${details}\n`);
+  try {
+    await writeMarkdown(SUMMARY_FILE, report, rows, details);
+    log(`the table written to ${path.relative(ROOT, SUMMARY_FILE)}`);
+  } catch (err) {
+    console.error(`[bench] could not write ${path.relative(ROOT, SUMMARY_FILE)}: ${errorMessage(err)}`);
+  }
+}
 try {
   await writeReport(RESULTS_FILE, report, summaries, ratios);
   log(`results written to ${path.relative(ROOT, RESULTS_FILE)}`);

@@ -12,6 +12,7 @@ import {
   type InboundProgress,
 } from './channels-data.js';
 import { startCpuSample, type CpuUse } from './cpu.js';
+import { startRssSampler } from './rss.js';
 import type { Measurement } from './load.js';
 import { withClient } from './pg.js';
 import type { ChildHandle } from './process.js';
@@ -29,6 +30,8 @@ export interface ChannelsContext {
   report: Report;
   dbUrl: string;
   serverBase: string;
+  /** Every instance, when several serve: the events go round-robin over them. */
+  serverBases?: string[];
   server: ChildHandle;
   secret: string;
   vendor: ChatAVendor;
@@ -68,10 +71,13 @@ export interface ChannelSettings {
 export type DeliverySummary = Omit<DeliveryResult, 'acceptedKeys' | 'startedAtMs'>;
 
 export interface ThroughputResult {
+  /** Server instances the events went to (round-robin). */
+  instances: number;
   workspaces: number;
   events: number;
   warmupEvents: number;
-  baseline: DeliverySummary & { rowsStored: number };
+  /** Null when the baseline was not measured again (a run on several instances). */
+  baseline: (DeliverySummary & { rowsStored: number }) | null;
   server: DeliverySummary;
   /** Events done per second: done / (last done - first received), on the database clock. */
   processedPerS: number | null;
@@ -81,6 +87,8 @@ export interface ThroughputResult {
   vendor: VendorCounts;
   cpuAccept: CpuUse;
   cpuDrain: CpuUse;
+  /** The highest VmRSS of each instance from the first measured event to the end of the drain (MB). */
+  peakRssMb: (number | null)[];
 }
 
 export interface BackpressureResult {
@@ -89,6 +97,8 @@ export interface BackpressureResult {
   events: number;
   ratePerS: number;
   delivery: DeliverySummary;
+  /** The highest VmRSS of the server over the run (MB). */
+  peakRssMb: (number | null)[];
   /** At the first 503: accepted so far (bench) minus done (database), and the database's open depth. */
   firstRefusal: { atS: number; acceptedBefore: number; doneThen: number | null; depthByBench: number | null; openDepth: number | null } | null;
   /** The deepest open queue the sampler saw, and how many samples it took. */
@@ -195,13 +205,17 @@ const processedPerS = (c: ChannelCounts) => ((c.statuses.done ?? 0) > 0 && c.las
  * answered, `connections` in flight, unless a rate is set), then the wait until every event is
  * done and every reply sent, and the checks in SQL and at the vendor.
  */
-export async function measureChatAThroughput(ctx: ChannelsContext, settings: ChannelSettings, names: { baseline: string; server: string }): Promise<void> {
+export async function measureChatAThroughput(
+  ctx: ChannelsContext,
+  settings: ChannelSettings,
+  names: { baseline: string | null; server: string },
+): Promise<ThroughputResult> {
   const { report, log } = ctx;
   const events = mentionEvents(ctx.workspaces, settings.events, `${ctx.runTag}t`);
   const warmup = mentionEvents(ctx.workspaces, settings.warmupEvents, `${ctx.runTag}w`);
   // The warm-up's events are checked with the others: every event the server accepted must be processed.
   const keys = [...warmup, ...events].map((e) => e.key);
-  const deliver = (url: URL, list: ChatAEvent[]) =>
+  const deliver = (url: URL | URL[], list: ChatAEvent[]) =>
     deliverEvents({
       url,
       secret: ctx.secret,
@@ -214,8 +228,8 @@ export async function measureChatAThroughput(ctx: ChannelsContext, settings: Cha
       giveUpAfterMs: 0,
     });
 
-  let baseline: ThroughputResult['baseline'];
-  {
+  let baseline: ThroughputResult['baseline'] = null;
+  if (names.baseline !== null) {
     const env = { DATABASE_URL: ctx.dbUrl, CHAT_A_SIGNING_SECRET: ctx.secret };
     const { child, base } = await ctx.startBaseline('fastify-chat-a-events.js', env, '/ready');
     const url = new URL('/chat-a/events', base);
@@ -234,22 +248,27 @@ export async function measureChatAThroughput(ctx: ChannelsContext, settings: Cha
   }
 
   ctx.vendor.reset();
-  const url = new URL(CHAT_A_EVENTS_PATH, ctx.serverBase);
+  const urls = (ctx.serverBases ?? [ctx.serverBase]).map((base) => new URL(CHAT_A_EVENTS_PATH, base));
+  const pids = ctx.server.servingPids();
   log(`measuring ${names.server}: ${warmup.length} + ${events.length} events over ${ctx.workspaces.length} workspaces, then until every reply is sent ...`);
-  const w = await deliver(url, warmup);
-  const cpuSample = startCpuSample(ctx.server.pid);
-  const r = await deliver(url, events);
+  const w = await deliver(urls, warmup);
+  const cpuSample = startCpuSample(pids);
+  const rss = startRssSampler(pids);
+  const r = await deliver(urls, events);
   const cpuAccept = cpuSample.stop();
-  report.measurements.push({ ...asMeasurement(names.server, url.toString(), r, settings.connections), round: 1 });
+  const measurement = asMeasurement(names.server, urls.join(' '), r, settings.connections);
   log(`  ${r.accepted} accepted in ${r.acceptSpanS.toFixed(2)} s (${r.acceptedPerS.toFixed(0)}/s), p99 ${r.latencyMs.p99.toFixed(1)} ms; ${JSON.stringify(r.statusCounts)}`);
 
-  const drainCpu = startCpuSample(ctx.server.pid);
+  const drainCpu = startCpuSample(pids);
   const drained = await drain(ctx.dbUrl, keys, r.accepted + w.accepted, settings.drainTimeoutS, log);
   const cpuDrain = drainCpu.stop();
+  const { peakRssMb } = rss.stop();
+  report.measurements.push({ ...measurement, round: 1, instances: pids.length, peakRssMb });
   await sleep(500); // a late second send of a reply would show at the vendor
   const counts = await countChannelRun(ctx.dbUrl, keys);
   const vendor = ctx.vendor.counts();
   const result: ThroughputResult = {
+    instances: urls.length,
     workspaces: ctx.workspaces.length,
     events: events.length,
     warmupEvents: warmup.length,
@@ -261,8 +280,8 @@ export async function measureChatAThroughput(ctx: ChannelsContext, settings: Cha
     vendor,
     cpuAccept,
     cpuDrain,
+    peakRssMb,
   };
-  report.channels = result;
   log(
     `  processed ${counts.statuses.done ?? 0} in ${counts.lastDoneS?.toFixed(1) ?? '-'} s (${result.processedPerS?.toFixed(1) ?? '-'}/s); ` +
       `last reply in the outbox at ${counts.lastOutboxS?.toFixed(1) ?? '-'} s, sent at ${counts.lastSentS?.toFixed(1) ?? '-'} s; vendor ${vendor.distinctReplies} replies`,
@@ -274,7 +293,8 @@ export async function measureChatAThroughput(ctx: ChannelsContext, settings: Cha
     problems.push(`not drained within ${settings.drainTimeoutS} s: ${drained.progress.open} events open, ${drained.progress.unsent} replies unsent`);
   }
   problems.push(...channelProblems(counts, r.accepted + w.accepted, r.attempts + w.attempts), ...vendorProblems(vendor, counts.replies));
-  fail(report, log, 'chat-a throughput', problems);
+  fail(report, log, `chat-a throughput${urls.length > 1 ? ` on ${urls.length} instances` : ''}`, problems);
+  return result;
 }
 
 /**
@@ -297,6 +317,7 @@ export async function measureBackpressure(ctx: ChannelsContext, settings: Channe
     const sampler = await startDepthSampler(ctx.dbUrl, since, SAMPLE_MS, () => performance.now() - clockStart);
     let atFirstRefusal: Promise<DepthSample | undefined> | undefined;
     const cpuSample = startCpuSample(server.pid);
+    const rss = startRssSampler([server.pid]);
     clockStart = performance.now();
     const options: DeliveryOptions = {
       url: new URL(CHAT_A_EVENTS_PATH, base),
@@ -317,6 +338,7 @@ export async function measureBackpressure(ctx: ChannelsContext, settings: Channe
     const first = atFirstRefusal ? await atFirstRefusal.catch(() => undefined) : undefined;
     const drained = await drain(ctx.dbUrl, keys, r.accepted, settings.drainTimeoutS, log);
     const cpu = cpuSample.stop();
+    const { peakRssMb } = rss.stop();
     const samples = await sampler.stop();
     await sleep(500);
     const counts = await countChannelRun(ctx.dbUrl, keys);
@@ -328,6 +350,7 @@ export async function measureBackpressure(ctx: ChannelsContext, settings: Channe
       events: events.length,
       ratePerS: bp.ratePerS,
       delivery: summary(r),
+      peakRssMb,
       firstRefusal:
         b.firstAtMs === null
           ? null

@@ -14,7 +14,7 @@ import { isRecord, request, snippet } from './http.js';
 import type { LoadTarget, Measurement, RunCounts } from './load.js';
 import type { ChildHandle } from './process.js';
 import { watchReplies } from './reply-watch.js';
-import type { Report } from './report.js';
+import type { ConversationResult, Report } from './report.js';
 
 /*
  * The conversation measurements: "client message sent to reply stored and pushed" over the bench
@@ -27,7 +27,10 @@ export type MeasureOne = (round: number, target: LoadTarget, owner: ChildHandle,
 export interface ConversationsContext {
   report: Report;
   dbUrl: string;
+  /** The server (the first instance of a cluster: the account manager's socket connects there). */
   serverBase: string;
+  /** Every instance, when several serve: the load goes round-robin over them. */
+  serverBases?: string[];
   server: ChildHandle;
   measureOne: MeasureOne;
   startBaseline: (file: string, env: NodeJS.ProcessEnv, readyPath: string, headers?: Record<string, string>) => Promise<{ child: ChildHandle; base: string }>;
@@ -63,16 +66,17 @@ const bothPhases = (m: Measurement, pick: (c: RunCounts) => number) => pick(m) +
 
 /**
  * POST /api/conversations/:id/messages round-robin over the bench orgs' conversations, each with
- * its client's token, against the baseline; then SQL counts (one reply per client message) and the
- * replies pushed to the account manager's socket.
+ * its client's token, against the baseline (unless `names.baseline` is null: the server alone);
+ * then SQL counts (one reply per client message) and the replies pushed to the account manager's
+ * socket. The threads are emptied first, so the counts are this run's.
  */
 export async function measureConversations(
   ctx: ConversationsContext,
   orgs: BenchOrg[],
   am: Login,
   baselineEnv: NodeJS.ProcessEnv,
-  names: { baseline: string; server: string },
-): Promise<void> {
+  names: { baseline: string | null; server: string },
+): Promise<ConversationResult> {
   const { report, log } = ctx;
   const c = report.settings.conversations;
   const orgIds = orgs.map((o) => o.orgId);
@@ -93,9 +97,9 @@ export async function measureConversations(
       throw new Error(`${label} POST ${r.path} as the org's client answered ${answer.status}, expected 201 with the reply: ${snippet(answer.text)}`);
     }
   };
-  const target = (name: string, base: string, prefix: string): LoadTarget => ({
+  const target = (name: string, base: string | string[], prefix: string): LoadTarget => ({
     name,
-    url: `${base}/`,
+    url: Array.isArray(base) ? base.map((b) => `${b}/`) : `${base}/`,
     method: 'POST',
     next: next(prefix),
     verifyBody: isAnsweredMessage,
@@ -103,20 +107,21 @@ export async function measureConversations(
   });
 
   // Baseline first; its rows go before the server runs, so both start from empty threads.
-  {
+  if (names.baseline !== null) {
     const { child, base } = await ctx.startBaseline('fastify-conversation-message.js', baselineEnv, '/ready');
     await probe('baseline', base, '');
     await ctx.measureOne(1, target(names.baseline, base, ''), child);
     await child.stop();
   }
   const baselineRowsDeleted = await deleteMessages(ctx.dbUrl, orgIds);
+  const bases = ctx.serverBases ?? [ctx.serverBase];
 
   // The account manager's socket joins the org rooms of its orgs when it connects: after the setup.
   const watch = await watchReplies(ctx.serverBase, { id: am.sub, token: am.token }, orgIds);
-  await probe('server', ctx.serverBase, '/api');
-  const cpuSample = startCpuSample(ctx.server.pid);
+  for (const base of bases) await probe('server', base, '/api');
+  const cpuSample = startCpuSample(ctx.server.servingPids());
   let cpu: ReturnType<typeof cpuSample.stop> | undefined;
-  const m = await ctx.measureOne(1, target(names.server, ctx.serverBase, '/api'), ctx.server, () => {
+  const m = await ctx.measureOne(1, target(names.server, bases.length > 1 ? bases : ctx.serverBase, '/api'), ctx.server, () => {
     cpu = cpuSample.stop();
   });
   cpu ??= cpuSample.stop();
@@ -131,12 +136,27 @@ export async function measureConversations(
   const settleSeconds = (performance.now() - settleStart) / 1000;
   const push = await watch.finish(counts.replyIds, c.pushGraceS * 1000);
   const { replyIds: _ids, ...stored } = counts;
-  const sent = bothPhases(m, (x) => x.sent) + 1;
-  const answered201 = bothPhases(m, (x) => x.count2xx) + 1;
-  report.conversations = { orgs: orgs.length, sent, answered201, baselineRowsDeleted, counts: stored, settleSeconds, push, cpu };
+  const sent = bothPhases(m, (x) => x.sent) + bases.length;
+  const answered201 = bothPhases(m, (x) => x.count2xx) + bases.length;
+  // The server's CPU over the warm-up and the measured run, per message answered in them.
+  const answeredInSample = bothPhases(m, (x) => x.count2xx);
+  const cpuMsPerMessage = cpu.serverPct !== null && answeredInSample > 0 ? (cpu.serverPct / 100) * cpu.wallS * 1000 / answeredInSample : null;
+  const result: ConversationResult = {
+    instances: bases.length,
+    orgs: orgs.length,
+    sent,
+    answered201,
+    baselineRowsDeleted,
+    counts: stored,
+    settleSeconds,
+    push,
+    cpu,
+    cpuMsPerMessage,
+  };
   log(
     `  ${stored.clientMessages} client messages, ${stored.replies} replies (${stored.unanswered} unanswered), ${stored.ledgerRows} llm_runs rows; ` +
-      `pushed ${push.received}/${push.expected} (${push.lost} lost, ${push.duplicated} duplicated)`,
+      `pushed ${push.received}/${push.expected} (${push.lost} lost, ${push.duplicated} duplicated); ` +
+      `server CPU ${cpuMsPerMessage === null ? '-' : cpuMsPerMessage.toFixed(1)} ms per message`,
   );
 
   const problems: string[] = [];
@@ -152,15 +172,18 @@ export async function measureConversations(
   if (push.unexpected > 0) problems.push(`${push.unexpected} pushed replies not stored`);
   if (push.disconnects.length > 0) problems.push(`the account manager's socket disconnected (${push.disconnects.join(', ')})`);
   if (problems.length > 0) {
-    const message = `conversations: ${problems.join(', ')}`;
+    const message = `conversations${bases.length > 1 ? ` on ${bases.length} instances` : ''}: ${problems.join(', ')}`;
     report.failures.push(message);
     console.error(`[bench] ${message}`);
   }
+  return result;
 }
 
 /**
  * GET /api/expert-queue with 100,000 items, as the demo Expert (org-wide grants on some bench
- * orgs) and as a superadmin (every org), each against the baseline's single SELECT.
+ * orgs) and as a superadmin (every org), each against the baseline's single SELECT. With
+ * `setUp` false the items are there already (an earlier run inserted them) and the baselines are
+ * not measured again: the server alone (e.g. on several instances).
  */
 export async function measureQueue(
   ctx: ConversationsContext,
@@ -168,23 +191,30 @@ export async function measureQueue(
   superadmin: Login,
   baselineEnv: NodeJS.ProcessEnv,
   names: { expertBaseline: string; expert: string; allBaseline: string; all: string },
+  setUp = true,
 ): Promise<void> {
   const { report, log, dbUrl } = ctx;
   const c = report.settings.conversations;
-  log(`attention list: ${c.queueItems} queue items with their conversations, the demo Expert granted every ${c.expertGrantEvery}. bench org ...`);
-  let t = performance.now();
-  await insertQueueItems(dbUrl, c.queueItems, expert.sub, c.expertGrantEvery);
-  const insertSeconds = (performance.now() - t) / 1000;
-  t = performance.now();
-  await vacuumAnalyzeQueue(dbUrl);
-  const vacuumAnalyzeSeconds = (performance.now() - t) / 1000;
-  const { expertOrgIds, ...state } = await describeQueue(dbUrl, expert.sub);
-  report.queue = { ...state, insertSeconds, vacuumAnalyzeSeconds };
-  log(
-    `  queue_items: ${state.items} rows (${state.itemsForExpert} in the Expert's ${state.expertOrgs} orgs, ${state.totalSize}), ` +
-      `inserted in ${insertSeconds.toFixed(1)} s, vacuum analyze ${vacuumAnalyzeSeconds.toFixed(1)} s`,
-  );
-  log(`  plan as the Expert: ${state.expertPlan.plan}; as a superadmin: ${state.allPlan.plan}`);
+  let expertOrgIds: string[];
+  if (setUp) {
+    log(`attention list: ${c.queueItems} queue items with their conversations, the demo Expert granted every ${c.expertGrantEvery}. bench org ...`);
+    let t = performance.now();
+    await insertQueueItems(dbUrl, c.queueItems, expert.sub, c.expertGrantEvery);
+    const insertSeconds = (performance.now() - t) / 1000;
+    t = performance.now();
+    await vacuumAnalyzeQueue(dbUrl);
+    const vacuumAnalyzeSeconds = (performance.now() - t) / 1000;
+    const { expertOrgIds: ids, ...state } = await describeQueue(dbUrl, expert.sub);
+    expertOrgIds = ids;
+    report.queue = { ...state, insertSeconds, vacuumAnalyzeSeconds };
+    log(
+      `  queue_items: ${state.items} rows (${state.itemsForExpert} in the Expert's ${state.expertOrgs} orgs, ${state.totalSize}), ` +
+        `inserted in ${insertSeconds.toFixed(1)} s, vacuum analyze ${vacuumAnalyzeSeconds.toFixed(1)} s`,
+    );
+    log(`  plan as the Expert: ${state.expertPlan.plan}; as a superadmin: ${state.allPlan.plan}`);
+  } else {
+    expertOrgIds = (await describeQueue(dbUrl, expert.sub)).expertOrgIds;
+  }
 
   const expertOrgs = new Set(expertOrgIds);
   const pageOf = (body: string, orgs?: Set<string>): string[] | undefined => {
@@ -213,7 +243,7 @@ export async function measureQueue(
       }
     }
   };
-  const target = (name: string, url: string, w: (typeof who)[number]): LoadTarget => ({
+  const target = (name: string, url: string | string[], w: (typeof who)[number]): LoadTarget => ({
     name,
     url,
     headers: bearer(w.login.token),
@@ -221,15 +251,16 @@ export async function measureQueue(
     connections: c.connections,
   });
 
-  {
+  if (setUp) {
     const { child, base } = await ctx.startBaseline('fastify-expert-queue.js', baselineEnv, '/expert-queue', bearer(superadmin.token));
     await probe('baseline', `${base}/expert-queue`);
     await ctx.measureOne(1, target(names.expertBaseline, `${base}/expert-queue`, who[0]!), child);
     await ctx.measureOne(1, target(names.allBaseline, `${base}/expert-queue`, who[1]!), child);
     await child.stop();
   }
-  const url = `${ctx.serverBase}/api/expert-queue`;
-  await probe('server', url);
+  const urls = (ctx.serverBases ?? [ctx.serverBase]).map((b) => `${b}/api/expert-queue`);
+  for (const url of urls) await probe('server', url);
+  const url = urls.length > 1 ? urls : urls[0]!;
   await ctx.measureOne(1, target(names.expert, url, who[0]!), ctx.server);
   await ctx.measureOne(1, target(names.all, url, who[1]!), ctx.server);
 }

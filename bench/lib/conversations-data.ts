@@ -110,10 +110,14 @@ export async function createBenchOrgs(
   }));
 }
 
-/** Removes every message of the bench orgs (and their turns): the baseline's rows, before the server runs. */
+/**
+ * Removes every message of the bench orgs (and their turns) and their ledger rows, before a
+ * server run: the baseline's rows, or an earlier server run's. Returns the messages deleted.
+ */
 export function deleteMessages(databaseUrl: string, orgIds: string[]): Promise<number> {
   return withClient(databaseUrl, async (client) => {
     const result = await client.query('delete from conversation_messages where org_id = any($1::uuid[])', [orgIds]);
+    await client.query('delete from llm_runs where org_id = any($1::uuid[])', [orgIds]);
     return result.rowCount ?? 0;
   });
 }

@@ -4,8 +4,10 @@ import { performance } from 'node:perf_hooks';
 
 /** Where the CPU went between `startCpuSample()` and `stop()`; percentages of one core. */
 export interface CpuUse {
+  /** Wall time of the sample, seconds. */
+  wallS: number;
   benchPct: number;
-  /** The server process (Linux /proc only, else null). */
+  /** The server process, or the sum of the instances' (Linux /proc only, else null). */
   serverPct: number | null;
   machineBusyPct: number;
   cores: number;
@@ -79,24 +81,40 @@ function machineTimes(): { idle: number; total: number } {
   return { idle, total };
 }
 
-/** Starts measuring this process, the server (by pid), the machine and every process in /proc. */
-export function startCpuSample(serverPid?: number): { stop(): CpuUse } {
+/** CPU seconds of some processes together, or null when one of them cannot be read. */
+function sumCpuSeconds(pids: number[]): number | null {
+  let sum = 0;
+  for (const pid of pids) {
+    const stat = processStat(pid);
+    if (!stat) return null;
+    sum += stat.cpuSeconds;
+  }
+  return pids.length > 0 ? sum : null;
+}
+
+/**
+ * Starts measuring this process, the server (by pid; several: the instances, summed), the machine
+ * and every process in /proc.
+ */
+export function startCpuSample(serverPid?: number | number[]): { stop(): CpuUse } {
+  const serverPids = serverPid === undefined ? [] : Array.isArray(serverPid) ? serverPid : [serverPid];
   const startedAt = performance.now();
   const cpuBefore = process.cpuUsage();
-  const serverBefore = serverPid ? (processStat(serverPid)?.cpuSeconds ?? null) : null;
+  const serverBefore = sumCpuSeconds(serverPids);
   const machineBefore = machineTimes();
   const processesBefore = allProcesses();
   return {
     stop(): CpuUse {
       const wallS = Math.max(1e-3, (performance.now() - startedAt) / 1000);
       const cpu = process.cpuUsage(cpuBefore);
-      const serverAfter = serverPid ? (processStat(serverPid)?.cpuSeconds ?? null) : null;
+      const serverAfter = sumCpuSeconds(serverPids);
       const machineAfter = machineTimes();
       const names = new Map<number, string>([[process.pid, 'bench']]);
-      if (serverPid) names.set(serverPid, 'server');
+      for (const pid of serverPids) names.set(pid, 'server');
       const machineTotal = machineAfter.total - machineBefore.total;
       const cores = os.cpus().length;
       return {
+        wallS,
         benchPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
         serverPct: serverBefore !== null && serverAfter !== null ? ((serverAfter - serverBefore) / wallS) * 100 : null,
         machineBusyPct: machineTotal > 0 ? (1 - (machineAfter.idle - machineBefore.idle) / machineTotal) * cores * 100 : 0,

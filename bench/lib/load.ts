@@ -14,7 +14,8 @@ interface AutocannonRequest {
 }
 
 interface AutocannonOptions {
-  url: string;
+  /** Several URLs: connection i goes to url[i % n] for the whole run. */
+  url: string | string[];
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
@@ -79,7 +80,11 @@ export interface LoadSettings {
 export interface LoadTarget {
   /** Short name used in the table and the JSON file. */
   name: string;
-  url: string;
+  /**
+   * The origin (and path); several: one autocannon run spreads its connections over them
+   * round-robin (connection i keeps url[i % n]), e.g. the instances of a cluster.
+   */
+  url: string | string[];
   /** GET unless given; a POST sends `body` as JSON (the same bytes on every request). */
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
@@ -112,6 +117,7 @@ export interface RunCounts {
 
 export interface Measurement extends RunCounts {
   name: string;
+  /** The URL, or the URLs joined by spaces. */
   url: string;
   method: 'GET' | 'POST';
   connections: number;
@@ -164,6 +170,8 @@ export function problemsOf(counts: RunCounts): string | undefined {
   return `${problems.join(', ')}; status counts ${JSON.stringify(counts.statusCodes)}`;
 }
 
+const urlText = (url: string | string[]) => (Array.isArray(url) ? url.join(' ') : url);
+
 const withJsonType = (headers: Record<string, string> | undefined) => ({ ...headers, 'content-type': 'application/json' });
 
 function run(target: LoadTarget, settings: LoadSettings, durationS: number): Promise<AutocannonResult> {
@@ -213,7 +221,7 @@ export async function measure(target: LoadTarget, settings: LoadSettings): Promi
   const result = await run(target, settings, settings.durationS);
   const measurement: Measurement = {
     name: target.name,
-    url: target.url,
+    url: urlText(target.url),
     method: target.method ?? 'GET',
     connections: target.connections ?? settings.connections,
     ...countsOf(result),
@@ -226,6 +234,6 @@ export async function measure(target: LoadTarget, settings: LoadSettings): Promi
     warmup,
   };
   const problems = problemsOf(measurement);
-  if (problems) throw new LoadFailure(`measured run of ${target.name} (${target.method ?? 'GET'} ${target.url}) failed: ${problems}`, measurement);
+  if (problems) throw new LoadFailure(`measured run of ${target.name} (${target.method ?? 'GET'} ${urlText(target.url)}) failed: ${problems}`, measurement);
   return measurement;
 }

@@ -7,6 +7,10 @@ export interface SpawnOptions {
   name: string;
   /** Path of the JavaScript entry point to run with this Node binary. */
   script: string;
+  /** Arguments after the script. */
+  args?: string[];
+  /** Node's own arguments, before the script (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
   env: NodeJS.ProcessEnv;
   cwd?: string;
   /** Echo the child's output live, prefixed with its name (otherwise only kept for error messages). */
@@ -28,13 +32,18 @@ export interface ChildHandle {
   tail(lines?: number): string;
   /** SIGTERM, then SIGKILL after `graceMs`. Idempotent. */
   stop(graceMs?: number): Promise<void>;
+  /**
+   * The processes that serve its requests, whose memory the bench reports: the child itself, or
+   * for a launcher of several instances (start:cluster) the instances, in port order.
+   */
+  servingPids(): number[];
 }
 
 const TAIL_LINES = 200;
 
 /** Spawns `node <script>` as a child with piped output, registered for cleanup. */
 export function spawnNode(options: SpawnOptions): ChildHandle {
-  const child: ChildProcess = spawn(process.execPath, [options.script], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,6 +112,7 @@ export function spawnNode(options: SpawnOptions): ChildHandle {
     isRunning: () => running,
     tail: (count = 40) => lines.slice(-count).join('\n'),
     stop,
+    servingPids: () => [pid],
   };
 }
 

@@ -8,11 +8,15 @@ import type { CpuUse } from './cpu.js';
 import type { TableState } from './notifications-data.js';
 import type { PlanSummary } from './pg.js';
 import type { PushCounts } from './reply-watch.js';
+import type { IdleSocketsResult } from './idle-sockets.js';
 import type { SocketLatencyResult } from './socket-latency.js';
 import { formatNumber, renderTable } from './table.js';
 
-/** One measured run of one target, in one round. */
-export type RoundMeasurement = Measurement & { round: number };
+/**
+ * One measured run of one target, in one round; with the instances that served it and the
+ * highest VmRSS of each over the warm-up and the measured run (MB; null without /proc).
+ */
+export type RoundMeasurement = Measurement & { round: number; instances?: number; peakRssMb?: (number | null)[] };
 
 /** All rounds of one target; with one round, the medians are that round's values. */
 export interface TargetSummary {
@@ -26,6 +30,9 @@ export interface TargetSummary {
   /** Lowest and highest req/s over the rounds, to show the noise. */
   reqPerSecMin: number;
   reqPerSecMax: number;
+  /** The processes that answered (1 for a baseline or one server), and the peak VmRSS of each over the rounds (MB). */
+  instances: number;
+  peakRssMb: (number | null)[];
 }
 
 export interface RatioSpec {
@@ -87,6 +94,8 @@ export interface ConversationSettings {
 
 /** "Client message sent to reply stored and pushed": what the server's run left, checked with SQL. */
 export interface ConversationResult {
+  /** Server instances the messages went to (round-robin). */
+  instances: number;
   orgs: number;
   /** Requests written and answered 201 by the server, over the probe, the warm-up and the measured run. */
   sent: number;
@@ -100,6 +109,8 @@ export interface ConversationResult {
   push: PushCounts;
   /** CPU during the server's warm-up and measured run. */
   cpu: CpuUse;
+  /** The server's CPU time (all instances) over the warm-up and measured run, per message answered in them (ms). */
+  cpuMsPerMessage: number | null;
 }
 
 /** The attention list as measured: queue_items, the Expert's reach, the plans. */
@@ -108,10 +119,29 @@ export interface QueueSetup extends QueueState {
   vacuumAnalyzeSeconds: number;
 }
 
+/** What the machine was doing around the run (it is shared: other work runs beside the bench). */
+export interface MachineState {
+  startedAt: string;
+  finishedAt: string | null;
+  /** The commit the bench ran at, and whether src/ or bench/ had uncommitted changes. */
+  commit: string | null;
+  dirty: boolean | null;
+  loadAverageStart: number[];
+  loadAverageEnd: number[] | null;
+  /** 3 s samples of the machine just before the run and just after it: what else was running. */
+  before: CpuUse | null;
+  after: CpuUse | null;
+  /** The machine's busy CPU over the whole run, % of one core (up to cores x 100). */
+  busyPctOverRun: number | null;
+}
+
 export interface Report {
   settings: LoadSettings & {
     rounds: number;
     parts: string[];
+    /** Instances of the `cluster` part. */
+    instances: number;
+    idleSockets: number;
     socket: SocketSettings;
     list: ListSettings;
     conversations: ConversationSettings;
@@ -122,14 +152,22 @@ export interface Report {
   warnings: string[];
   /** Redis used by the server for this run, and how many keys of its prefix were removed at the end. */
   redis: { url: string; prefix: string; keysDeleted: number | null } | null;
-  /** The socket create-to-receive measurement, when it ran. */
+  /** The socket create-to-receive measurement, when it ran, and the server's peak VmRSS during it (MB). */
   socket: SocketLatencyResult | null;
+  socketPeakRssMb: number | null;
+  /** Memory per idle socket. */
+  idleSockets: IdleSocketsResult | null;
   tableSetups: TableSetup[];
   conversations: ConversationResult | null;
   queue: QueueSetup | null;
   /** chat-a events accepted and processed (the reply sent), and the backpressure run. */
   channels: ThroughputResult | null;
   backpressure: BackpressureResult | null;
+  /** The same on several instances (the `cluster` part). */
+  conversationsCluster: ConversationResult | null;
+  channelsCluster: ThroughputResult | null;
+  /** The machine around the run: it is shared, and the numbers depend on what else ran. */
+  machine: MachineState | null;
   /** Problems found after a step that still let the run go on (lost events, ...): they fail the run. */
   failures: string[];
   error: string | undefined;
@@ -143,6 +181,15 @@ function median(values: number[]): number {
 }
 
 const isClean = (m: Measurement) => m.non2xx === 0 && m.errors === 0 && m.mismatches === 0 && m.count2xx > 0;
+
+/** The element-wise maximum of per-instance peaks over rounds (null where no round had a reading). */
+function peakOver(rounds: (number | null)[][]): (number | null)[] {
+  const width = Math.max(0, ...rounds.map((r) => r.length));
+  return Array.from({ length: width }, (_, i) => {
+    const values = rounds.map((r) => r[i]).filter((v): v is number => typeof v === 'number');
+    return values.length > 0 ? Math.max(...values) : null;
+  });
+}
 
 /** One summary per target, in the order targets were first measured. */
 export function summarize(measurements: RoundMeasurement[]): TargetSummary[] {
@@ -160,6 +207,8 @@ export function summarize(measurements: RoundMeasurement[]): TargetSummary[] {
       latencyP50MsMedian: median(runs.map((m) => m.latencyP50Ms)),
       reqPerSecMin: Math.min(...rps),
       reqPerSecMax: Math.max(...rps),
+      instances: runs[0]?.instances ?? 1,
+      peakRssMb: peakOver(runs.map((m) => m.peakRssMb ?? [])),
     };
   });
 }
@@ -257,6 +306,7 @@ function renderConversations(r: ConversationResult): string {
     .map(([k, v]) => `${k}: ${v}`)
     .join(', ');
   const rows: [string, string][] = [
+    ['server instances (messages round-robin over them)', String(r.instances)],
     ['orgs (one client, OSA and conversation each)', formatNumber(r.orgs)],
     ['POSTs sent / answered 201 (probe, warm-up, measured)', `${formatNumber(r.sent)} / ${formatNumber(r.answered201)}`],
     ['client messages stored / Specialist replies stored', `${formatNumber(c.clientMessages)} / ${formatNumber(c.replies)}`],
@@ -266,8 +316,9 @@ function renderConversations(r: ConversationResult): string {
     ['counts settled after the run in (s)', r.settleSeconds.toFixed(1)],
     ['agent_message_sent on the AM socket: received / expected', `${formatNumber(p.received)} / ${formatNumber(p.expected)}`],
     ['pushes lost / duplicated / unexpected', `${p.lost} / ${p.duplicated} / ${p.unexpected}${p.disconnects.length ? `; socket disconnected: ${p.disconnects.join(', ')}` : ''}`],
-    ['baseline rows deleted before the server ran', formatNumber(r.baselineRowsDeleted)],
+    ['rows deleted before the server ran (the baseline\'s or an earlier run\'s)', formatNumber(r.baselineRowsDeleted)],
     ['CPU during the server run (% of one core)', cpuLine(r.cpu)],
+    ['server CPU per message answered (ms, warm-up and measured run)', r.cpuMsPerMessage === null ? '-' : r.cpuMsPerMessage.toFixed(1)],
   ];
   if (r.cpu.topProcesses.length > 0) rows.push(['top CPU during the server run', topLine(r.cpu.topProcesses)]);
   return renderTable([{ title: 'client message -> reply stored and pushed' }, { title: 'value' }], rows);
@@ -330,9 +381,10 @@ function vendorRow(v: ThroughputResult['vendor']): [string, string] {
 function renderChannels(r: ThroughputResult): string {
   const c = r.counts;
   const rows: [string, string][] = [
+    ['server instances (events round-robin over them)', String(r.instances)],
     ['workspaces (orgs bound by a chat-a integration)', formatNumber(r.workspaces)],
     ['events: warm-up (not timed) + measured', `${formatNumber(r.warmupEvents)} + ${formatNumber(r.events)}`],
-    ['baseline: accepted (200), rows stored', `${answersLine(r.baseline)}; ${formatNumber(r.baseline.rowsStored)} rows`],
+    ['baseline: accepted (200), rows stored', r.baseline ? `${answersLine(r.baseline)}; ${formatNumber(r.baseline.rowsStored)} rows` : 'not measured again'],
     ['server: accepted at the webhook (200)', answersLine(r.server)],
     ['server: answers', counted(r.server.statusCounts)],
     ['processed (inbound_events done)', `${formatNumber(c.statuses.done ?? 0)} in ${seconds(c.lastDoneS)} = ${r.processedPerS === null ? '-' : formatNumber(r.processedPerS, 1)}/s`],
@@ -348,6 +400,21 @@ function renderChannels(r: ThroughputResult): string {
   ];
   if (r.cpuDrain.topProcesses.length > 0) rows.push(['top CPU while draining', topLine(r.cpuDrain.topProcesses)]);
   return renderTable([{ title: 'chat-a app_mention -> reply sent' }, { title: 'value' }], rows);
+}
+
+function renderIdleSockets(r: IdleSocketsResult): string {
+  const mb = (v: number | null) => (v === null ? '-' : `${formatNumber(v, 1)} MB`);
+  const kb = (v: number | null) => (v === null ? '-' : `${formatNumber(v, 1)} kB`);
+  const rows: [string, string][] = [
+    ['sockets connected and left idle (a server of their own)', `${formatNumber(r.sockets)} in ${r.connectSeconds.toFixed(1)} s`],
+    ['server VmRSS before / with them all connected', `${mb(r.rssBeforeMb)} / ${mb(r.rssAfterMb)}`],
+    ['memory per idle socket (VmRSS growth / sockets)', kb(r.perSocketKb)],
+    ['V8 heap used before / after (/metrics), per socket', `${mb(r.heapUsedBeforeMb)} / ${mb(r.heapUsedAfterMb)}, ${kb(r.perSocketHeapKb)}`],
+    ['server VmRSS after they all closed', mb(r.rssAfterCloseMb)],
+    ['bench process growth while holding the clients', mb(r.benchRssGrowthMb)],
+    ['sockets closed by the server while idle', String(r.disconnects)],
+  ];
+  return renderTable([{ title: 'idle sockets' }, { title: 'value' }], rows);
 }
 
 function renderBackpressure(r: BackpressureResult): string {
@@ -435,11 +502,14 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
     `${report.redis ? `; server with Redis (prefix ${report.redis.prefix})` : ''}`;
   const parts = summaries.length > 0 ? [header, '', targetTable, '', ratioTable] : [header];
   if (report.socket) parts.push('', renderSocket(report.socket));
+  if (report.idleSockets) parts.push('', renderIdleSockets(report.idleSockets));
   if (report.tableSetups.length > 0) parts.push('', renderTableSetups(report.tableSetups));
   if (report.conversations) parts.push('', renderConversations(report.conversations));
   if (report.queue) parts.push('', renderQueue(report.queue));
   if (report.channels) parts.push('', renderChannels(report.channels));
   if (report.backpressure) parts.push('', renderBackpressure(report.backpressure));
+  if (report.conversationsCluster) parts.push('', renderConversations(report.conversationsCluster));
+  if (report.channelsCluster) parts.push('', renderChannels(report.channelsCluster));
   return parts.join('\n');
 }
 
@@ -461,12 +531,17 @@ export async function writeReport(
     redis: report.redis,
     summary: summaries,
     ratios,
+    machine: report.machine,
     socket: report.socket,
+    socketPeakRssMb: report.socketPeakRssMb,
+    idleSockets: report.idleSockets,
     tableSetups: report.tableSetups,
     conversations: report.conversations,
     queue: report.queue,
     channels: report.channels,
     backpressure: report.backpressure,
+    conversationsCluster: report.conversationsCluster,
+    channelsCluster: report.channelsCluster,
     failures: report.failures,
     warnings: report.warnings,
     runs: report.measurements,

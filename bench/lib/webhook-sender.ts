@@ -13,8 +13,8 @@ import { percentiles, type Percentiles } from './socket-latency.js';
  */
 
 export interface DeliveryOptions {
-  /** The webhook URL. */
-  url: URL;
+  /** The webhook URL; several (the instances of a cluster): attempts go round-robin over them. */
+  url: URL | URL[];
   secret: string;
   events: ChatAEvent[];
   /** First attempts per second; 0: as fast as they are answered, `maxInFlight` at a time. */
@@ -135,6 +135,7 @@ function retryAfterOf(answer: RawAnswer): number | null {
 
 export async function deliverEvents(options: DeliveryOptions): Promise<DeliveryResult> {
   const { events } = options;
+  const urls = Array.isArray(options.url) ? options.url : [options.url];
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxInFlight });
   const states: EventState[] = events.map(() => ({ attempts: 0, acceptances: 0, duplicates: 0, settled: false }));
   const statusCounts: Record<string, number> = {};
@@ -242,7 +243,7 @@ export async function deliverEvents(options: DeliveryOptions): Promise<DeliveryR
       attempts++;
       inFlight++;
       const sentAt = performance.now();
-      postRaw(agent, options.url, chatASignedHeaders(options.secret, event.raw), event.raw, options.timeoutMs)
+      postRaw(agent, urls[attempts % urls.length]!, chatASignedHeaders(options.secret, event.raw), event.raw, options.timeoutMs)
         .then(
           (answer) => onAnswer(i, sentAt, answer),
           (err: Error) => onAnswer(i, sentAt, err),
