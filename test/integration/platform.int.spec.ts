@@ -1,10 +1,11 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/modules/demo/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
+import { users } from '../../src/modules/users/users.tables.js';
 import { AuditService } from '../../src/platform/audit/audit.service.js';
 import { auditLog } from '../../src/platform/audit/audit.tables.js';
 import { DbService } from '../../src/platform/db/db.service.js';
@@ -51,6 +52,35 @@ describe('transactions, audit and demo seed', () => {
     expect(seen).toEqual([true, true, true, true]);
     expect(db.inTransaction).toBe(false);
     expect(db.db).toBe(db.root);
+  });
+
+  it('builds a prepared statement once outside transactions, and runs it on the open transaction inside one', async () => {
+    const db = app.running.app.get(DbService);
+    const service = app.running.app.get(UsersService);
+    let builds = 0;
+    const byEmail = db.prepared<Array<{ email: string }>, { email: string }>('test_users_email_by_email', (d) => {
+      builds++;
+      return d.select({ email: users.email }).from(users).where(eq(users.email, sql.placeholder('email')));
+    });
+    await service.create({ email: 'prepared-a@example.com', platformRole: 'expert' });
+    await service.create({ email: 'prepared-b@example.com', platformRole: 'expert' });
+    // Each call takes its own values: nothing of the first call is frozen into the statement.
+    expect(await byEmail({ email: 'prepared-a@example.com' })).toEqual([{ email: 'prepared-a@example.com' }]);
+    expect(await byEmail({ email: 'prepared-b@example.com' })).toEqual([{ email: 'prepared-b@example.com' }]);
+    expect(await byEmail({ email: 'prepared-none@example.com' })).toEqual([]);
+    expect(builds).toBe(1);
+    // Inside a transaction it reads the transaction's own uncommitted row (on PGlite, a statement on
+    // the root connection would wait for the transaction forever), and the rollback leaves none.
+    await expect(
+      db.transaction(async () => {
+        await service.create({ email: 'prepared-tx@example.com', platformRole: 'expert' });
+        expect(await byEmail({ email: 'prepared-tx@example.com' })).toEqual([{ email: 'prepared-tx@example.com' }]);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(builds).toBe(2);
+    expect(await byEmail({ email: 'prepared-tx@example.com' })).toEqual([]);
+    expect(builds).toBe(2);
   });
 
   it('keeps the business write when the audit write fails (best-effort, spec 2.10)', async () => {

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
-import { DbService } from '../../platform/db/db.service.js';
+import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { llmRuns, type LlmRunRow } from './agent.tables.js';
 
 export type NewLlmRun = typeof llmRuns.$inferInsert;
+
+/** Every column of a ledger row the caller gives (the id and the time are the database's). */
+type LedgerValues = { [K in 'orgId' | 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model' | 'inputTokens' | 'outputTokens' | 'costMicroUsd' | 'latencyMs' | 'outcome' | 'error']-?: Exclude<NewLlmRun[K], undefined> };
 
 export interface CostTotals {
   costMicroUsd: number;
@@ -27,10 +30,52 @@ const totals = {
  */
 @Injectable()
 export class LlmRunsRepository {
-  constructor(private readonly dbService: DbService) {}
+  /** One row per model call: a prepared statement, always on the root connection. */
+  private readonly insertRun: PreparedStatement<LlmRunRow[], LedgerValues>;
 
-  async insert(values: NewLlmRun): Promise<LlmRunRow> {
-    const [row] = await this.dbService.root.insert(llmRuns).values(values).returning();
+  constructor(private readonly dbService: DbService) {
+    const p = sql.placeholder;
+    this.insertRun = dbService.prepared(
+      'llm_runs_insert',
+      (db) =>
+        db
+          .insert(llmRuns)
+          .values({
+            orgId: p('orgId'),
+            osaId: p('osaId'),
+            conversationId: p('conversationId'),
+            messageId: p('messageId'),
+            purpose: p('purpose'),
+            provider: p('provider'),
+            model: p('model'),
+            inputTokens: p('inputTokens'),
+            outputTokens: p('outputTokens'),
+            costMicroUsd: p('costMicroUsd'),
+            latencyMs: p('latencyMs'),
+            outcome: p('outcome'),
+            error: p('error'),
+          })
+          .returning(),
+      { root: true },
+    );
+  }
+
+  async insert(values: Omit<NewLlmRun, 'id' | 'createdAt'>): Promise<LlmRunRow> {
+    const [row] = await this.insertRun({
+      orgId: values.orgId,
+      osaId: values.osaId ?? null,
+      conversationId: values.conversationId ?? null,
+      messageId: values.messageId ?? null,
+      purpose: values.purpose,
+      provider: values.provider,
+      model: values.model,
+      inputTokens: values.inputTokens ?? 0,
+      outputTokens: values.outputTokens ?? 0,
+      costMicroUsd: values.costMicroUsd ?? 0,
+      latencyMs: values.latencyMs ?? 0,
+      outcome: values.outcome,
+      error: values.error ?? null,
+    });
     return row!;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, lt, or } from 'drizzle-orm';
-import { DbService } from '../../platform/db/db.service.js';
+import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { clientBriefs, type ClientBriefRow } from './client-briefs.tables.js';
 
@@ -9,7 +9,19 @@ type NewClientBriefRow = typeof clientBriefs.$inferInsert;
 /** Briefs are tenant rows: every query names the org. */
 @Injectable()
 export class ClientBriefsRepository {
-  constructor(private readonly dbService: DbService) {}
+  /** The briefs every agent turn reads: a prepared statement. */
+  private readonly oldestFirstOf: PreparedStatement<ClientBriefRow[], { orgId: string; limit: number }>;
+
+  constructor(private readonly dbService: DbService) {
+    this.oldestFirstOf = dbService.prepared('client_briefs_oldest_first', (db) =>
+      db
+        .select()
+        .from(clientBriefs)
+        .where(eq(clientBriefs.orgId, sql.placeholder('orgId')))
+        .orderBy(asc(clientBriefs.createdAt), asc(clientBriefs.id))
+        .limit(sql.placeholder('limit')),
+    );
+  }
 
   private get db() {
     return this.dbService.db;
@@ -33,7 +45,7 @@ export class ClientBriefsRepository {
 
   /** Oldest first, at most `limit` rows: the order the agent's prompt reads them in. */
   async oldestFirst(orgId: string, limit: number): Promise<ClientBriefRow[]> {
-    return this.db.select().from(clientBriefs).where(eq(clientBriefs.orgId, orgId)).orderBy(asc(clientBriefs.createdAt), asc(clientBriefs.id)).limit(limit);
+    return this.oldestFirstOf({ orgId, limit });
   }
 
   /** By id alone: the caller decides whether the row's org may be revealed. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { ConversationStatus } from '../../contracts/conversations.js';
-import { DbService } from '../../platform/db/db.service.js';
+import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { reachFilter, type Reach } from './conversations.access.js';
 import {
@@ -30,7 +30,12 @@ function before(col: typeof conversations.lastMessageAt | typeof queueItems.upda
  */
 @Injectable()
 export class ConversationsRepository {
-  constructor(private readonly dbService: DbService) {}
+  /** The statements of every client message and its turn, prepared (see DbService.prepared). */
+  private readonly statements: ReturnType<typeof prepareStatements>;
+
+  constructor(private readonly dbService: DbService) {
+    this.statements = prepareStatements(dbService);
+  }
 
   private get db() {
     return this.dbService.db;
@@ -42,10 +47,16 @@ export class ConversationsRepository {
   }
 
   async findVisible(reach: Reach, id: string): Promise<ConversationRow | undefined> {
-    const [row] = await this.db
-      .select()
-      .from(conversations)
-      .where(and(eq(conversations.id, id), reachFilter(reach, conversations)));
+    // The two common reaches have a prepared statement each; an Expert's grants vary in shape.
+    const [row] =
+      reach.kind === 'all'
+        ? await this.statements.byId({ id })
+        : reach.kind === 'member'
+          ? await this.statements.byIdInOrgs({ id, orgIds: reach.orgIds })
+          : await this.db
+              .select()
+              .from(conversations)
+              .where(and(eq(conversations.id, id), reachFilter(reach, conversations)));
     return row;
   }
 
@@ -116,10 +127,7 @@ export class ConversationsRepository {
   }
 
   async findReply(conversationId: string, messageId: string): Promise<MessageRow | undefined> {
-    const [row] = await this.db
-      .select()
-      .from(messages)
-      .where(and(eq(messages.conversationId, conversationId), eq(messages.replyToMessageId, messageId)));
+    const [row] = await this.statements.reply({ conversationId, messageId });
     return row;
   }
 
@@ -142,19 +150,7 @@ export class ConversationsRepository {
 
   /** What the client and the Specialist said up to a message, newest first (the agent's history). */
   async history(conversationId: string, upTo: MessageRow, limit: number): Promise<MessageRow[]> {
-    return this.db
-      .select()
-      .from(messages)
-      .where(
-        and(
-          eq(messages.conversationId, conversationId),
-          eq(messages.isInternal, false),
-          ne(messages.role, 'system'),
-          or(lt(messages.createdAt, upTo.createdAt), eq(messages.id, upTo.id)),
-        ),
-      )
-      .orderBy(desc(messages.createdAt), desc(messages.id))
-      .limit(limit);
+    return this.statements.history({ conversationId, upToAt: upTo.createdAt, upToId: upTo.id, limit });
   }
 
   async updateMessage(id: string, values: Partial<NewMessage>): Promise<MessageRow> {
@@ -224,17 +220,9 @@ export class ConversationsRepository {
    * Takes a turn that is queued, or running under an expired claim (its worker died): one
    * claimant at a time, whatever the number of instances.
    */
+  /** On the root database: the claim commits on its own, before the model is called. */
   async claimTurn(messageId: string, leaseMs: number): Promise<TurnRow | undefined> {
-    const [row] = await this.dbService.root
-      .update(turns)
-      .set({
-        status: 'running',
-        attempts: sql`${turns.attempts} + 1`,
-        claimedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
-        updatedAt: new Date(),
-      })
-      .where(and(eq(turns.messageId, messageId), or(eq(turns.status, 'queued'), and(eq(turns.status, 'running'), lt(turns.claimedUntil, sql`now()`)))))
-      .returning();
+    const [row] = await this.statements.claimTurn({ messageId, leaseS: leaseMs / 1000, now: new Date() });
     return row;
   }
 
@@ -304,4 +292,52 @@ export class ConversationsRepository {
     if (ids.length === 0) return [];
     return this.db.select().from(conversations).where(inArray(conversations.id, ids));
   }
+}
+
+/** The prepared statements of the message path: a client message, its turn and its reply. */
+function prepareStatements(dbService: DbService) {
+  const p = sql.placeholder;
+  return {
+    byId: dbService.prepared<ConversationRow[], { id: string }>('conversations_by_id', (db) => db.select().from(conversations).where(eq(conversations.id, p('id')))),
+    byIdInOrgs: dbService.prepared<ConversationRow[], { id: string; orgIds: string[] }>('conversations_by_id_in_orgs', (db) =>
+      db
+        .select()
+        .from(conversations)
+        .where(and(eq(conversations.id, p('id')), sql`${conversations.orgId} = any(${p('orgIds')}::uuid[])`)),
+    ),
+    reply: dbService.prepared<MessageRow[], { conversationId: string; messageId: string }>('conversation_messages_reply', (db) =>
+      db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.conversationId, p('conversationId')), eq(messages.replyToMessageId, p('messageId')))),
+    ),
+    history: dbService.prepared<MessageRow[], { conversationId: string; upToAt: Date; upToId: string; limit: number }>('conversation_messages_history', (db) =>
+      db
+        .select()
+        .from(messages)
+        .where(
+          and(
+            eq(messages.conversationId, p('conversationId')),
+            eq(messages.isInternal, false),
+            ne(messages.role, 'system'),
+            or(lt(messages.createdAt, p('upToAt')), eq(messages.id, p('upToId'))),
+          ),
+        )
+        .orderBy(desc(messages.createdAt), desc(messages.id))
+        .limit(p('limit')),
+    ),
+    claimTurn: dbService.prepared<TurnRow[], { messageId: string; leaseS: number; now: Date }>('conversation_turns_claim', (db) =>
+      db
+        .update(turns)
+        .set({
+          status: 'running',
+          attempts: sql`${turns.attempts} + 1`,
+          claimedUntil: sql`now() + make_interval(secs => ${p('leaseS')}::double precision)`,
+          updatedAt: sql`${p('now')}`,
+        })
+        .where(and(eq(turns.messageId, p('messageId')), or(eq(turns.status, 'queued'), and(eq(turns.status, 'running'), lt(turns.claimedUntil, sql`now()`)))))
+        .returning(),
+      { root: true },
+    ),
+  };
 }

@@ -1,19 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { and, desc, eq, ilike, inArray, lt, ne, or, sql } from 'drizzle-orm';
-import { DbService } from '../../platform/db/db.service.js';
+import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { orgs, slugReservations, type NewOrgRow, type OrgRow, type OrgStatus } from './orgs.tables.js';
 
 @Injectable()
 export class OrgsRepository {
-  constructor(private readonly dbService: DbService) {}
+  /** The reads of every client request (the access gate) and of every agent turn: prepared statements. */
+  private readonly byId: PreparedStatement<OrgRow[], { id: string }>;
+  private readonly byIds: PreparedStatement<OrgRow[], { ids: string[] }>;
+
+  constructor(private readonly dbService: DbService) {
+    this.byId = dbService.prepared('orgs_by_id', (db) => db.select().from(orgs).where(eq(orgs.id, sql.placeholder('id'))));
+    this.byIds = dbService.prepared('orgs_by_ids', (db) => db.select().from(orgs).where(sql`${orgs.id} = any(${sql.placeholder('ids')}::uuid[])`));
+  }
 
   private get db() {
     return this.dbService.db;
   }
 
   async findById(id: string): Promise<OrgRow | undefined> {
-    const [row] = await this.db.select().from(orgs).where(eq(orgs.id, id));
+    const [row] = await this.byId({ id });
     return row;
   }
 
@@ -34,7 +41,7 @@ export class OrgsRepository {
 
   async findByIds(ids: string[]): Promise<OrgRow[]> {
     if (ids.length === 0) return [];
-    return this.db.select().from(orgs).where(inArray(orgs.id, ids));
+    return this.byIds({ ids });
   }
 
   /** Newest first; limit + 1 rows. */

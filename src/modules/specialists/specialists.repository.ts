@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
-import { DbService } from '../../platform/db/db.service.js';
+import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { specialistRateHistory, specialists, type SpecialistRow } from './specialists.tables.js';
 
@@ -9,7 +9,12 @@ type NewSpecialistRow = typeof specialists.$inferInsert;
 /** The catalog is platform-wide (no org): one pool every org draws from. */
 @Injectable()
 export class SpecialistsRepository {
-  constructor(private readonly dbService: DbService) {}
+  /** The Specialists of a thread, a list or an agent turn: a prepared statement. */
+  private readonly byIds: PreparedStatement<SpecialistRow[], { ids: string[] }>;
+
+  constructor(private readonly dbService: DbService) {
+    this.byIds = dbService.prepared('specialists_by_ids', (db) => db.select().from(specialists).where(sql`${specialists.id} = any(${sql.placeholder('ids')}::uuid[])`));
+  }
 
   /** Oldest first (a stable catalog order), keyset-paginated; limit + 1 rows. */
   async list(page: { limit: number; after?: Keyset }): Promise<SpecialistRow[]> {
@@ -29,7 +34,7 @@ export class SpecialistsRepository {
 
   async findByIds(ids: string[]): Promise<SpecialistRow[]> {
     if (ids.length === 0) return [];
-    return this.dbService.db.select().from(specialists).where(inArray(specialists.id, ids));
+    return this.byIds({ ids });
   }
 
   async findBySlug(slug: string): Promise<SpecialistRow | undefined> {

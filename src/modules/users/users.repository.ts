@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, ilike, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { OrgRole, PlatformRole } from '../../contracts/roles.js';
-import { DbService } from '../../platform/db/db.service.js';
+import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { containsPattern, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { orgMemberships, users, type NewUserRow, type UserRow } from './users.tables.js';
@@ -29,7 +29,25 @@ export interface OrgMemberRecord extends MembershipRecord {
 /** Queries of the users and memberships tables; no rules. */
 @Injectable()
 export class UsersRepository {
-  constructor(private readonly dbService: DbService) {}
+  /**
+   * The user and their memberships in one round trip: the read every authenticated request makes,
+   * a prepared statement.
+   */
+  private readonly principalById: PreparedStatement<Array<{ user: UserRow; memberships: MembershipRecord[] }>, { id: string }>;
+
+  constructor(private readonly dbService: DbService) {
+    this.principalById = dbService.prepared('users_principal_by_id', (db) =>
+      db
+        .select({
+          user: users,
+          memberships: sql<MembershipRecord[]>`coalesce(
+            (select json_agg(json_build_object('orgId', m.org_id, 'orgRole', m.org_role) order by m.created_at)
+               from org_memberships m where m.user_id = users.id), '[]'::json)`,
+        })
+        .from(users)
+        .where(eq(users.id, sql.placeholder('id'))),
+    );
+  }
 
   private get db() {
     return this.dbService.db;
@@ -50,28 +68,8 @@ export class UsersRepository {
     return row;
   }
 
-  /**
-   * The user and their memberships in one round trip: the read every authenticated request makes.
-   * A named prepared statement, so PostgreSQL plans it once per connection.
-   */
-  private principalQuery?: ReturnType<UsersRepository['buildPrincipalQuery']>;
-
-  private buildPrincipalQuery() {
-    return this.dbService.root
-      .select({
-        user: users,
-        memberships: sql<MembershipRecord[]>`coalesce(
-          (select json_agg(json_build_object('orgId', m.org_id, 'orgRole', m.org_role) order by m.created_at)
-             from org_memberships m where m.user_id = users.id), '[]'::json)`,
-      })
-      .from(users)
-      .where(eq(users.id, sql.placeholder('id')))
-      .prepare('users_principal_by_id');
-  }
-
   async findWithMemberships(id: string): Promise<(UserRow & { memberships: MembershipRecord[] }) | undefined> {
-    this.principalQuery ??= this.buildPrincipalQuery();
-    const [row] = await this.principalQuery.execute({ id });
+    const [row] = await this.principalById({ id });
     return row ? { ...row.user, memberships: row.memberships } : undefined;
   }
 

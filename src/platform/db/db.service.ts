@@ -3,6 +3,14 @@ import { sql } from 'drizzle-orm';
 import { logger } from '../observability/logger.js';
 import type { Database, DatabaseHandle, Db, Transaction } from './database.js';
 
+/** A drizzle query made with `sql.placeholder()` parameters, before `.prepare()`. */
+export interface Preparable<Result> {
+  prepare(name: string): { execute(values?: Record<string, unknown>): Promise<Result> };
+}
+
+/** A prepared statement: run it with the values of its placeholders. */
+export type PreparedStatement<Result, Values extends Record<string, unknown>> = (values: Values) => Promise<Result>;
+
 interface TxContext {
   tx: Transaction;
   afterCommit: Array<() => unknown>;
@@ -29,6 +37,30 @@ export class DbService {
 
   get inTransaction(): boolean {
     return this.als.getStore() !== undefined;
+  }
+
+  /**
+   * A statement of fixed shape, built once: `build` makes it on the given database with
+   * `sql.placeholder()` for every value (a value written into it would be frozen at its first use).
+   * Outside a transaction it runs as a named prepared statement: drizzle builds its SQL once per
+   * process, and PostgreSQL parses and plans it once per connection. Inside a transaction it is
+   * built on the open transaction, so it reads the transaction's own writes and takes its locks.
+   * With `root`, it always runs on the root database, outside any transaction (a write that must
+   * stand whatever becomes of the caller's transaction). The name is the statement's on every
+   * connection: one name, one statement.
+   */
+  prepared<Result, Values extends Record<string, unknown>>(
+    name: string,
+    build: (db: Db) => Preparable<Result>,
+    options: { root?: boolean } = {},
+  ): PreparedStatement<Result, Values> {
+    let onRoot: ReturnType<Preparable<Result>['prepare']> | undefined;
+    return (values) => {
+      const tx = options.root ? undefined : this.als.getStore()?.tx;
+      if (tx) return build(tx).prepare(name).execute(values);
+      onRoot ??= build(this.handle.db).prepare(name);
+      return onRoot.execute(values);
+    };
   }
 
   /** Runs fn in one transaction (joins the current one when nested); after-commit hooks run once it commits. */
