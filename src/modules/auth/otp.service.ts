@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
-import { hmacSha256Hex, safeEqual, sixDigitCode } from '../../platform/crypto/crypto.js';
+import { sixDigitCode } from '../../platform/crypto/crypto.js';
+import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { SchedulerService } from '../../platform/queue/scheduler.service.js';
 import type { OtpPurpose } from './auth.tables.js';
@@ -23,22 +24,23 @@ export interface IssueOtpInput {
  */
 @Injectable()
 export class OtpService implements OnModuleInit {
-  private readonly pepper: Buffer;
+  private readonly hashes: KeyedHash;
 
   constructor(
     private readonly repo: OtpRepository,
     private readonly scheduler: SchedulerService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.pepper = config.keys.encryptionKey;
+    this.hashes = new KeyedHash(config.keys.encryptionKey, config.keys.previousEncryptionKeys);
   }
 
   onModuleInit(): void {
     this.scheduler.every('auth.otp-cleanup', 60 * 60_000, () => this.repo.deleteStale(new Date(Date.now() - 24 * 60 * 60_000)));
   }
 
-  private hash(input: { email: string; purpose: OtpPurpose; subjectId?: string }, code: string): string {
-    return hmacSha256Hex(this.pepper, `${input.purpose}:${input.subjectId ?? ''}:${input.email}:${code}`);
+  /** What a code's hash is made of: the code bound to its address, purpose and subject. */
+  private hashed(input: { email: string; purpose: OtpPurpose; subjectId?: string }, code: string): string {
+    return `${input.purpose}:${input.subjectId ?? ''}:${input.email}:${code}`;
   }
 
   /** Creates a code and returns it (for the caller to mail; it is never stored in clear). */
@@ -49,7 +51,7 @@ export class OtpService implements OnModuleInit {
       email: input.email,
       purpose: input.purpose,
       subjectId: input.subjectId,
-      codeHash: this.hash(input, code),
+      codeHash: this.hashes.of(this.hashed(input, code)),
       expiresAt: new Date(Date.now() + (input.ttlMs ?? OTP_TTL_MS)),
     });
     return code;
@@ -60,7 +62,7 @@ export class OtpService implements OnModuleInit {
     const row = await this.repo.findLatestLive(input.email, input.purpose, input.subjectId);
     if (!row) throw AppError.unauthorized('Invalid or expired code');
     if (row.attempts >= OTP_MAX_ATTEMPTS) throw AppError.unauthorized('Too many attempts: request a new code');
-    if (!safeEqual(row.codeHash, this.hash(input, code))) {
+    if (!this.hashes.matches(row.codeHash, this.hashed(input, code))) {
       await this.repo.recordFailedAttempt(row.id);
       throw AppError.unauthorized('Invalid or expired code');
     }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import { totpRecoveryCodes } from './auth.tables.js';
 
@@ -13,14 +13,18 @@ export class RecoveryCodesRepository {
     if (codeHashes.length > 0) await this.dbService.db.insert(totpRecoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash })));
   }
 
-  /** Spends one unused code; false when there is no such code or it was used already. */
-  async consume(userId: string, codeHash: string): Promise<boolean> {
+  /**
+   * Spends one unused code given as its hash under each key in use (a user's codes are all hashed
+   * under one key); false when there is no such code or it was used already.
+   */
+  async consume(userId: string, codeHashes: string[]): Promise<boolean> {
+    if (codeHashes.length === 0) return false;
     const rows = await this.dbService.db
       .update(totpRecoveryCodes)
       .set({ usedAt: new Date() })
-      .where(and(eq(totpRecoveryCodes.userId, userId), eq(totpRecoveryCodes.codeHash, codeHash), isNull(totpRecoveryCodes.usedAt)))
+      .where(and(eq(totpRecoveryCodes.userId, userId), inArray(totpRecoveryCodes.codeHash, codeHashes), isNull(totpRecoveryCodes.usedAt)))
       .returning({ id: totpRecoveryCodes.id });
-    return rows.length === 1;
+    return rows.length > 0;
   }
 
   async countUnused(userId: string): Promise<number> {

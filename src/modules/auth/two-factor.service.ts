@@ -6,7 +6,8 @@ import { AuditService } from '../../platform/audit/audit.service.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
-import { SecretBox, hmacSha256Hex } from '../../platform/crypto/crypto.js';
+import { SecretBox } from '../../platform/crypto/crypto.js';
+import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { UsersService, type UserRow } from '../users/index.js';
@@ -29,7 +30,7 @@ export interface SecondFactor {
  */
 @Injectable()
 export class TwoFactorService {
-  private readonly pepper: Buffer;
+  private readonly hashes: KeyedHash;
 
   constructor(
     private readonly users: UsersService,
@@ -39,7 +40,7 @@ export class TwoFactorService {
     private readonly dbService: DbService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.pepper = config.keys.encryptionKey;
+    this.hashes = new KeyedHash(config.keys.encryptionKey, config.keys.previousEncryptionKeys);
   }
 
   /** A new secret (not yet in force) and a new set of recovery codes, shown once. */
@@ -51,7 +52,7 @@ export class TwoFactorService {
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     await this.dbService.transaction(async () => {
       await this.users.setTotp(user.id, { secretEnc: this.secrets.seal(secret), enabled: false });
-      await this.recoveryCodes.replace(user.id, recoveryCodes.map((c) => this.hashRecovery(user.id, c)));
+      await this.recoveryCodes.replace(user.id, recoveryCodes.map((c) => this.hashes.of(recoveryInput(user.id, c))));
     });
     return { secret, otpauthUrl, qrCodeDataUrl: await toDataURL(otpauthUrl), recoveryCodes };
   }
@@ -81,7 +82,7 @@ export class TwoFactorService {
     const user = await this.requireEnabled(principal.userId);
     if (!(await this.passes(user, factor))) throw AppError.badRequest('Invalid two-factor code');
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-    await this.recoveryCodes.replace(user.id, codes.map((c) => this.hashRecovery(user.id, c)));
+    await this.recoveryCodes.replace(user.id, codes.map((c) => this.hashes.of(recoveryInput(user.id, c))));
     await this.audit.record({ action: 'auth.2fa_recovery_codes_renewed', userId: user.id, resourceId: user.id, impersonatorId: principal.impersonatorId });
     return codes;
   }
@@ -105,7 +106,7 @@ export class TwoFactorService {
 
   private async passes(user: UserRow, factor: SecondFactor): Promise<boolean> {
     if (factor.totpCode) return this.totpMatches(user, factor.totpCode);
-    if (factor.recoveryCode) return this.recoveryCodes.consume(user.id, this.hashRecovery(user.id, factor.recoveryCode));
+    if (factor.recoveryCode) return this.recoveryCodes.consume(user.id, this.hashes.candidates(recoveryInput(user.id, factor.recoveryCode)));
     return false;
   }
 
@@ -115,10 +116,6 @@ export class TwoFactorService {
     if (!result.valid || !('timeStep' in result)) return false;
     // Each time step once: a code seen on the wire cannot be replayed.
     return this.users.acceptTotpStep(user.id, result.timeStep);
-  }
-
-  private hashRecovery(userId: string, code: string): string {
-    return hmacSha256Hex(this.pepper, `recovery:${userId}:${normalizeRecoveryCode(code)}`);
   }
 
   private async requireUser(userId: string): Promise<UserRow> {
@@ -132,4 +129,9 @@ export class TwoFactorService {
     if (!user.totpEnabled) throw AppError.conflict('Two-factor sign-in is not on');
     return user;
   }
+}
+
+/** What a recovery code's hash is made of: the code, normalized, bound to its user. */
+function recoveryInput(userId: string, code: string): string {
+  return `recovery:${userId}:${normalizeRecoveryCode(code)}`;
 }
