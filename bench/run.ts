@@ -222,10 +222,10 @@ function readSettings(): Report['settings'] {
       connections: int('BENCH_CHANNEL_CONNECTIONS', 20, 1),
       drainTimeoutS: numberFromEnv('BENCH_CHANNEL_DRAIN_TIMEOUT_S', 180, 1),
       backpressure: {
-        maxDepth: int('BENCH_BP_MAX_DEPTH', 200, 1),
+        maxDepth: int('BENCH_BP_MAX_DEPTH', 100, 1),
         retryAfterS: int('BENCH_BP_RETRY_AFTER_S', 1, 1),
-        events: int('BENCH_BP_EVENTS', 250, 1),
-        ratePerS: numberFromEnv('BENCH_BP_RATE', 100, 1),
+        events: int('BENCH_BP_EVENTS', 400, 1),
+        ratePerS: numberFromEnv('BENCH_BP_RATE', 200, 1),
         jitterMs: numberFromEnv('BENCH_BP_JITTER_MS', 1000, 0),
       },
     },
