@@ -194,13 +194,13 @@ export async function writeMarkdown(file: string, report: Report, rows: SummaryR
         : ''),
     `- **Settings**: ${s.connections} connections (${s.conversations.connections} for the conversation and attention-list targets), pipelining ${s.pipelining}, ` +
       `${s.warmupS} s warm-up + ${s.durationS} s measured per target, ${s.rounds} round(s).`,
-    `- **Machine**: shared with other work while this ran (other sessions' tests, their servers and databases). ` +
+    `- **Machine**: ${machineState(m?.before)}. ` +
       `Load average (1, 5, 15 min) ${load(m?.loadAverageStart ?? null)} at the start, ${load(m?.loadAverageEnd ?? null)} at the end; ` +
       `busy ${m?.busyPctOverRun === null || m?.busyPctOverRun === undefined ? '-' : formatNumber(m.busyPctOverRun)}% of ${os.cpus().length * 100}% over the whole run. ` +
       `In the 3 s before the run: ${top(m?.before)}; in the 3 s after it: ${top(m?.after)} (% of one core; "postgres" is all its backends).`,
-    '- **Noise**: the load generator, the servers, PostgreSQL, Redis and everything else share 2 cores. Runs of the same code have differed by 1.5-2x; ' +
+    `- **Noise**: the load generator, the servers, PostgreSQL, Redis and everything else share ${os.cpus().length} cores. Runs of the same code have differed by 1.5-2x on a busy machine; ` +
       'compare the ratios within one run (each against a baseline measured minutes apart on the same machine), not absolute numbers across runs. ' +
-      'On 2 cores, more instances do not mean more throughput: they share the same cores (the rows show how the load spreads and what each instance holds in memory).',
+      `On ${os.cpus().length} cores, more instances do not mean more throughput: they share the same cores (the rows show how the load spreads and what each instance holds in memory).`,
     '',
     renderSummaryMarkdown(rows),
     '',
@@ -216,4 +216,12 @@ export async function writeMarkdown(file: string, report: Report, rows: SummaryR
   ];
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, lines.join('\n'));
+}
+
+/** What the machine was doing just before the run (its 3 s sample, nothing of the bench running). */
+function machineState(before: CpuUse | null | undefined): string {
+  if (!before) return 'not sampled before the run';
+  return before.machineBusyPct >= 20
+    ? `busy with other work before the run (${formatNumber(before.machineBusyPct)}% of ${os.cpus().length * 100}% in the 3 s sample): the numbers include that contention`
+    : `quiet before the run (${formatNumber(before.machineBusyPct)}% of ${os.cpus().length * 100}% busy in the 3 s sample)`;
 }
