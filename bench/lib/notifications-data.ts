@@ -24,6 +24,14 @@ export function truncateNotifications(databaseUrl: string): Promise<void> {
   });
 }
 
+/** Deletes the rows of one event type (those the POST measurements created, `bench.post`). */
+export function deleteNotificationsOfType(databaseUrl: string, eventType: string): Promise<number> {
+  return withClient(databaseUrl, async (client) => {
+    const result = await client.query('delete from app_notifications where event_type = $1', [eventType]);
+    return result.rowCount ?? 0;
+  });
+}
+
 /**
  * `count` notifications for one user, in one multi-row INSERT, spread over the last 30 days
  * (interleaved in time with the other users' rows of `insertOtherUsersNotifications`).
