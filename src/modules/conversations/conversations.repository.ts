@@ -290,7 +290,7 @@ export class ConversationsRepository {
 
   async conversationsByIds(ids: string[]): Promise<ConversationRow[]> {
     if (ids.length === 0) return [];
-    return this.db.select().from(conversations).where(inArray(conversations.id, ids));
+    return this.statements.byIds({ ids });
   }
 }
 
@@ -299,6 +299,9 @@ function prepareStatements(dbService: DbService) {
   const p = sql.placeholder;
   return {
     byId: dbService.prepared<ConversationRow[], { id: string }>('conversations_by_id', (db) => db.select().from(conversations).where(eq(conversations.id, p('id')))),
+    byIds: dbService.prepared<ConversationRow[], { ids: string[] }>('conversations_by_ids', (db) =>
+      db.select().from(conversations).where(sql`${conversations.id} = any(${p('ids')}::uuid[])`),
+    ),
     byIdInOrgs: dbService.prepared<ConversationRow[], { id: string; orgIds: string[] }>('conversations_by_id_in_orgs', (db) =>
       db
         .select()

@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq } from 'drizzle-orm';
-import { DbService } from '../../platform/db/db.service.js';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { expertGrants, type ExpertGrantRow } from './experts.tables.js';
 
 @Injectable()
 export class ExpertsRepository {
-  constructor(private readonly dbService: DbService) {}
+  /** An Expert's grants: read by every request of theirs that lists or opens conversations (a prepared statement). */
+  private readonly ofExpert: PreparedStatement<ExpertGrantRow[], { expertId: string }>;
+
+  constructor(private readonly dbService: DbService) {
+    this.ofExpert = dbService.prepared('expert_grants_of_expert', (db) => db.select().from(expertGrants).where(eq(expertGrants.expertId, sql.placeholder('expertId'))));
+  }
 
   private get db() {
     return this.dbService.db;
@@ -20,7 +25,7 @@ export class ExpertsRepository {
   }
 
   async listForExpert(expertId: string): Promise<ExpertGrantRow[]> {
-    return this.db.select().from(expertGrants).where(eq(expertGrants.expertId, expertId));
+    return this.ofExpert({ expertId });
   }
 
   async orgIdsOfExpert(expertId: string): Promise<string[]> {
