@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
 import { desc, eq, sql } from 'drizzle-orm';
-import { DbService } from '../../platform/db/db.service.js';
+import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { appNotifications, type AppNotificationRow } from './notifications.tables.js';
 
 export interface NewNotification {
@@ -15,11 +15,22 @@ export interface NewNotification {
 /** Notifications are per user, not per org: every read is scoped by the recipient. */
 @Injectable()
 export class NotificationsRepository {
-  constructor(private readonly dbService: DbService) {}
+  /** Every notification is one insert: a prepared statement. */
+  private readonly insertOne: PreparedStatement<AppNotificationRow[], NewNotification & { id: string }>;
+
+  constructor(private readonly dbService: DbService) {
+    const p = sql.placeholder;
+    this.insertOne = dbService.prepared('app_notifications_insert', (db) =>
+      db
+        .insert(appNotifications)
+        .values({ id: p('id'), recipientUserId: p('recipientUserId'), eventType: p('eventType'), title: p('title'), body: p('body'), meta: p('meta') })
+        .returning(),
+    );
+  }
 
   async insert(values: NewNotification): Promise<AppNotificationRow> {
     // Time-ordered ids: rows created in the same instant still list in the order they were made.
-    const [row] = await this.dbService.db.insert(appNotifications).values({ id: uuidv7(), ...values }).returning();
+    const [row] = await this.insertOne({ id: uuidv7(), ...values });
     return row!;
   }
 

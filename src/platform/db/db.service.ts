@@ -9,7 +9,7 @@ export interface Preparable<Result> {
 }
 
 /** A prepared statement: run it with the values of its placeholders. */
-export type PreparedStatement<Result, Values extends Record<string, unknown>> = (values: Values) => Promise<Result>;
+export type PreparedStatement<Result, Values extends object> = (values: Values) => Promise<Result>;
 
 interface TxContext {
   tx: Transaction;
@@ -49,17 +49,18 @@ export class DbService {
    * stand whatever becomes of the caller's transaction). The name is the statement's on every
    * connection: one name, one statement.
    */
-  prepared<Result, Values extends Record<string, unknown>>(
+  prepared<Result, Values extends object>(
     name: string,
     build: (db: Db) => Preparable<Result>,
     options: { root?: boolean } = {},
   ): PreparedStatement<Result, Values> {
     let onRoot: ReturnType<Preparable<Result>['prepare']> | undefined;
     return (values) => {
+      const placeholders = values as Record<string, unknown>;
       const tx = options.root ? undefined : this.als.getStore()?.tx;
-      if (tx) return build(tx).prepare(name).execute(values);
+      if (tx) return build(tx).prepare(name).execute(placeholders);
       onRoot ??= build(this.handle.db).prepare(name);
-      return onRoot.execute(values);
+      return onRoot.execute(placeholders);
     };
   }
 
