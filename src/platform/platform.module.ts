@@ -14,6 +14,7 @@ import { RealtimeService } from './realtime/realtime.service.js';
 import { APP_CONFIG } from './config/config.token.js';
 import type { AppConfig } from './config/config.js';
 import { SecretBox } from './crypto/crypto.js';
+import { KeyedHash } from './crypto/keyed-hash.js';
 import type { DatabaseHandle } from './db/database.js';
 import { DbService } from './db/db.service.js';
 import { AllExceptionsFilter } from './errors/http-exception.filter.js';
@@ -49,6 +50,7 @@ export class PlatformModule {
       { provide: DbService, useValue: deps.dbService },
       { provide: Metrics, useValue: deps.metrics },
       { provide: SecretBox, useValue: new SecretBox(deps.config.keys.encryptionKey, deps.config.keys.previousEncryptionKeys) },
+      { provide: KeyedHash, useValue: new KeyedHash(deps.config.keys.encryptionKey, deps.config.keys.previousEncryptionKeys) },
       ...(deps.redis ? [{ provide: REDIS_CLIENT, useValue: deps.redis }] : []),
       TokenService,
       Clock,

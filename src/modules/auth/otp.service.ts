@@ -1,6 +1,4 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { sixDigitCode } from '../../platform/crypto/crypto.js';
 import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { AppError } from '../../platform/errors/app-error.js';
@@ -24,15 +22,11 @@ export interface IssueOtpInput {
  */
 @Injectable()
 export class OtpService implements OnModuleInit {
-  private readonly hashes: KeyedHash;
-
   constructor(
     private readonly repo: OtpRepository,
     private readonly scheduler: SchedulerService,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.hashes = new KeyedHash(config.keys.encryptionKey, config.keys.previousEncryptionKeys);
-  }
+    private readonly hashes: KeyedHash,
+  ) {}
 
   onModuleInit(): void {
     this.scheduler.every('auth.otp-cleanup', 60 * 60_000, () => this.repo.deleteStale(new Date(Date.now() - 24 * 60 * 60_000)));

@@ -1,11 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import { toDataURL } from 'qrcode';
 import type { TotpSetupResponse } from '../../contracts/auth.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
 import { SecretBox } from '../../platform/crypto/crypto.js';
 import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { DbService } from '../../platform/db/db.service.js';
@@ -30,18 +28,14 @@ export interface SecondFactor {
  */
 @Injectable()
 export class TwoFactorService {
-  private readonly hashes: KeyedHash;
-
   constructor(
     private readonly users: UsersService,
     private readonly recoveryCodes: RecoveryCodesRepository,
     private readonly secrets: SecretBox,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.hashes = new KeyedHash(config.keys.encryptionKey, config.keys.previousEncryptionKeys);
-  }
+    private readonly hashes: KeyedHash,
+  ) {}
 
   /** A new secret (not yet in force) and a new set of recovery codes, shown once. */
   async setup(principal: Principal): Promise<TotpSetupResponse> {

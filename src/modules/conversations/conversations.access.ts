@@ -2,6 +2,7 @@ import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { isInternalRole } from '../../contracts/roles.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { anyUuid } from '../../platform/db/query-parts.js';
 import type { ExpertCoverage } from '../experts/index.js';
 import type { StatusActor } from './conversations.status.js';
 
@@ -22,24 +23,19 @@ export function reaches(reach: Reach, thread: { orgId: string; specialistId: str
   }
 }
 
-/** `column = any(<ids>)`: one array parameter, however many ids (an IN list takes one per id). */
-export function anyOf(column: PgColumn, ids: string[]): SQL {
-  return sql`${column} = any(${sql.param(ids)}::uuid[])`;
-}
-
 /** The same rule as a SQL condition on a table's org and Specialist columns (undefined: no limit). */
 export function reachFilter(reach: Reach, cols: { orgId: PgColumn; specialistId: PgColumn }): SQL | undefined {
   switch (reach.kind) {
     case 'all':
       return undefined;
     case 'member':
-      return reach.orgIds.length > 0 ? anyOf(cols.orgId, reach.orgIds) : sql`false`;
+      return reach.orgIds.length > 0 ? anyUuid(cols.orgId, reach.orgIds) : sql`false`;
     case 'grants': {
       const wide = reach.grants.filter((g) => g.scope === 'org').map((g) => g.orgId);
       const parts: SQL[] = [];
-      if (wide.length > 0) parts.push(anyOf(cols.orgId, wide));
+      if (wide.length > 0) parts.push(anyUuid(cols.orgId, wide));
       for (const g of reach.grants) {
-        if (g.scope === 'specialist' && g.specialistIds.length > 0) parts.push(and(eq(cols.orgId, g.orgId), anyOf(cols.specialistId, g.specialistIds))!);
+        if (g.scope === 'specialist' && g.specialistIds.length > 0) parts.push(and(eq(cols.orgId, g.orgId), anyUuid(cols.specialistId, g.specialistIds))!);
       }
       return parts.length > 0 ? or(...parts) : sql`false`;
     }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { ConversationStatus } from '../../contracts/conversations.js';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
+import { anyUuid } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { reachFilter, type Reach } from './conversations.access.js';
 import {
@@ -218,9 +219,9 @@ export class ConversationsRepository {
 
   /**
    * Takes a turn that is queued, or running under an expired claim (its worker died): one
-   * claimant at a time, whatever the number of instances.
+   * claimant at a time, whatever the number of instances. On the root database: the claim commits
+   * on its own, before the model is called.
    */
-  /** On the root database: the claim commits on its own, before the model is called. */
   async claimTurn(messageId: string, leaseMs: number): Promise<TurnRow | undefined> {
     const [row] = await this.statements.claimTurn({ messageId, leaseS: leaseMs / 1000, now: new Date() });
     return row;
@@ -300,13 +301,13 @@ function prepareStatements(dbService: DbService) {
   return {
     byId: dbService.prepared<ConversationRow[], { id: string }>('conversations_by_id', (db) => db.select().from(conversations).where(eq(conversations.id, p('id')))),
     byIds: dbService.prepared<ConversationRow[], { ids: string[] }>('conversations_by_ids', (db) =>
-      db.select().from(conversations).where(sql`${conversations.id} = any(${p('ids')}::uuid[])`),
+      db.select().from(conversations).where(anyUuid(conversations.id, p('ids'))),
     ),
     byIdInOrgs: dbService.prepared<ConversationRow[], { id: string; orgIds: string[] }>('conversations_by_id_in_orgs', (db) =>
       db
         .select()
         .from(conversations)
-        .where(and(eq(conversations.id, p('id')), sql`${conversations.orgId} = any(${p('orgIds')}::uuid[])`)),
+        .where(and(eq(conversations.id, p('id')), anyUuid(conversations.orgId, p('orgIds')))),
     ),
     reply: dbService.prepared<MessageRow[], { conversationId: string; messageId: string }>('conversation_messages_reply', (db) =>
       db

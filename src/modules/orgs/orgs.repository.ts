@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, desc, eq, ilike, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
+import { anyUuid } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { orgs, slugReservations, type NewOrgRow, type OrgRow, type OrgStatus } from './orgs.tables.js';
 
@@ -12,7 +13,7 @@ export class OrgsRepository {
 
   constructor(private readonly dbService: DbService) {
     this.byId = dbService.prepared('orgs_by_id', (db) => db.select().from(orgs).where(eq(orgs.id, sql.placeholder('id'))));
-    this.byIds = dbService.prepared('orgs_by_ids', (db) => db.select().from(orgs).where(sql`${orgs.id} = any(${sql.placeholder('ids')}::uuid[])`));
+    this.byIds = dbService.prepared('orgs_by_ids', (db) => db.select().from(orgs).where(anyUuid(orgs.id, sql.placeholder('ids'))));
   }
 
   private get db() {

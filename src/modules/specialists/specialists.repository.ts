@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
+import { anyUuid } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { specialistRateHistory, specialists, type SpecialistRow } from './specialists.tables.js';
 
@@ -13,7 +14,7 @@ export class SpecialistsRepository {
   private readonly byIds: PreparedStatement<SpecialistRow[], { ids: string[] }>;
 
   constructor(private readonly dbService: DbService) {
-    this.byIds = dbService.prepared('specialists_by_ids', (db) => db.select().from(specialists).where(sql`${specialists.id} = any(${sql.placeholder('ids')}::uuid[])`));
+    this.byIds = dbService.prepared('specialists_by_ids', (db) => db.select().from(specialists).where(anyUuid(specialists.id, sql.placeholder('ids'))));
   }
 
   /** Oldest first (a stable catalog order), keyset-paginated; limit + 1 rows. */
