@@ -5,6 +5,7 @@ import { AuditController } from './audit/audit.controller.js';
 import { AuditService } from './audit/audit.service.js';
 import { ImpersonationAuditInterceptor } from './audit/impersonation-audit.interceptor.js';
 import { Clock } from './clock/clock.js';
+import { AccessEvents } from './auth/access-events.js';
 import { OrgAccessGate } from './auth/org-access-gate.js';
 import { RequestAuthenticator } from './auth/request-auth.js';
 import { TokenService } from './auth/token.service.js';
@@ -61,6 +62,7 @@ export class PlatformModule {
       AuditService,
       RouteCatalog,
       RequestAuthenticator,
+      AccessEvents,
       OrgAccessGate,
       RealtimeService,
       InflightTracker,

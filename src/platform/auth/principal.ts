@@ -14,6 +14,8 @@ export interface Principal {
   orgMemberships: PrincipalMembership[];
   /** Milliseconds since epoch when the token was issued (the `pwv` claim). */
   issuedAtMs: number;
+  /** The server-side session the token belongs to (the `sid` claim). */
+  sessionId?: string;
   impersonatorId?: string;
   impersonationId?: string;
   /** The user's row as read for this request (no second read needed to describe the caller). */

@@ -80,6 +80,7 @@ export class RequestAuthenticator {
         platformRole: user.platformRole,
         orgMemberships: user.orgMemberships,
         issuedAtMs: claims.pwv,
+        sessionId: claims.sid,
         impersonatorId: claims.impersonatorId,
         impersonationId: claims.impersonationId,
         record: user,

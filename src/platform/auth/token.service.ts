@@ -26,6 +26,7 @@ const ClaimsSchema = z.object({
   platformRole: PlatformRoleSchema,
   orgMemberships: z.array(z.object({ orgId: z.uuid(), orgRole: OrgRoleSchema })),
   pwv: z.number().int().nonnegative(),
+  sid: z.uuid().optional(),
   iat: z.number(),
   exp: z.number(),
   impersonatorId: z.uuid().optional(),
