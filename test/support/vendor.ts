@@ -18,10 +18,12 @@ export interface FakeVendor {
   calls: VendorCall[];
   failNext: number;
   sends(pathPart: string): VendorCall[];
-  /** An enterprise-chat bearer token signed with the vendor's key. */
-  token(claims?: { aud?: string; iss?: string; expiresIn?: string | number; nbf?: number }): Promise<string>;
+  /** An enterprise-chat bearer token signed with the vendor's key; its `serviceurl` is `<url>/ec` unless given. */
+  token(claims?: TokenClaims): Promise<string>;
   close(): Promise<void>;
 }
+
+type TokenClaims = { aud?: string; iss?: string; expiresIn?: string | number; nbf?: number; serviceurl?: string };
 
 export async function startFakeVendor(): Promise<FakeVendor> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
@@ -33,7 +35,7 @@ export async function startFakeVendor(): Promise<FakeVendor> {
     calls,
     failNext: 0,
     sends: (pathPart) => calls.filter((c) => c.method === 'POST' && c.path.includes(pathPart)),
-    token: (claims = {}) => sign(privateKey, claims),
+    token: (claims = {}) => sign(privateKey, { serviceurl: `${vendor.url}/ec`, ...claims }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   server = createServer((req, res) => {
@@ -67,10 +69,10 @@ export async function startFakeVendor(): Promise<FakeVendor> {
   return vendor;
 }
 
-async function sign(key: CryptoKey, claims: { aud?: string; iss?: string; expiresIn?: string | number; nbf?: number }): Promise<string> {
-  const jwt = new SignJWT({ serviceurl: 'https://service.test/' })
+async function sign(key: CryptoKey, claims: TokenClaims): Promise<string> {
+  const jwt = new SignJWT({ serviceurl: claims.serviceurl })
     .setProtectedHeader({ alg: 'RS256', kid: 'vendor-key-1' })
-    .setIssuer(claims.iss ?? 'https://issuer.test/tenant')
+    .setIssuer(claims.iss ?? 'https://issuer.test/')
     .setAudience(claims.aud ?? 'app-1')
     .setIssuedAt()
     .setExpirationTime(claims.expiresIn ?? '10m');
