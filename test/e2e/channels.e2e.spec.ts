@@ -461,6 +461,8 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       const [client] = await messagesOf(r.conversation_id!);
       expect(client!.content).toContain(`[resource uri="artifact://${artifact!.id}" name="notes.txt" mimeType="text/plain"`);
       expect(client!.content).not.toContain(Buffer.from('contents of notes.txt').toString('base64'));
+      // On the verified serviceUrl's host, the attachment is fetched with the connector token.
+      expect(vendor.calls.find((c) => c.path === '/files/notes.txt')!.headers.authorization).toBe('Bearer vendor-access-token');
     });
 
     it('replies through the connector with one cached client-credentials token', async () => {

@@ -33,6 +33,7 @@ import type { InboundEventRow, IntegrationRow } from './channels.tables.js';
 import { formParams } from './channels.verify.js';
 import { parseEmail } from './email.parse.js';
 import { IntegrationsService } from './integrations.service.js';
+import { OutboundService } from './outbound.service.js';
 
 const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
 /** Channels whose group conversations need the bot addressed (an engagement) before it answers. */
@@ -80,6 +81,7 @@ export class InboundProcessor implements OnModuleDestroy {
     private readonly dbService: DbService,
     @Inject(ARTIFACT_STORAGE) private readonly storage: ArtifactStorage,
     private readonly integrations: IntegrationsService,
+    private readonly outbound: OutboundService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.attachments = new AttachmentFetcher({ hosts: config.channels.attachmentHosts });
@@ -292,13 +294,31 @@ export class InboundProcessor implements OnModuleDestroy {
       return attachment.data;
     }
     if (!attachment.url) throw new AttachmentRefused('bad_url', '');
-    return this.attachments.fetch({ url: attachment.url, headers: this.credentialFor(routed) });
+    return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment.url) });
   }
 
-  /** The channel's own credential for its file host (API-MAP "Channel bindings and vendor traffic"). */
-  private credentialFor(routed: Routed): Record<string, string> | undefined {
-    if (routed.message.channel !== 'chat-a' || !routed.integration) return undefined;
-    const botToken = this.integrations.secretsOf(routed.integration).botToken;
-    return botToken ? { authorization: `Bearer ${botToken}` } : undefined;
+  /**
+   * The channel's own credential for its file host (API-MAP "Channel bindings and vendor traffic"):
+   * chat-a's bot token; enterprise-chat's connector token, only on the verified serviceUrl's origin.
+   */
+  private async credentialFor(routed: Routed, url: string): Promise<Record<string, string> | undefined> {
+    const { channel, replyTarget } = routed.message;
+    if (channel === 'chat-a' && routed.integration) {
+      const botToken = this.integrations.secretsOf(routed.integration).botToken;
+      return botToken ? { authorization: `Bearer ${botToken}` } : undefined;
+    }
+    if (channel === 'enterprise-chat' && typeof replyTarget.serviceUrl === 'string' && sameOrigin(url, replyTarget.serviceUrl)) {
+      const token = await this.outbound.connectorToken().catch(() => undefined);
+      return token ? { authorization: `Bearer ${token}` } : undefined;
+    }
+    return undefined;
+  }
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
   }
 }
