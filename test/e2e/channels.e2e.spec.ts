@@ -284,6 +284,18 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       expect(sent.path).toBe('/messaging-b/bot123:ABC/sendMessage');
       expect(JSON.parse(sent.body)).toMatchObject({ chat_id: '42', reply_to_message_id: 7 });
     });
+
+    it('fetches a document through the Bot API getFile path into the artifacts storage', async () => {
+      const update = { update_id: 1002, message: { message_id: 8, chat: { id: 43, type: 'private' }, from: { id: 43, is_bot: false, first_name: 'Bo' }, caption: 'my invoice', document: { file_id: 'DOC-1', file_name: 'invoice.txt', mime_type: 'text/plain' } } };
+      expect((await post(update, 'mb-webhook-secret')).status).toBe(200);
+      const integration = (await rows<{ id: string }>(db.root.execute(sql`select id from org_integrations where org_id = ${acmeId} and channel = 'messaging-b'`)))[0]!;
+      const done = await processed('messaging-b', `${integration.id}:1002`);
+      expect(done.status).toBe('done');
+      const [artifact] = await rows<{ name: string; size: number }>(db.root.execute(sql`select name, size from conversation_artifacts where conversation_id = ${done.conversation_id}`));
+      expect(artifact).toMatchObject({ name: 'invoice.txt', size: 'contents of DOC-1.txt'.length });
+      expect(vendor.calls.map((c) => c.path)).toEqual(expect.arrayContaining(['/messaging-b/bot123:ABC/getFile?file_id=DOC-1', '/messaging-b/file/bot123:ABC/documents/DOC-1.txt']));
+      expect((await messagesOf(done.conversation_id!))[0]!.content).toMatch(/^my invoice\n\[resource uri="artifact:\/\/[^"]+" name="invoice.txt"/);
+    });
   });
 
   describe('email inbound', () => {

@@ -52,6 +52,9 @@ export async function startFakeVendor(): Promise<FakeVendor> {
       if (path === '/metadata') return send(200, { issuer: 'https://issuer.test/', jwks_uri: `${vendor.url}/jwks` });
       if (path === '/jwks') return send(200, { keys: [jwk] });
       if (path.startsWith('/files/')) return send(200, `contents of ${path.slice(7)}`, 'text/plain');
+      const getFile = /\/getFile\?file_id=([^&]+)$/.exec(path);
+      if (getFile) return send(200, { ok: true, result: { file_id: decodeURIComponent(getFile[1]!), file_path: `documents/${decodeURIComponent(getFile[1]!)}.txt` } });
+      if (/\/file\/bot[^/]+\/documents\//.test(path)) return send(200, `contents of ${path.split('/').pop()}`, 'text/plain');
       if (vendor.failNext > 0) {
         vendor.failNext--;
         return send(500, { error: 'vendor unavailable' });

@@ -293,8 +293,25 @@ export class InboundProcessor implements OnModuleDestroy {
       if (attachment.data.length > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', 'email');
       return attachment.data;
     }
+    if (attachment.fileId !== undefined) return this.fetchMessagingBFile(attachment.fileId, routed);
     if (!attachment.url) throw new AttachmentRefused('bad_url', '');
     return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment.url) });
+  }
+
+  /** messaging-b: the Bot API `getFile` names the file's path, then the file is downloaded; both from ATTACHMENT_HOSTS. */
+  private async fetchMessagingBFile(fileId: string, routed: Routed): Promise<Buffer> {
+    const base = this.config.channelApis.messagingBApiBaseUrl;
+    const botToken = routed.integration ? this.integrations.secretsOf(routed.integration).botToken : undefined;
+    if (!base || !botToken) throw new AttachmentRefused('bad_url', 'messaging-b');
+    const answer = await this.attachments.fetch({ url: `${base}/bot${botToken}/getFile?file_id=${encodeURIComponent(fileId)}` });
+    let filePath: unknown;
+    try {
+      filePath = (JSON.parse(answer.toString('utf8')) as { result?: { file_path?: unknown } }).result?.file_path;
+    } catch {
+      filePath = undefined;
+    }
+    if (typeof filePath !== 'string' || !filePath) throw new AttachmentRefused('bad_status', new URL(base).host);
+    return this.attachments.fetch({ url: `${base}/file/bot${botToken}/${filePath.split('/').map(encodeURIComponent).join('/')}` });
   }
 
   /**
