@@ -38,8 +38,8 @@ async function post(url: string, init: { headers: Record<string, string>; body: 
   }
 }
 
-/** A client-credentials token for enterprise-chat, cached until shortly before it expires. */
-class TokenCache {
+/** A client-credentials token for enterprise-chat (the connector token), cached until shortly before it expires. */
+export class TokenCache {
   private token?: { value: string; expiresAt: number };
 
   constructor(private readonly config: SenderConfig) {}
@@ -66,8 +66,7 @@ class TokenCache {
  * One HTTP sender per channel, to the vendor API at a configurable base URL. Each is wrapped in
  * a circuit breaker by the dispatcher. Email leaves through the mail service (SMTP or outbox).
  */
-export function createSenders(config: SenderConfig, mail: MailService): Record<ChannelName, Sender> {
-  const tokens = new TokenCache(config);
+export function createSenders(config: SenderConfig, mail: MailService, tokens = new TokenCache(config)): Record<ChannelName, Sender> {
   const t = config.requestTimeoutMs;
   return {
     'chat-a': async ({ outboundId, content, target, secrets }) => {
