@@ -16,6 +16,7 @@ import { OrgsService, type OrgSummary } from '../orgs/index.js';
 import { UsersService, type UserRow } from '../users/index.js';
 import { OtpService } from './otp.service.js';
 import { TwoFactorService, type SecondFactor } from './two-factor.service.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 
 const BOOTSTRAP_LOCK = 7_410_222;
 
@@ -69,11 +70,9 @@ export class AuthService {
     if (!budget.allowed) return;
     await this.dbService.transaction(async () => {
       const code = await this.otp.issue({ email, purpose: 'login' });
-      await this.mail.send({
-        to: email,
-        subject: `Your sign-in code: ${code}`,
-        text: `Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`,
-      });
+      await this.mail.send(
+        composeMail({ to: email, subject: `Your sign-in code: ${code}`, paragraphs: [`Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`] }),
+      );
     });
   }
 
