@@ -227,6 +227,9 @@ export const POLICIES: Record<string, RoutePolicy> = {
   // Org members (spec 4.6).
   'GET /api/admin/members': { access: [...ORG_WIDE, ...CLIENTS], query: orgQuery },
   'POST /api/admin/members/invite': { access: ['superadmin', 'owner', 'admin'], body: (f) => ({ email: `${f.unique('invitee')}@acme.example.com`, orgRole: 'member', orgId: f.acmeId }) },
+  // An invitation is for the user it was mailed to only (none of the matrix's callers): everyone else 404.
+  'GET /api/admin/members/invitations/{token}': { access: [], params: { token: 'memberInvitation' } },
+  'POST /api/admin/members/invitations/{token}/accept': { access: [], params: { token: 'memberInvitation' } },
   'PATCH /api/admin/members/{id}/role': { access: ['superadmin', 'owner', 'admin'], params: { id: 'memberVictim' }, body: (f) => ({ orgRole: 'member', orgId: f.acmeId }) },
   'DELETE /api/orgs/{orgId}/members/{userId}': { access: ['superadmin', 'owner', 'admin'] },
   // The owner naming itself is refused by the transfer rules; nobody else gets that far.
