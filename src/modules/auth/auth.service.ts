@@ -10,13 +10,13 @@ import type { AppConfig } from '../../platform/config/config.js';
 import { safeEqual } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService } from '../../platform/mail/mail.service.js';
 import { RateLimitService, rateLimitError, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { OrgsService, type OrgSummary } from '../orgs/index.js';
 import { UsersService, type UserRow } from '../users/index.js';
 import { OtpService } from './otp.service.js';
 import { TwoFactorService, type SecondFactor } from './two-factor.service.js';
-import { composeMail } from '../../platform/mail/mail-template.js';
 
 const BOOTSTRAP_LOCK = 7_410_222;
 

@@ -4,10 +4,10 @@ import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService } from '../../platform/mail/mail.service.js';
 import { UsersService, type UserRow } from '../users/index.js';
 import { OtpService } from './otp.service.js';
-import { composeMail } from '../../platform/mail/mail-template.js';
 
 /** A reset code lives 30 minutes (API-MAP.md "Auth"), single use, 5 attempts. */
 export const RESET_CODE_TTL_MS = 30 * 60_000;

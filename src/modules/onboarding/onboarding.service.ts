@@ -9,6 +9,7 @@ import type { AppConfig } from '../../platform/config/config.js';
 import { SecretBox, randomToken, sha256Hex } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService } from '../../platform/mail/mail.service.js';
 import { AuthService, OtpService } from '../auth/index.js';
 import { OrgsService, toOrgDto, type OrgRow } from '../orgs/index.js';
@@ -17,7 +18,6 @@ import { UsersService } from '../users/index.js';
 import { InvitesRepository } from './onboarding.repository.js';
 import type { CompleteOnboardingSchema } from './onboarding.schemas.js';
 import type { OrgInviteRow } from './onboarding.tables.js';
-import { composeMail } from '../../platform/mail/mail-template.js';
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60_000;
 
