@@ -138,6 +138,18 @@ export const InviteMemberSchema = z
   .strict();
 export type InviteMemberInput = z.infer<typeof InviteMemberSchema>;
 export const UpdateMemberRoleSchema = z.object({ orgRole: OrgRoleSchema, orgId: z.uuid().optional() }).strict();
+
+/** The token of a mailed member invitation (`/invitations/accept?token=`). */
+export const InvitationTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, 'Not an invitation token');
+/** What the invited user sees before accepting. */
+export const MemberInvitationSchema = z.object({
+  orgId: z.uuid(),
+  orgName: z.string(),
+  orgRole: OrgRoleSchema,
+  email: z.string(),
+  expiresAt: z.string(),
+});
+export type MemberInvitation = z.infer<typeof MemberInvitationSchema>;
 export const TransferOwnershipSchema = z.object({ userId: z.uuid() }).strict();
 
 // The edit form of spec 4.7 (the web app's rules, here so they are tested once).

@@ -71,19 +71,27 @@ describe('impersonation (spec 5.8)', () => {
     expect((await app.get('/api/ops/impersonation', { token })).status).toBe(403);
   });
 
-  it('audits every mutating action taken while impersonating with both ids, success or failure; reads leave no row', async () => {
+  it('audits every request made while impersonating, reads included, with both ids, the route and the target, success or failure', async () => {
     const { token, impersonation } = (await start(clientId)).body;
     expect((await app.patch('/api/auth/me', { name: 'Demo Client' }, { token })).status).toBe(200);
     expect((await app.patch('/api/auth/me', { name: 'x'.repeat(300) }, { token })).status).toBe(400);
-    await app.get('/api/auth/me', { token });
+    expect((await app.get('/api/auth/me', { token })).status).toBe(200);
 
     const rows = await audit(`action=impersonation.action&resourceId=${impersonation.id}`);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     for (const row of rows) {
       expect(row).toMatchObject({ userId: clientId, impersonatorId: superadminId, resourceId: impersonation.id });
-      expect(row.meta).toMatchObject({ impersonationId: impersonation.id, method: 'PATCH', route: '/api/auth/me', path: '/api/auth/me' });
+      expect(row.meta).toMatchObject({ impersonationId: impersonation.id, route: '/api/auth/me', path: '/api/auth/me' });
     }
-    expect(rows.map((r) => r.meta.statusCode).sort()).toEqual([200, 400]);
+    expect(rows.map((r) => `${r.meta.method} ${r.meta.statusCode}`).sort()).toEqual(['GET 200', 'PATCH 200', 'PATCH 400']);
+
+    // A read of another row names it; a refusal before the handler (a SuperAdmin route) is recorded too.
+    const missing = '00000000-0000-4000-8000-00000000abcd';
+    expect((await app.get(`/api/conversations/${missing}`, { token })).status).toBe(404);
+    expect((await app.get('/api/admin/users', { token })).status).toBe(403);
+    const [refused, read] = await audit(`action=impersonation.action&resourceId=${impersonation.id}`);
+    expect(read!.meta).toMatchObject({ method: 'GET', route: '/api/conversations/:id', target: missing, statusCode: 404 });
+    expect(refused!.meta).toMatchObject({ method: 'GET', route: '/api/admin/users', statusCode: 403 });
 
     // A domain action (an org-scoped one) carries the org too.
     const acme = (await app.get('/api/auth/me', { token })).body.orgMemberships[0].orgId;
@@ -91,6 +99,7 @@ describe('impersonation (spec 5.8)', () => {
     expect([200, 201]).toContain(created.status);
     const after = await audit(`action=impersonation.action&resourceId=${impersonation.id}`);
     expect(after[0]).toMatchObject({ userId: clientId, impersonatorId: superadminId, meta: { method: 'POST', route: '/api/conversations', statusCode: 201 } });
+    expect(after).toHaveLength(7);
     expect(acme).toBeTruthy();
   });
 

@@ -21,7 +21,7 @@ export const UNAUTHENTICATED = ['none', 'malformed', 'basicScheme', 'foreignKey'
 export type Unauthenticated = (typeof UNAUTHENTICATED)[number];
 
 /** The things a route's parameters and bodies can name. Tenant refs are org A's rows. */
-export const TENANT_REFS = ['org', 'assignment', 'spareSpecialist', 'conversation', 'clientMessage', 'reply', 'brief', 'integration', 'notification', 'invoice', 'grant', 'memberVictim', 'inviteToken'] as const;
+export const TENANT_REFS = ['org', 'assignment', 'spareSpecialist', 'conversation', 'clientMessage', 'reply', 'brief', 'integration', 'notification', 'invoice', 'grant', 'memberVictim', 'inviteToken', 'memberInvitation'] as const;
 export const PLATFORM_REFS = ['catalogSpecialist', 'adminTarget', 'toolName'] as const;
 export type Ref = (typeof TENANT_REFS)[number] | (typeof PLATFORM_REFS)[number];
 
@@ -140,6 +140,11 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const invite = ok(await app.post<{ onboardingUrl: string }>(`/api/am/orgs/${initech.id}/invite`, {}, { token: am }), 'invite');
   const inviteToken = new URL(invite.onboardingUrl).searchParams.get('token')!;
 
+  // An invitation of an existing user to org A, open: its token is for that user only.
+  ok(await app.post('/api/admin/members/invite', { email: 'target@platform.matrix.invalid', orgRole: 'member' }, { token: cast.owner }), 'member invitation');
+  const [invitationMail] = ok(await app.get<Array<{ text: string }>>('/api/dev/mail?to=target@platform.matrix.invalid&limit=1'), 'invitation mail');
+  const memberInvitation = /invitations\/accept\?token=([\w-]+)/.exec(invitationMail!.text)![1]!;
+
   // Tokens that must be refused: the signature, the algorithm, the expiry, the revocation.
   const superadmin = (await users.load(await me(cast.superadmin)))!;
   const subject = { userId: superadmin.id, email: superadmin.email, name: superadmin.name, platformRole: superadmin.platformRole, orgMemberships: [] };
@@ -171,6 +176,7 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
     grant: grant.id,
     memberVictim,
     inviteToken,
+    memberInvitation,
     catalogSpecialist: bySlug('maya-chen'),
     adminTarget,
     toolName: tools[0]!.name,

@@ -29,6 +29,8 @@ const BILLING: readonly Role[] = ['owner', 'admin', 'billing'];
 const MANAGERS: readonly Role[] = [...ORG_WIDE, 'owner', 'admin'];
 /** Client briefs and tool permissions are edited by the org's owners and admins, account managers and superadmins. */
 const ORG_EDITORS: readonly Role[] = ['superadmin', 'account_manager', 'owner', 'admin'];
+/** Conversation writes: everyone but ai_operator, which reads only (API-MAP "Sessions, sockets and hardening"). */
+const WRITERS: readonly Role[] = ALL.filter((role) => role !== 'ai_operator');
 /** Corrections, assignment and status (spec 5.1): Experts, account managers, superadmins. */
 const EXPERT_WORK: readonly Role[] = ['superadmin', 'account_manager', 'expert'];
 const PUBLIC = { access: 'public' } as const;
@@ -153,20 +155,20 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'PUT /api/orgs/{orgId}/tool-permissions/{toolName}': { access: ORG_EDITORS, body: () => ({ enabled: true }) },
 
   // Conversations (spec 4.4): every user of the thread; Expert work for some.
-  'POST /api/conversations': { access: ALL, body: (f) => ({ orgId: f.acmeId, message: 'A question from the matrix' }) },
+  'POST /api/conversations': { access: WRITERS, body: (f) => ({ orgId: f.acmeId, message: 'A question from the matrix' }) },
   'GET /api/conversations': { access: ALL, query: orgQuery },
   'GET /api/conversations/search': { access: ALL, query: (f) => ({ q: f.marker, orgId: f.acmeId }) },
   'GET /api/conversations/{id}': { access: ALL, params: { id: 'conversation' } },
-  'POST /api/conversations/{id}/messages': { access: ALL, params: { id: 'conversation' }, body: () => ({ content: 'One more thing' }) },
-  'POST /api/conversations/{id}/messages/stream': { access: ALL, params: { id: 'conversation' }, body: () => ({ content: 'And streamed' }) },
+  'POST /api/conversations/{id}/messages': { access: WRITERS, params: { id: 'conversation' }, body: () => ({ content: 'One more thing' }) },
+  'POST /api/conversations/{id}/messages/stream': { access: WRITERS, params: { id: 'conversation' }, body: () => ({ content: 'And streamed' }) },
   'PATCH /api/conversations/{id}/messages/{messageId}': { access: EXPERT_WORK, params: { id: 'conversation' }, body: () => ({ content: 'Corrected by the matrix' }) },
   'GET /api/conversations/{id}/messages/{messageId}/revisions': { access: EXPERT_WORK, params: { id: 'conversation' } },
-  'POST /api/conversations/{id}/escalate': { access: ALL, params: { id: 'conversation' }, body: () => ({}) },
+  'POST /api/conversations/{id}/escalate': { access: WRITERS, params: { id: 'conversation' }, body: () => ({}) },
   'PATCH /api/conversations/{id}/status': { access: EXPERT_WORK, params: { id: 'conversation' }, body: () => ({ status: 'pending' }), refusedByState: [409] },
-  'PATCH /api/conversations/{id}/resolve': { access: ALL, params: { id: 'conversation' }, refusedByState: [409] },
-  'PATCH /api/conversations/{id}/archive': { access: ALL, params: { id: 'conversation' }, refusedByState: [409] },
-  'PATCH /api/conversations/{id}/reopen': { access: ALL, params: { id: 'conversation' }, refusedByState: [409] },
-  'PATCH /api/conversations/{id}/unarchive': { access: ALL, params: { id: 'conversation' }, refusedByState: [409] },
+  'PATCH /api/conversations/{id}/resolve': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
+  'PATCH /api/conversations/{id}/archive': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
+  'PATCH /api/conversations/{id}/reopen': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
+  'PATCH /api/conversations/{id}/unarchive': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
   'PATCH /api/conversations/{id}/dismiss': { access: CLIENTS, params: { id: 'conversation' }, refusedByState: [409] },
   'PATCH /api/conversations/{id}/assign': { access: EXPERT_WORK, params: { id: 'conversation' }, body: (f) => ({ expertId: f.users.expert }) },
   'GET /api/expert-queue': { access: EXPERT_WORK, query: orgQuery },
@@ -225,6 +227,9 @@ export const POLICIES: Record<string, RoutePolicy> = {
   // Org members (spec 4.6).
   'GET /api/admin/members': { access: [...ORG_WIDE, ...CLIENTS], query: orgQuery },
   'POST /api/admin/members/invite': { access: ['superadmin', 'owner', 'admin'], body: (f) => ({ email: `${f.unique('invitee')}@acme.example.com`, orgRole: 'member', orgId: f.acmeId }) },
+  // An invitation is for the user it was mailed to only (none of the matrix's callers): everyone else 404.
+  'GET /api/admin/members/invitations/{token}': { access: [], params: { token: 'memberInvitation' } },
+  'POST /api/admin/members/invitations/{token}/accept': { access: [], params: { token: 'memberInvitation' } },
   'PATCH /api/admin/members/{id}/role': { access: ['superadmin', 'owner', 'admin'], params: { id: 'memberVictim' }, body: (f) => ({ orgRole: 'member', orgId: f.acmeId }) },
   'DELETE /api/orgs/{orgId}/members/{userId}': { access: ['superadmin', 'owner', 'admin'] },
   // The owner naming itself is refused by the transfer rules; nobody else gets that far.

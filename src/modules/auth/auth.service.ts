@@ -10,6 +10,7 @@ import type { AppConfig } from '../../platform/config/config.js';
 import { safeEqual } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService } from '../../platform/mail/mail.service.js';
 import { RateLimitService, rateLimitError, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { OrgsService, type OrgSummary } from '../orgs/index.js';
@@ -69,11 +70,9 @@ export class AuthService {
     if (!budget.allowed) return;
     await this.dbService.transaction(async () => {
       const code = await this.otp.issue({ email, purpose: 'login' });
-      await this.mail.send({
-        to: email,
-        subject: `Your sign-in code: ${code}`,
-        text: `Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`,
-      });
+      await this.mail.send(
+        composeMail({ to: email, subject: `Your sign-in code: ${code}`, paragraphs: [`Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`] }),
+      );
     });
   }
 

@@ -1,6 +1,7 @@
 import type { ChannelName } from '../../contracts/channels.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import type { MailService } from '../../platform/mail/mail.service.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 
 /** One reply to deliver: the outbox row's content and target, with the integration's secrets. */
 export interface OutboundSend {
@@ -101,13 +102,15 @@ export function createSenders(config: SenderConfig, mail: MailService, tokens = 
       const subject = typeof target.subject === 'string' && target.subject ? (/^re:/i.test(target.subject) ? target.subject : `Re: ${target.subject}`) : 'Re: your message';
       const references = Array.isArray(target.references) ? (target.references as string[]) : [];
       const messageId = `<${outboundId}@${String(target.from).split('@')[1] ?? 'workspace.invalid'}>`;
-      await mail.send({
-        to: String(target.to),
-        from: String(target.from),
-        subject,
-        text: content,
-        headers: { 'Message-ID': messageId, ...(target.messageId ? { 'In-Reply-To': String(target.messageId) } : {}), ...(references.length ? { References: references.join(' ') } : {}) },
-      });
+      await mail.send(
+        composeMail({
+          to: String(target.to),
+          from: String(target.from),
+          subject,
+          paragraphs: content.split(/\r?\n\r?\n/),
+          headers: { 'Message-ID': messageId, ...(target.messageId ? { 'In-Reply-To': String(target.messageId) } : {}), ...(references.length ? { References: references.join(' ') } : {}) },
+        }),
+      );
       return { externalId: messageId };
     },
     'enterprise-chat': async ({ outboundId, content, target }) => {

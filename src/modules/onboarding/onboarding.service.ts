@@ -9,6 +9,7 @@ import type { AppConfig } from '../../platform/config/config.js';
 import { SecretBox, randomToken, sha256Hex } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService } from '../../platform/mail/mail.service.js';
 import { AuthService, OtpService } from '../auth/index.js';
 import { OrgsService, toOrgDto, type OrgRow } from '../orgs/index.js';
@@ -77,19 +78,18 @@ export class OnboardingService {
       const now = this.clock.now();
       const updated = await this.invites.update(invite.id, { adminUserId: admin.id, sentAt: now, expiresAt: new Date(now.getTime() + INVITE_TTL_MS) });
       const token = this.secrets.open(updated.tokenSealed);
-      await this.mail.send({
-        to: org.adminEmail,
-        subject: `You're invited to set up ${org.legalName}`,
-        text: [
-          `Hello,`,
-          ``,
-          `Your account manager has set up ${org.legalName}. Confirm your company details, choose your password and meet your Specialist:`,
-          ``,
-          this.link(token),
-          ``,
-          `This link expires on ${updated.expiresAt!.toISOString().slice(0, 10)}.`,
-        ].join('\n'),
-      });
+      await this.mail.send(
+        composeMail({
+          to: org.adminEmail,
+          subject: `You're invited to set up ${org.legalName}`,
+          paragraphs: [
+            'Hello,',
+            `Your account manager has set up ${org.legalName}. Confirm your company details, choose your password and meet your Specialist:`,
+            { href: this.link(token) },
+            `This link expires on ${updated.expiresAt!.toISOString().slice(0, 10)}.`,
+          ],
+        }),
+      );
       return { org, invite: updated, token, resend: before?.status === 'pending_client_confirmation' };
     });
     await this.audit.record({ action: resend ? 'org.invite_resent' : 'org.invite_sent', userId: actor.userId, resourceId: orgId, orgId, impersonatorId: actor.impersonatorId });
@@ -122,11 +122,7 @@ export class OnboardingService {
     const org = (await this.orgs.findById(invite.orgId))!;
     await this.dbService.transaction(async () => {
       const code = await this.otp.issue({ email: org.adminEmail, purpose: 'invite', subjectId: invite.id });
-      await this.mail.send({
-        to: org.adminEmail,
-        subject: `Your ${org.legalName} onboarding code: ${code}`,
-        text: `Your onboarding code is ${code}. It expires in 10 minutes.`,
-      });
+      await this.mail.send(composeMail({ to: org.adminEmail, subject: `Your ${org.legalName} onboarding code: ${code}`, paragraphs: [`Your onboarding code is ${code}. It expires in 10 minutes.`] }));
     });
   }
 
@@ -196,18 +192,22 @@ export class OnboardingService {
       await this.users.setName(invite.adminUserId!, input.name);
       const admin = await this.users.setPassword(invite.adminUserId!, input.password);
       if (!(await this.invites.markCompleted(invite.id, now))) throw new AppError('invite_used', 'This invite has already been used');
-      await this.mail.send({
-        to: admin.email,
-        subject: `Welcome to ${org.legalName}'s workspace`,
-        text: `Welcome, ${input.name}! ${org.legalName} is set up${org.trialEndDate ? `; your trial runs until ${org.trialEndDate}` : ''}. Sign in at ${this.config.publicUrl}/login.`,
-      });
+      await this.mail.send(
+        composeMail({
+          to: admin.email,
+          subject: `Welcome to ${org.legalName}'s workspace`,
+          paragraphs: [[`Welcome, ${input.name}! ${org.legalName} is set up${org.trialEndDate ? `; your trial runs until ${org.trialEndDate}` : ''}. Sign in at `, { href: `${this.config.publicUrl}/login` }, '.']],
+        }),
+      );
       const am = org.assignedAmId ? await this.users.findById(org.assignedAmId) : undefined;
       if (am) {
-        await this.mail.send({
-          to: am.email,
-          subject: `${org.legalName} completed onboarding`,
-          text: `${input.name} (${admin.email}) confirmed ${org.legalName} (${org.slug}). The org is active${org.trialEndDate ? ` with a trial until ${org.trialEndDate}` : ''}.`,
-        });
+        await this.mail.send(
+          composeMail({
+            to: am.email,
+            subject: `${org.legalName} completed onboarding`,
+            paragraphs: [`${input.name} (${admin.email}) confirmed ${org.legalName} (${org.slug}). The org is active${org.trialEndDate ? ` with a trial until ${org.trialEndDate}` : ''}.`],
+          }),
+        );
       }
       return { org, admin };
     });

@@ -5,6 +5,7 @@ import type {
   ImpersonationSession,
   InviteMemberInput,
   Member,
+  MemberInvitation,
   OrgRole,
   PlatformRole,
   UpdateUserInput,
@@ -55,6 +56,9 @@ export const membersApi = {
     apiFetch<void>(`/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(userId)}`, { method: 'DELETE' }),
   transferOwnership: (orgId: string, userId: string) =>
     apiFetch<PageOf<Member>>(`/orgs/${encodeURIComponent(orgId)}/transfer-ownership`, { method: 'POST', body: { userId } }),
+  /** A mailed invitation, as its user sees it before accepting. */
+  invitation: (token: string, signal?: AbortSignal) => apiFetch<MemberInvitation>(`/admin/members/invitations/${encodeURIComponent(token)}`, { signal }),
+  acceptInvitation: (token: string) => apiFetch<Member>(`/admin/members/invitations/${encodeURIComponent(token)}/accept`, { method: 'POST' }),
 };
 
 export const adminKeys = {
@@ -65,4 +69,5 @@ export const adminKeys = {
   audit: (filter: AuditFilter) => ['admin', 'audit', filter] as const,
   impersonations: (active: boolean | undefined) => ['admin', 'impersonations', active ?? 'all'] as const,
   members: (orgId: string | undefined) => ['members', orgId ?? 'mine'] as const,
+  invitation: (token: string) => ['members', 'invitation', token] as const,
 };
