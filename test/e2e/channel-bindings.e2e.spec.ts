@@ -209,6 +209,13 @@ describe('channel bindings need proof of control', () => {
     expect(await processed('messaging-b', `${created.body.id}:2`)).toMatchObject({ status: 'ignored', reason: 'binding_verified' });
     await messagingB(secret, 3, 'now a question');
     expect(await processed('messaging-b', `${created.body.id}:3`)).toMatchObject({ status: 'done', org_id: cast.acmeId });
+
+    // Disabled, it routes nothing; enabled again, it is still verified.
+    expect((await app.patch(`/api/orgs/${cast.acmeId}/integrations/${created.body.id}`, { enabled: false }, { token: cast.owner })).body).toMatchObject({ enabled: false, verificationStatus: 'verified' });
+    expect((await messagingB(secret, 4, 'anyone?')).status).toBe(401);
+    expect((await app.patch(`/api/orgs/${cast.acmeId}/integrations/${created.body.id}`, { enabled: true }, { token: cast.owner })).body).toMatchObject({ enabled: true, verificationStatus: 'verified' });
+    await messagingB(secret, 5, 'back again');
+    expect(await processed('messaging-b', `${created.body.id}:5`)).toMatchObject({ status: 'done', org_id: cast.acmeId });
   });
 
   it('refuses a webhook secret shorter than 32 characters with 400 validation_failed naming the field', async () => {
