@@ -6,6 +6,7 @@ import { OutboundService } from '../../src/modules/channels/outbound.service.js'
 import { DbService } from '../../src/platform/db/db.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { startFakeVendor, type FakeVendor } from '../support/vendor.js';
+import { connectVerified, verifyIntegration } from '../support/webhooks.js';
 
 const PASSWORD = 'demo1234';
 const CHAT_A_SECRET = 'chat-a-signing-secret';
@@ -15,6 +16,7 @@ const POOL_NUMBER = '+15550000001';
 const CLIENT_NUMBER = '+15557654321';
 const PUBLIC_URL = 'https://service.example.com';
 const ALIAS = 'emilie.acme@workspace.example.com';
+const MB_SECRET = 'mb-webhook-secret-0123456789abcdef';
 
 async function rows<T>(query: Promise<unknown>): Promise<T[]> {
   const result = await query;
@@ -87,7 +89,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
   });
 
   describe('integrations', () => {
-    it('stores secrets sealed and never returns them; bindings are unique; roles are enforced', async () => {
+    it('stores secrets sealed and never returns them; a binding is verified for one org only; roles are enforced', async () => {
       const created = await app.post(
         `/api/orgs/${acmeId}/integrations`,
         { channel: 'chat-a', externalId: 'T-ACME', config: { botUserId: 'UBOT' }, secrets: { botToken: 'xoxb-very-secret' } },
@@ -100,14 +102,18 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       expect(stored!.secrets_sealed).not.toContain('xoxb');
       expect(stored!.secrets_sealed.startsWith(`v1.${stored!.secrets_key_id}.`)).toBe(true);
       expect((await app.get(`/api/orgs/${acmeId}/integrations/${created.body.id}`, { token: am })).body.secretNames).toEqual(['botToken']);
+      await verifyIntegration(app, acmeId, created.body.id, am);
 
-      // The same workspace cannot be bound to a second org.
+      // Another org may claim the same workspace (nothing reveals who holds it), but never verify it.
       const other = await app.post(
         '/api/am/orgs',
         { legalName: 'Binder Inc', slug: 'binder', industry: 'technology', corporateDomains: ['binder.example.com'], adminEmail: 'a@binder.example.com', website: 'https://binder.example.com', timezone: 'Europe/Paris' },
         { token: am },
       );
-      expect((await app.post(`/api/orgs/${other.body.id}/integrations`, { channel: 'chat-a', externalId: 'T-ACME' }, { token: am })).status).toBe(409);
+      const claim = await app.post(`/api/orgs/${other.body.id}/integrations`, { channel: 'chat-a', externalId: 'T-ACME' }, { token: am });
+      expect(claim.status).toBe(201);
+      expect(claim.body).toMatchObject({ verificationStatus: 'pending', verificationCode: expect.stringMatching(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$/) });
+      expect((await app.post(`/api/orgs/${other.body.id}/integrations/${claim.body.id}/verify`, undefined, { token: am })).status).toBe(409);
       expect((await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'chat-a', externalId: 'T-OTHER' }, { token: am })).status).toBe(409);
 
       const member = await app.login('client@acme.demo.invalid', PASSWORD);
@@ -228,8 +234,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       app.request('POST', '/api/channels/messaging-a/inbound', { body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-a-signature': sig } });
 
     beforeAll(async () => {
-      const res = await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'messaging-a', config: { whitelist: [CLIENT_NUMBER] }, secrets: { accountSid: 'AC123', authToken: 'sender-token' } }, { token: am });
-      expect(res.status).toBe(201);
+      await connectVerified(app, acmeId, { channel: 'messaging-a', config: { whitelist: [CLIENT_NUMBER] }, secrets: { accountSid: 'AC123', authToken: 'sender-token' } }, am);
     });
 
     it('verifies the signature and the pool, answers from a whitelisted number, and truncates the reply to 4096', async () => {
@@ -266,8 +271,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
 
   describe('messaging-b', () => {
     beforeAll(async () => {
-      const res = await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'messaging-b', config: { botUsername: 'acme_bot' }, secrets: { webhookSecret: 'mb-webhook-secret', botToken: '123:ABC' } }, { token: am });
-      expect(res.status).toBe(201);
+      await connectVerified(app, acmeId, { channel: 'messaging-b', config: { botUsername: 'acme_bot' }, secrets: { webhookSecret: MB_SECRET, botToken: '123:ABC' } }, am);
     });
     const post = (update: unknown, secret?: string) =>
       app.request('POST', '/api/channels/messaging-b/webhook', { body: JSON.stringify(update), headers: { 'content-type': 'application/json', ...(secret ? { 'x-messaging-b-secret-token': secret } : {}) } });
@@ -275,8 +279,8 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
     it('accepts the integration secret only, and replies in the chat', async () => {
       const update = { update_id: 1001, message: { message_id: 7, chat: { id: 42, type: 'private' }, from: { id: 42, is_bot: false, first_name: 'Ann' }, text: 'Hello there' } };
       expect((await post(update)).status).toBe(401);
-      expect((await post(update, 'mb-webhook-secreT')).status).toBe(401);
-      expect((await post(update, 'mb-webhook-secret')).status).toBe(200);
+      expect((await post(update, MB_SECRET.slice(0, -1) + 'X')).status).toBe(401);
+      expect((await post(update, MB_SECRET)).status).toBe(200);
       const integration = (await rows<{ id: string }>(db.root.execute(sql`select id from org_integrations where org_id = ${acmeId} and channel = 'messaging-b'`)))[0]!;
       expect(await processed('messaging-b', `${integration.id}:1001`)).toMatchObject({ status: 'done' });
       await waitForSends('/sendMessage', 1);
@@ -370,7 +374,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
     const keyOf = (a: { conversation: { id: string }; id: string }) => `${a.conversation.id}:${a.id}`;
 
     beforeAll(async () => {
-      expect((await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'enterprise-chat', externalId: 'TEN-ACME' }, { token: am })).status).toBe(201);
+      await connectVerified(app, acmeId, { channel: 'enterprise-chat', externalId: 'TEN-ACME' }, am);
     });
 
     it('validates the bearer JWT (spec 5.6): audience, issuer compared exactly, expiry with 5 minutes of skew', async () => {

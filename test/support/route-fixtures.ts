@@ -4,6 +4,7 @@ import { invoices } from '../../src/modules/billing/billing.tables.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { TokenService } from '../../src/platform/auth/token.service.js';
 import { demoCast } from './tenants.js';
+import { verifyIntegration } from './webhooks.js';
 import type { TestApp } from './test-app.js';
 
 const PASSWORD = 'demo1234';
@@ -38,6 +39,8 @@ export interface RouteFixtures {
   specialists: { primary: string; free: string };
   /** A word that only org A's messages, brief and notification contain. */
   marker: string;
+  /** The webhook secret of org A's messaging-b integration (verified). */
+  webhookSecret: string;
   /** Every id and word of org A that org B must never read. */
   orgASecrets: string[];
   /** A fresh suffix for names that must be unique (slugs, emails). */
@@ -58,6 +61,8 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const cast = await demoCast(app);
   const users = app.running.app.get(UsersService);
   const marker = `zebraquartz${Date.now().toString(36)}`;
+  /** The messaging-b webhook secret of org A's integration (at least 32 characters). */
+  const webhookSecret = `whs-${marker}-0123456789abcdef`;
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
   const ok = <T>(res: { status: number; body: T }, what: string): T => {
@@ -118,9 +123,10 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   ok(await app.post(`/api/conversations/${conversation.id}/escalate`, { reason: `${marker} needs a human` }, { token: cast.member }), 'escalation');
   const brief = ok(await app.post<{ id: string }>('/api/client-briefs', { title: `${marker} brief`, content: `${marker}: we sell anvils.` }, { token: cast.owner }), 'brief');
   const integration = ok(
-    await app.post<{ id: string }>(`/api/orgs/${cast.acmeId}/integrations`, { channel: 'messaging-b', secrets: { webhookSecret: `whs-${marker}`, botToken: `bot-${marker}` } }, { token: am }),
+    await app.post<{ id: string }>(`/api/orgs/${cast.acmeId}/integrations`, { channel: 'messaging-b', secrets: { webhookSecret, botToken: `bot-${marker}` } }, { token: am }),
     'integration',
   );
+  await verifyIntegration(app, cast.acmeId, integration.id, am);
   const notification = ok(await app.post<{ id: string }>('/api/notifications', { userId: ids.owner, type: 'matrix.notice', message: `${marker} notice` }, { token: cast.superadmin }), 'notification');
   const [invoice] = await app.running.dbService.db
     .insert(invoices)
@@ -199,6 +205,7 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
     users: { owner: ids.owner, member: ids.member, expert: ids.expert, expert3, hooliOwner: ids.hooliOwner },
     specialists: { primary: primary!.specialistId, free: bySlug('omar-haddad') },
     marker,
+    webhookSecret,
     orgASecrets: [marker, ...TENANT_REFS.filter((r) => r !== 'spareSpecialist' && r !== 'inviteToken').map((r) => refs[r]), ids.owner, ids.member, adminId, billingId],
     unique,
   };

@@ -190,6 +190,8 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /api/orgs/{orgId}/integrations': { access: MANAGERS, body: (f) => ({ channel: 'chat-a', externalId: f.unique('T') }), refusedByState: [409] },
   'GET /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' } },
   'PATCH /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' }, body: () => ({ enabled: true }) },
+  // Verifying a binding is staff work (API-MAP.md "Channel bindings and vendor traffic").
+  'POST /api/orgs/{orgId}/integrations/{id}/verify': { access: AM, params: { id: 'integration' } },
   'DELETE /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' } },
   'GET /api/orgs/{orgId}/channels/status': { access: MANAGERS },
   'GET /api/orgs/{orgId}/channels/webhook-urls': { access: MANAGERS },

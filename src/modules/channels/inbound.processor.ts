@@ -23,18 +23,21 @@ import {
   parseMessagingB,
   parseBody,
   type ChatAEnvelope,
+  type ParseResult,
   type EnterpriseChatActivity,
   type InboundAttachment,
   type InboundMessage,
   type MessagingBUpdate,
 } from './channels.parse.js';
 import { ChannelsRepository } from './channels.repository.js';
-import type { InboundEventRow, IntegrationRow } from './channels.tables.js';
+import type { BindingKind, InboundEventRow, IntegrationRow } from './channels.tables.js';
 import { formParams } from './channels.verify.js';
 import { parseEmail } from './email.parse.js';
 import { IntegrationsService } from './integrations.service.js';
 import { OutboundService } from './outbound.service.js';
 
+/** Deeper stored JSON is hostile (API-MAP.md: the HTTP layer refuses it too): never parsed. */
+const MAX_JSON_DEPTH = 64;
 const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
 /** Channels whose group conversations need the bot addressed (an engagement) before it answers. */
 const ENGAGEMENT_CHANNELS: readonly ChannelName[] = ['chat-a', 'enterprise-chat', 'messaging-b'];
@@ -43,6 +46,8 @@ type Outcome =
   | { status: 'done'; orgId: string; conversationId: string; messageId: string; note?: string }
   | { status: 'ignored'; reason: string; orgId?: string }
   | { status: 'quarantined'; reason: QuarantineReason; orgId?: string; integrationId?: string };
+
+type Route = Routed | { ignore: string; orgId?: string };
 
 interface Routed {
   orgId: string;
@@ -58,8 +63,54 @@ class Quarantine extends Error {
   constructor(
     readonly reason: QuarantineReason,
     readonly orgId?: string,
+    readonly integrationId?: string,
   ) {
     super(reason);
+  }
+}
+
+/**
+ * The nesting depth of a JSON text, counted without parsing it (no recursion, so no stack to
+ * exhaust): brackets outside strings.
+ */
+export function jsonDepth(raw: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * A stored JSON body as an object, or a quarantine: too deep, not JSON, or not an object. Pure
+ * and deterministic, so a retry could never help.
+ */
+function storedObject<T>(raw: string): T {
+  if (jsonDepth(raw) > MAX_JSON_DEPTH) throw new Quarantine('malformed_body');
+  let parsed: unknown;
+  try {
+    parsed = parseBody(raw);
+  } catch {
+    throw new Quarantine('malformed_body');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Quarantine('malformed_body');
+  return parsed as T;
+}
+
+/** A pure parser over hostile input: whatever it throws (a field of an unexpected type) quarantines. */
+function parsing<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch {
+    throw new Quarantine('malformed_body');
   }
 }
 
@@ -101,7 +152,7 @@ export class InboundProcessor implements OnModuleDestroy {
       outcome = await this.handle(event);
     } catch (err) {
       if (err instanceof Quarantine) {
-        outcome = { status: 'quarantined', reason: err.reason, orgId: err.orgId };
+        outcome = { status: 'quarantined', reason: err.reason, orgId: err.orgId, integrationId: err.integrationId };
       } else {
         const message = err instanceof Error ? err.message : String(err);
         logger.error({ err, eventId, channel: event.channel }, 'inbound event processing failed');
@@ -117,7 +168,7 @@ export class InboundProcessor implements OnModuleDestroy {
       await this.repo.finishEvent(event.id, 'ignored', { reason: outcome.reason, orgId: outcome.orgId ?? null });
     } else {
       logger.info({ eventId, channel: event.channel, reason: outcome.reason }, 'inbound event quarantined');
-      await this.repo.finishEvent(event.id, 'quarantined', { reason: outcome.reason, orgId: outcome.orgId ?? null });
+      await this.repo.finishEvent(event.id, 'quarantined', { reason: outcome.reason, orgId: outcome.orgId ?? null, integrationId: outcome.integrationId ?? null });
     }
   }
 
@@ -143,33 +194,32 @@ export class InboundProcessor implements OnModuleDestroy {
   }
 
   /** Parses the event and finds its org through the bindings (never a scan of credentials). */
-  private async route(event: InboundEventRow): Promise<Routed | { ignore: string; orgId?: string }> {
+  private async route(event: InboundEventRow): Promise<Route> {
     const raw = event.body;
     switch (event.channel) {
       case 'chat-a': {
-        const envelope = parseBody(raw) as ChatAEnvelope;
-        const bound = typeof envelope.team_id === 'string' && envelope.team_id ? await this.repo.resolveBinding('chat-a', 'workspace', envelope.team_id) : undefined;
-        if (!bound) throw new Quarantine('unresolved_org');
-        const parsed = parseChatA(envelope, chatABotUser(envelope, bound.integration.config.botUserId));
-        return parsed.ok ? { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.integration.orgId };
+        const envelope = storedObject<ChatAEnvelope>(raw);
+        const workspace = typeof envelope.team_id === 'string' ? envelope.team_id : '';
+        return this.throughBinding('chat-a', 'workspace', workspace, (integration) => parseChatA(envelope, chatABotUser(envelope, integration.config.botUserId)));
       }
       case 'messaging-a': {
-        const parsed = parseMessagingA(Object.fromEntries(Object.entries(formParams(Buffer.from(raw))).map(([k, v]) => [k, storableText(v)])));
+        const parsed = parsing(() => parseMessagingA(Object.fromEntries(Object.entries(formParams(Buffer.from(raw))).map(([k, v]) => [k, storableText(v)]))));
         if (!parsed.ok) return { ignore: parsed.ignore };
-        const bound = await this.repo.resolveBinding('messaging-a', 'sender_number', parsed.message.sender.id);
-        if (!bound) throw new Quarantine('unresolved_org');
-        return { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message };
+        return this.throughBinding('messaging-a', 'sender_number', parsed.message.sender.id, () => parsed);
       }
       case 'messaging-b': {
+        // The door proved the secret of this integration; its binding names the secret's hash.
         const integrationId = String(event.meta.integrationId ?? '');
-        const update = parseBody(raw) as MessagingBUpdate;
-        const bound = await this.repo.findIntegrationByIdAny(integrationId);
-        if (!bound) throw new Quarantine('unresolved_org');
-        const parsed = parseMessagingB(update, typeof bound.config.botUsername === 'string' ? bound.config.botUsername : undefined);
-        return parsed.ok ? { orgId: bound.orgId, integration: bound, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.orgId };
+        const update = storedObject<MessagingBUpdate>(raw);
+        const known = await this.repo.findIntegrationByIdAny(integrationId);
+        const secret = known ? (await this.repo.bindingsOf(known.id)).find((b) => b.kind === 'secret_sha256') : undefined;
+        return this.throughBinding('messaging-b', 'secret_sha256', secret?.value ?? '', (integration) =>
+          parseMessagingB(update, typeof integration.config.botUsername === 'string' ? integration.config.botUsername : undefined),
+        );
       }
       case 'email': {
-        const body = JSON.parse(raw) as { rawMessage: string };
+        const body = storedObject<{ rawMessage?: unknown }>(raw);
+        if (typeof body.rawMessage !== 'string') throw new Quarantine('malformed_body');
         const mail = await parseEmail(Buffer.from(body.rawMessage, 'base64'));
         for (const address of mail.recipients) {
           const osa = await this.assignments.findByAlias(address);
@@ -199,16 +249,40 @@ export class InboundProcessor implements OnModuleDestroy {
         throw new Quarantine('unresolved_org');
       }
       case 'enterprise-chat': {
-        const activity = parseBody(raw) as EnterpriseChatActivity;
-        const tenant = enterpriseChatTenant(activity);
-        const bound = tenant ? await this.repo.resolveBinding('enterprise-chat', 'tenant', tenant) : undefined;
-        if (!bound) throw new Quarantine('unresolved_org');
-        const parsed = parseEnterpriseChat(activity);
+        const activity = storedObject<EnterpriseChatActivity>(raw);
+        const tenant = parsing(() => enterpriseChatTenant(activity)) ?? '';
         // Replies carry the connector token: only to the serviceUrl the inbound token vouched for.
-        if (parsed.ok) parsed.message.replyTarget.serviceUrl = typeof event.meta.serviceUrl === 'string' ? event.meta.serviceUrl : undefined;
-        return parsed.ok ? { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.integration.orgId };
+        const serviceUrl = typeof event.meta.serviceUrl === 'string' ? event.meta.serviceUrl : undefined;
+        return this.throughBinding('enterprise-chat', 'tenant', tenant, () => {
+          const parsed = parseEnterpriseChat(activity);
+          if (parsed.ok) parsed.message.replyTarget.serviceUrl = serviceUrl;
+          return parsed;
+        });
       }
     }
+  }
+
+  /**
+   * Routes a message through the binding of its source (API-MAP.md "Channel bindings"): the
+   * verified integration gets it; pending claims get nothing (quarantined `binding_unverified`)
+   * unless the message carries one's code, which verifies that source and ends there (no turn: the
+   * message was the proof, written before the binding routed anything).
+   */
+  private async throughBinding(channel: ChannelName, kind: BindingKind, value: string, parse: (integration: IntegrationRow) => ParseResult): Promise<Route> {
+    const holder = value ? await this.integrations.resolveSource(channel, kind, value) : undefined;
+    if (!holder) throw new Quarantine('unresolved_org');
+    if ('verified' in holder) {
+      const { integration } = holder.verified;
+      const parsed = parsing(() => parse(integration));
+      return parsed.ok ? { orgId: integration.orgId, integration, message: parsed.message } : { ignore: parsed.ignore, orgId: integration.orgId };
+    }
+    for (const claim of holder.pending) {
+      const parsed = parsing(() => parse(claim.integration));
+      if (parsed.ok && (await this.integrations.verifyByMessage(claim, parsed.message.text))) return { ignore: 'binding_verified', orgId: claim.integration.orgId };
+    }
+    // One claimant: the event is that org's (its health counts it); several: nobody's yet.
+    const [only, ...others] = holder.pending;
+    throw others.length === 0 ? new Quarantine('binding_unverified', only!.integration.orgId, only!.integration.id) : new Quarantine('binding_unverified');
   }
 
   /**

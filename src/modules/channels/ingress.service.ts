@@ -97,7 +97,9 @@ export class IngressService {
     const raw = this.body(call);
     const token = header(call.headers, 'x-messaging-b-secret-token');
     if (!token) throw invalidSignature();
-    const bound = await this.repo.resolveBinding('messaging-b', 'secret_sha256', sha256Hex(token));
+    // The verified holder of the secret, else the oldest pending claim (its worker may verify it).
+    const holder = await this.integrations.resolveSource('messaging-b', 'secret_sha256', sha256Hex(token));
+    const bound = holder ? ('verified' in holder ? holder.verified : holder.pending[0]) : undefined;
     const secret = bound ? this.integrations.secretsOf(bound.integration).webhookSecret : undefined;
     if (!bound || !secret || !safeEqual(token, secret)) throw invalidSignature();
     const update = json<{ update_id?: number }>(raw);
