@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionsService } from '../../src/modules/auth/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { OrgAccessGate } from '../../src/platform/auth/org-access-gate.js';
-import { TokenService } from '../../src/platform/auth/token.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
@@ -151,15 +151,19 @@ describe('impersonation (spec 5.8)', () => {
 
   it('refuses a token that claims an impersonation the service never opened', async () => {
     const record = (await app.running.app.get(UsersService).load(clientId))!;
-    const forged = await app.running.app.get(TokenService).sign({
-      userId: clientId,
-      email: record.email,
-      name: record.name,
-      platformRole: record.platformRole,
-      orgMemberships: record.orgMemberships,
-      impersonatorId: superadminId,
-      impersonationId: '00000000-0000-4000-8000-000000000000',
-    });
+    // A real, open session of the client: only the impersonation claims are made up.
+    const { token: forged } = await app.running.app.get(SessionsService).open(
+      {
+        userId: clientId,
+        email: record.email,
+        name: record.name,
+        platformRole: record.platformRole,
+        orgMemberships: record.orgMemberships,
+        impersonatorId: superadminId,
+        impersonationId: '00000000-0000-4000-8000-000000000000',
+      },
+      'test',
+    );
     expect((await app.get('/api/auth/me', { token: forged })).status).toBe(401);
   });
 });
