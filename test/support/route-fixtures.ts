@@ -47,6 +47,8 @@ export interface RouteFixtures {
   hooliId: string;
   /** Bearer tokens of org A's callers and org B's callers. */
   tokens: Record<Role | OtherOrgCaller, string>;
+  /** A token of a new session of the same caller, for a route that ends the caller's session. */
+  freshToken(who: Role | OtherOrgCaller): Promise<string>;
   /** Authorization headers that must be refused (`none`: no header). */
   unauthenticated: Record<Unauthenticated, Record<string, string>>;
   refs: Record<Ref, string>;
@@ -172,11 +174,11 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const { sessionId } = await app.running.app.get(SessionsService).open(subject, 'test');
   const expired = await app.running.app.get(TokenService).sign({ ...subject, sessionId }, Date.now() - 8 * 24 * 3600_000);
   const ownKey = await importPKCS8(app.running.config.keys.jwtPrivateKeyPem, 'RS256');
-  const ownSigned = (iat: number, exp: number, sid: string | undefined = sessionId) =>
+  const ownSigned = (iat: number, exp: number, sid: string | null = sessionId) =>
     new SignJWT({ ...claims, ...(sid ? { sid } : {}) }).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setSubject(subject.userId).setIssuer('client-organization-service').setIssuedAt(iat).setExpirationTime(exp).sign(ownKey);
   const overlong = await ownSigned(now, now + 30 * 24 * 3600);
   const issuedAhead = await ownSigned(now + 600, now + 3600);
-  const sessionless = await ownSigned(now, now + 3600, undefined);
+  const sessionless = await ownSigned(now, now + 3600, null);
   const revokedToken = await app.login('revoked@acme.matrix.invalid', PASSWORD);
   await new Promise((r) => setTimeout(r, 5));
   await users.setPassword(revokedId, 'a-brand-new-password');
@@ -202,10 +204,17 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
     adminTarget,
     toolName: tools[0]!.name,
   };
+  const sessions = app.running.app.get(SessionsService);
+  const freshToken = async (who: Role | OtherOrgCaller) => {
+    const sub = (JSON.parse(Buffer.from(tokens[who].split('.')[1]!, 'base64url').toString()) as { sub: string }).sub;
+    const record = (await users.load(sub))!;
+    return (await sessions.open({ userId: sub, email: record.email, name: record.name, platformRole: record.platformRole, orgMemberships: record.orgMemberships }, 'test')).token;
+  };
   return {
     acmeId: cast.acmeId,
     hooliId: cast.hooliId,
     tokens,
+    freshToken,
     unauthenticated: {
       none: {},
       malformed: bearer('not-a-jwt'),
