@@ -127,6 +127,17 @@ describe('sessions: sid in every token, logout, lifetime rules', () => {
     expect((await me(await tokens.sign({ ...subject, sessionId }))).status).toBe(200);
   });
 
+  it('deletes sessions 30 days after they expired, and keeps younger ones', async () => {
+    const token = await app.login('expert@platform.demo.invalid', PASSWORD);
+    const old = await app.login('expert@platform.demo.invalid', PASSWORD);
+    const db = app.running.dbService.db;
+    await db.update(authSessions).set({ expiresAt: new Date(Date.now() - 31 * DAY_S * 1000) }).where(eq(authSessions.id, claimsOf(old).sid));
+    await db.update(authSessions).set({ expiresAt: new Date(Date.now() - 29 * DAY_S * 1000) }).where(eq(authSessions.id, claimsOf(token).sid));
+    expect(await app.running.app.get(SessionsService).deleteExpired()).toBeGreaterThanOrEqual(1);
+    expect(await sessionOf(app, old)).toBeUndefined();
+    expect(await sessionOf(app, token)).toBeDefined();
+  });
+
   it('refuses tokens over 7 days, issued more than 60 s ahead, or without sid, signed with its own key', async () => {
     const token = await app.login('expert@platform.demo.invalid', PASSWORD);
     const now = Math.floor(Date.now() / 1000);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { authSessions, type AuthSessionRow, type SessionEndReason } from './auth.tables.js';
 
@@ -48,5 +48,11 @@ export class SessionsRepository {
       .where(and('ids' in where ? inArray(authSessions.id, where.ids) : eq(authSessions.userId, where.userId), isNull(authSessions.endedAt)))
       .returning({ id: authSessions.id });
     return rows.map((r) => r.id);
+  }
+
+  /** Deletes sessions that expired before `before`; returns how many. */
+  async deleteExpiredBefore(before: Date): Promise<number> {
+    const rows = await this.db.delete(authSessions).where(lt(authSessions.expiresAt, before)).returning({ id: authSessions.id });
+    return rows.length;
   }
 }

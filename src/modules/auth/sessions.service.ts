@@ -5,8 +5,12 @@ import type { Principal, PrincipalRecord } from '../../platform/auth/principal.j
 import { RequestAuthenticator } from '../../platform/auth/request-auth.js';
 import { TOKEN_LIFETIME_S, TokenService, type TokenSubject } from '../../platform/auth/token.service.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { SchedulerService } from '../../platform/queue/scheduler.service.js';
 import type { SessionEndReason } from './auth.tables.js';
 import { SessionsRepository } from './sessions.repository.js';
+
+/** How long an expired session is kept (who signed in when, and how it ended) before it is deleted. */
+export const EXPIRED_SESSION_RETENTION_MS = 30 * 24 * 60 * 60_000;
 
 export interface OpenedSession {
   token: string;
@@ -28,10 +32,19 @@ export class SessionsService implements OnModuleInit {
     private readonly accessEvents: AccessEvents,
     private readonly audit: AuditService,
     private readonly authenticator: RequestAuthenticator,
+    private readonly scheduler: SchedulerService,
   ) {}
 
   onModuleInit(): void {
     this.authenticator.setSessionLookup(async (id) => (await this.repo.state(id)) ?? null);
+    this.scheduler.every('auth.sessions-cleanup', 60 * 60_000, async () => {
+      await this.deleteExpired();
+    });
+  }
+
+  /** Deletes sessions expired for longer than the retention; returns how many. */
+  deleteExpired(now = Date.now()): Promise<number> {
+    return this.repo.deleteExpiredBefore(new Date(now - EXPIRED_SESSION_RETENTION_MS));
   }
 
   /** Opens a session for a user who has just proven who they are, and signs its token (7 days unless `lifetimeS` is shorter). */
