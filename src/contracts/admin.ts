@@ -103,6 +103,9 @@ export const ImpersonationSessionSchema = z.object({
 });
 export type ImpersonationSession = z.infer<typeof ImpersonationSessionSchema>;
 export const ImpersonationStartedSchema = z.object({ token: z.string(), impersonation: ImpersonationSessionSchema });
+/** `token`: the SuperAdmin's own session given back (stop called with the impersonation token, that session still open). */
+export const ImpersonationStoppedSchema = z.object({ ended: z.array(ImpersonationSessionSchema), token: z.string().optional() });
+export type ImpersonationStopped = z.infer<typeof ImpersonationStoppedSchema>;
 export const ImpersonationsQuerySchema = z.object({
   active: z.enum(['true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),

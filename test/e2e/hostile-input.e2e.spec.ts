@@ -9,7 +9,7 @@ import { errorShapeProblem } from '../support/error-shape.js';
 import { rawRequest, type RawAnswer } from '../support/http.js';
 import { HOSTILE_STRINGS, bodies, pathParams, queries, type BodyCase } from '../support/hostile-arbitraries.js';
 import { routeFixtures, type Role, type RouteFixtures } from '../support/route-fixtures.js';
-import { POLICIES, fillPath, operationsOf, paramRefs, type JsonSchema, type Operation } from '../support/route-policies.js';
+import { POLICIES, callerToken, fillPath, operationsOf, paramRefs, type JsonSchema, type Operation } from '../support/route-policies.js';
 import { countChanges, rowCounter, type RowCounts } from '../support/row-counts.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { connectVerified } from '../support/webhooks.js';
@@ -74,9 +74,13 @@ describe('hostile input: every route, fuzzed from its schemas', () => {
   }
 
   /** What is wrong with the answer to one case; undefined when nothing is. */
-  async function check(op: Operation, c: FuzzCase): Promise<string | undefined> {
+  async function check(op: Operation, given: FuzzCase): Promise<string | undefined> {
     if (settleNeeded) await settle();
     settleNeeded = false;
+    // A route that ends the caller's session (sign out) gets a session of its own each time.
+    const c = POLICIES[op.key]!.endsSession && given.role !== 'anonymous' && given.headers.authorization === undefined
+      ? { ...given, headers: { ...given.headers, authorization: `Bearer ${await callerToken(f, op, given.role)}` } }
+      : given;
     const before = await counts();
     const answer = await send(op.method, c);
     if (Object.keys(Object.prototype).length > 0 || ({} as Record<string, unknown>).polluted !== undefined) return 'Object.prototype was polluted';

@@ -1,11 +1,23 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { impersonationSessions } from '../../src/modules/admin/admin.tables.js';
+import { authSessions } from '../../src/modules/auth/auth.tables.js';
+import { SessionsService } from '../../src/modules/auth/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { OrgAccessGate } from '../../src/platform/auth/org-access-gate.js';
-import { TokenService } from '../../src/platform/auth/token.service.js';
+import { claimsOf, sessionOf } from '../support/sessions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+
+/** Polls an async condition (background work after commit) for up to 5 s. */
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 describe('impersonation (spec 5.8)', () => {
   let app: TestApp;
@@ -103,11 +115,28 @@ describe('impersonation (spec 5.8)', () => {
     expect(acme).toBeTruthy();
   });
 
-  it('stops: the impersonation token dies, the SuperAdmin session stays', async () => {
+  it('opens a sign-in session of its own and records the SuperAdmin session that started it', async () => {
+    const { token, impersonation } = (await start(clientId)).body;
+    const own = await sessionOf(app, token);
+    expect(own).toMatchObject({ userId: clientId, method: 'impersonation', endedAt: null });
+    expect(own!.expiresAt.toISOString()).toBe(impersonation.expiresAt);
+    const [row] = await app.running.dbService.db.select().from(impersonationSessions).where(eq(impersonationSessions.id, impersonation.id));
+    expect(row).toMatchObject({ sessionId: claimsOf(token).sid, impersonatorSessionId: claimsOf(superadmin).sid });
+    await app.post('/api/admin/impersonate/stop', {}, { token });
+    expect(await sessionOf(app, token)).toMatchObject({ endedAt: expect.any(Date), endReason: 'impersonation_stopped' });
+  });
+
+  it('stops: the impersonation token dies and the answer gives the SuperAdmin session back', async () => {
     const { token, impersonation } = (await start(clientId)).body;
     const stop = await app.post('/api/admin/impersonate/stop', {}, { token });
     expect(stop.status).toBe(200);
     expect(stop.body.ended).toEqual([expect.objectContaining({ id: impersonation.id, active: false, endedAt: expect.any(String) })]);
+    // The SuperAdmin's own session, re-signed: same session, no impersonation in it.
+    const back = stop.body.token as string;
+    expect(claimsOf(back)).toMatchObject({ sub: superadminId, sid: claimsOf(superadmin).sid, platformRole: 'superadmin' });
+    expect(claimsOf(back).impersonatorId).toBeUndefined();
+    expect(claimsOf(back).exp).toBeLessThanOrEqual(claimsOf(superadmin).exp);
+    expect((await app.get('/api/auth/me', { token: back })).body).toMatchObject({ id: superadminId, platformRole: 'superadmin' });
     const after = await app.get('/api/auth/me', { token });
     expect(after.status).toBe(401);
     expect(after.body.message).toBe('Session revoked, sign in again');
@@ -136,6 +165,51 @@ describe('impersonation (spec 5.8)', () => {
     expect((await app.post('/api/admin/impersonate/stop', { impersonationId: one.impersonation.id }, { token: superadmin })).status).toBe(404);
   });
 
+  it("gives no session back once the SuperAdmin's session has ended or expired (the browser signs in again)", async () => {
+    const loggedOut = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const first = (await start(clientId, loggedOut)).body;
+    expect((await app.post('/api/auth/logout', {}, { token: loggedOut })).status).toBe(204);
+    const stopped = await app.post('/api/admin/impersonate/stop', {}, { token: first.token });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body.ended.map((s: { id: string }) => s.id)).toEqual([first.impersonation.id]);
+    expect(stopped.body.token).toBeUndefined();
+
+    const expiring = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const second = (await start(clientId, expiring)).body;
+    await app.running.dbService.db.update(authSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(authSessions.id, claimsOf(expiring).sid));
+    const late = await app.post('/api/admin/impersonate/stop', {}, { token: second.token });
+    expect(late.status).toBe(200);
+    expect(late.body.token).toBeUndefined();
+  });
+
+  it('never gives back a session whose user changed the password since it began', async () => {
+    const own = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const record = (await app.running.app.get(UsersService).load(superadminId))!;
+    const sessions = app.running.app.get(SessionsService);
+    expect(await sessions.resume(claimsOf(own).sid, record)).toEqual(expect.any(String));
+    expect(await sessions.resume(claimsOf(own).sid, { ...record, passwordChangedAt: new Date(Date.now() + 1000) })).toBeNull();
+    expect(await sessions.resume(claimsOf(own).sid, { ...record, status: 'suspended' })).toBeNull();
+    expect(await sessions.resume(claimsOf(own).sid, { ...record, id: clientId })).toBeNull();
+  });
+
+  it('ends with a sign-out of its own session, or of every session of the SuperAdmin', async () => {
+    const listed = async (id: string) => ((await app.get('/api/ops/impersonation', { token: superadmin })).body.items as Array<{ id: string; active: boolean }>).find((s) => s.id === id);
+    const one = (await start(clientId)).body;
+    expect((await app.post('/api/auth/logout', {}, { token: one.token })).status).toBe(204);
+    expect((await app.get('/api/auth/me', { token: one.token })).status).toBe(401);
+    await waitFor(async () => (await listed(one.impersonation.id))?.active === false);
+    expect((await app.get('/api/auth/me', { token: superadmin })).status).toBe(200);
+
+    const root = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const two = (await start(clientId, root)).body;
+    expect((await app.post('/api/auth/logout', { all: true }, { token: root })).status).toBe(204);
+    await waitFor(async () => (await app.get('/api/auth/me', { token: two.token })).status === 401);
+    // Every session of the SuperAdmin ended, the one of this file too.
+    expect((await app.get('/api/auth/me', { token: superadmin })).status).toBe(401);
+    superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    expect((await listed(two.impersonation.id))?.active).toBe(false);
+  });
+
   it('ends when the impersonator is no longer an active SuperAdmin', async () => {
     const users = app.running.app.get(UsersService);
     const root = await users.create({ email: 'short-lived-root@example.com', name: 'Root Two', platformRole: 'superadmin', password: 'a-good-password' });
@@ -160,15 +234,19 @@ describe('impersonation (spec 5.8)', () => {
 
   it('refuses a token that claims an impersonation the service never opened', async () => {
     const record = (await app.running.app.get(UsersService).load(clientId))!;
-    const forged = await app.running.app.get(TokenService).sign({
-      userId: clientId,
-      email: record.email,
-      name: record.name,
-      platformRole: record.platformRole,
-      orgMemberships: record.orgMemberships,
-      impersonatorId: superadminId,
-      impersonationId: '00000000-0000-4000-8000-000000000000',
-    });
+    // A real, open session of the client: only the impersonation claims are made up.
+    const { token: forged } = await app.running.app.get(SessionsService).open(
+      {
+        userId: clientId,
+        email: record.email,
+        name: record.name,
+        platformRole: record.platformRole,
+        orgMemberships: record.orgMemberships,
+        impersonatorId: superadminId,
+        impersonationId: '00000000-0000-4000-8000-000000000000',
+      },
+      'test',
+    );
     expect((await app.get('/api/auth/me', { token: forged })).status).toBe(401);
   });
 });

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { SignJWT, generateKeyPair } from 'jose';
+import { SignJWT, generateKeyPair, importPKCS8 } from 'jose';
+import { SessionsService } from '../../src/modules/auth/index.js';
 import { invoices } from '../../src/modules/billing/billing.tables.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { TokenService } from '../../src/platform/auth/token.service.js';
@@ -17,8 +18,24 @@ export type Role = (typeof ROLES)[number];
 export const OTHER_ORG_CALLERS = { hooliOwner: 'owner', hooliMember: 'member', hooliExpert: 'expert' } as const satisfies Record<string, Role>;
 export type OtherOrgCaller = keyof typeof OTHER_ORG_CALLERS;
 
-/** Requests that must never authenticate: no token, malformed, forged, expired, revoked. */
-export const UNAUTHENTICATED = ['none', 'malformed', 'basicScheme', 'foreignKey', 'algNone', 'hmacWithPublicKey', 'expired', 'revoked'] as const;
+/**
+ * Requests that must never authenticate: no token, malformed, forged, expired, revoked, signed out;
+ * and tokens signed with the service's own key that break its rules (over 7 days, issued ahead, no session).
+ */
+export const UNAUTHENTICATED = [
+  'none',
+  'malformed',
+  'basicScheme',
+  'foreignKey',
+  'algNone',
+  'hmacWithPublicKey',
+  'expired',
+  'revoked',
+  'loggedOut',
+  'overlong',
+  'issuedAhead',
+  'sessionless',
+] as const;
 export type Unauthenticated = (typeof UNAUTHENTICATED)[number];
 
 /** The things a route's parameters and bodies can name. Tenant refs are org A's rows. */
@@ -31,6 +48,8 @@ export interface RouteFixtures {
   hooliId: string;
   /** Bearer tokens of org A's callers and org B's callers. */
   tokens: Record<Role | OtherOrgCaller, string>;
+  /** A token of a new session of the same caller, for a route that ends the caller's session. */
+  freshToken(who: Role | OtherOrgCaller): Promise<string>;
   /** Authorization headers that must be refused (`none`: no header). */
   unauthenticated: Record<Unauthenticated, Record<string, string>>;
   refs: Record<Ref, string>;
@@ -162,10 +181,20 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const algNone = `${b64url({ alg: 'none', typ: 'JWT' })}.${payload}.`;
   const hsInput = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${payload}`;
   const hmacWithPublicKey = `${hsInput}.${createHmac('sha256', app.running.config.keys.jwtPublicKeyPem).update(hsInput).digest('base64url')}`;
-  const expired = await app.running.app.get(TokenService).sign(subject, Date.now() - 8 * 24 * 3600_000);
+  // Refused for their expiry or lifetime alone: each names an open session of the superadmin.
+  const { sessionId } = await app.running.app.get(SessionsService).open(subject, 'test');
+  const expired = await app.running.app.get(TokenService).sign({ ...subject, sessionId }, Date.now() - 8 * 24 * 3600_000);
+  const ownKey = await importPKCS8(app.running.config.keys.jwtPrivateKeyPem, 'RS256');
+  const ownSigned = (iat: number, exp: number, sid: string | null = sessionId) =>
+    new SignJWT({ ...claims, ...(sid ? { sid } : {}) }).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setSubject(subject.userId).setIssuer('client-organization-service').setIssuedAt(iat).setExpirationTime(exp).sign(ownKey);
+  const overlong = await ownSigned(now, now + 30 * 24 * 3600);
+  const issuedAhead = await ownSigned(now + 600, now + 3600);
+  const sessionless = await ownSigned(now, now + 3600, null);
   const revokedToken = await app.login('revoked@acme.matrix.invalid', PASSWORD);
   await new Promise((r) => setTimeout(r, 5));
   await users.setPassword(revokedId, 'a-brand-new-password');
+  const loggedOut = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+  ok(await app.post('/api/auth/logout', {}, { token: loggedOut }), 'logout');
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   const refs: RouteFixtures['refs'] = {
@@ -187,10 +216,17 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
     adminTarget,
     toolName: tools[0]!.name,
   };
+  const sessions = app.running.app.get(SessionsService);
+  const freshToken = async (who: Role | OtherOrgCaller) => {
+    const sub = (JSON.parse(Buffer.from(tokens[who].split('.')[1]!, 'base64url').toString()) as { sub: string }).sub;
+    const record = (await users.load(sub))!;
+    return (await sessions.open({ userId: sub, email: record.email, name: record.name, platformRole: record.platformRole, orgMemberships: record.orgMemberships }, 'test')).token;
+  };
   return {
     acmeId: cast.acmeId,
     hooliId: cast.hooliId,
     tokens,
+    freshToken,
     unauthenticated: {
       none: {},
       malformed: bearer('not-a-jwt'),
@@ -200,6 +236,10 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
       hmacWithPublicKey: bearer(hmacWithPublicKey),
       expired: bearer(expired),
       revoked: bearer(revokedToken),
+      loggedOut: bearer(loggedOut),
+      overlong: bearer(overlong),
+      issuedAhead: bearer(issuedAhead),
+      sessionless: bearer(sessionless),
     },
     refs,
     users: { owner: ids.owner, member: ids.member, expert: ids.expert, expert3, hooliOwner: ids.hooliOwner },

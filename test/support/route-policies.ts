@@ -15,6 +15,8 @@ export interface RoutePolicy {
   body?: (f: RouteFixtures) => unknown;
   /** Statuses an admitted caller may get besides 2xx: a state rule refusing this particular request (409), a wrong code (400). */
   refusedByState?: readonly number[];
+  /** The request ends the caller's session (sign out): every call of it sends a token of a new session of its own (`f.freshToken`). */
+  endsSession?: true;
 }
 
 const ALL: readonly Role[] = ['superadmin', 'account_manager', 'expert', 'ai_operator', 'owner', 'admin', 'member', 'billing'];
@@ -50,6 +52,11 @@ export const DEFAULT_PARAMS: Record<string, Ref> = {
 
 const orgQuery = (f: RouteFixtures) => ({ orgId: f.acmeId });
 
+/** The bearer token a caller sends on a route: its fixture token, or one of a new session when the route ends it. */
+export async function callerToken(f: RouteFixtures, op: { key: string }, who: keyof RouteFixtures['tokens']): Promise<string> {
+  return POLICIES[op.key]?.endsSession ? f.freshToken(who) : f.tokens[who];
+}
+
 export const POLICIES: Record<string, RoutePolicy> = {
   // Operations, documentation and the development outbox.
   'GET /api/health': PUBLIC,
@@ -68,6 +75,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /api/bootstrap': { ...PUBLIC, body: () => ({ email: 'root@example.com', password: 'a-root-password', name: 'Root' }) },
   'POST /api/auth/demo-login': { ...PUBLIC, body: () => ({ role: 'client', orgSlug: 'no-such-org' }) },
   'GET /api/auth/demo-accounts': PUBLIC,
+  'POST /api/auth/logout': { access: ALL, body: () => ({}), endsSession: true },
   'GET /api/auth/me': { access: ALL },
   'PATCH /api/auth/me': { access: ALL, body: () => ({ name: 'Matrix Caller' }) },
   'GET /api/auth/2fa': { access: ALL },

@@ -18,6 +18,10 @@ export const impersonationSessions = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
+    /** The sign-in session of the impersonation token (auth_sessions). */
+    sessionId: uuid('session_id'),
+    /** The SuperAdmin's own sign-in session that started it: given back when the impersonation stops. */
+    impersonatorSessionId: uuid('impersonator_session_id'),
   },
   (t) => [
     index('impersonation_sessions_started_idx').on(t.startedAt),

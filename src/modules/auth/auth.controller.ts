@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   BootstrapSchema,
   LoginRequestSchema,
+  LogoutSchema,
   MeResponseSchema,
   RequestOtpSchema,
   ResetPasswordSchema,
@@ -15,6 +16,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
 import { AuthService } from './auth.service.js';
 import { PasswordResetService } from './password-reset.service.js';
+import { SessionsService } from './sessions.service.js';
 
 // Signing in and the session stay open for users of a suspended org (spec 3.6).
 @Controller()
@@ -23,6 +25,7 @@ export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly passwordReset: PasswordResetService,
+    private readonly sessions: SessionsService,
   ) {}
 
   @Post('auth/login')
@@ -75,6 +78,19 @@ export class AuthController {
   })
   async resetPassword(@ValidBody() body: z.infer<typeof ResetPasswordSchema>) {
     await this.passwordReset.redeem(body);
+  }
+
+  @Post('auth/logout')
+  @HttpCode(204)
+  @Endpoint({
+    summary: 'Sign out: end the presented session, or with `all: true` every session of the caller',
+    description: 'The ended tokens answer 401 afterwards, on REST and on sockets (open sockets of those sessions are disconnected).',
+    tags: ['auth'],
+    body: LogoutSchema,
+    status: 204,
+  })
+  async logout(@CurrentPrincipal() principal: Principal, @ValidBody() body: z.infer<typeof LogoutSchema>) {
+    await this.sessions.logout(principal, body.all === true);
   }
 
   @Get('auth/me')

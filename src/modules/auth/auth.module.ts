@@ -7,13 +7,15 @@ import { OtpRepository } from './otp.repository.js';
 import { OtpService } from './otp.service.js';
 import { PasswordResetService } from './password-reset.service.js';
 import { RecoveryCodesRepository } from './recovery-codes.repository.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { SessionsService } from './sessions.service.js';
 import { TwoFactorController } from './two-factor.controller.js';
 import { TwoFactorService } from './two-factor.service.js';
 
 @Module({
   imports: [UsersModule, OrgsModule],
   controllers: [AuthController, TwoFactorController],
-  providers: [AuthService, OtpService, OtpRepository, TwoFactorService, RecoveryCodesRepository, PasswordResetService],
-  exports: [AuthService, OtpService, PasswordResetService],
+  providers: [AuthService, OtpService, OtpRepository, TwoFactorService, RecoveryCodesRepository, PasswordResetService, SessionsService, SessionsRepository],
+  exports: [AuthService, OtpService, PasswordResetService, SessionsService],
 })
 export class AuthModule {}

@@ -3,7 +3,6 @@ import { sql } from 'drizzle-orm';
 import type { MeResponse, TokenResponse, UserDto } from '../../contracts/auth.js';
 import { landingFor } from '../../contracts/roles.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { TokenService } from '../../platform/auth/token.service.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
@@ -16,6 +15,7 @@ import { RateLimitService, rateLimitError, type Limiter } from '../../platform/r
 import { OrgsService, type OrgSummary } from '../orgs/index.js';
 import { UsersService, type UserRow } from '../users/index.js';
 import { OtpService } from './otp.service.js';
+import { SessionsService } from './sessions.service.js';
 import { TwoFactorService, type SecondFactor } from './two-factor.service.js';
 
 const BOOTSTRAP_LOCK = 7_410_222;
@@ -31,7 +31,7 @@ export class AuthService {
   constructor(
     private readonly users: UsersService,
     private readonly orgs: OrgsService,
-    private readonly tokens: TokenService,
+    private readonly sessions: SessionsService,
     private readonly otp: OtpService,
     private readonly mail: MailService,
     private readonly audit: AuditService,
@@ -112,16 +112,13 @@ export class AuthService {
     return this.startSession(user, 'bootstrap');
   }
 
-  /** Issues a token for a user who has just proven who they are. */
+  /** Opens a server-side session for a user who has just proven who they are, and issues its token. */
   async startSession(user: UserRow, method: string): Promise<TokenResponse> {
     const memberships = await this.users.memberships(user.id);
-    const token = await this.tokens.sign({
-      userId: user.id,
-      email: user.email,
-      name: user.name,
-      platformRole: user.platformRole,
-      orgMemberships: memberships,
-    });
+    const { token } = await this.sessions.open(
+      { userId: user.id, email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: memberships },
+      method,
+    );
     await this.users.recordLogin(user.id);
     await this.audit.record({ action: 'auth.login', userId: user.id, resourceId: user.id, meta: { method } });
     return { token, user: await this.toUserDto(user, memberships) };

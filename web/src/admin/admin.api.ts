@@ -3,6 +3,7 @@ import type {
   AdminUserDetail,
   AuditItem,
   ImpersonationSession,
+  ImpersonationStopped,
   InviteMemberInput,
   Member,
   MemberInvitation,
@@ -41,7 +42,7 @@ export const adminApi = {
   impersonate: (id: string, reason: string) =>
     apiFetch<{ token: string; impersonation: ImpersonationSession }>(`/admin/impersonate/${encodeURIComponent(id)}`, { method: 'POST', body: { reason } }),
   stopImpersonation: (impersonationId?: string) =>
-    apiFetch<{ ended: ImpersonationSession[] }>('/admin/impersonate/stop', { method: 'POST', body: impersonationId ? { impersonationId } : {} }),
+    apiFetch<ImpersonationStopped>('/admin/impersonate/stop', { method: 'POST', body: impersonationId ? { impersonationId } : {} }),
   impersonations: (active: boolean | undefined, cursor: string | undefined, signal?: AbortSignal) =>
     apiFetch<PageOf<ImpersonationSession>>('/ops/impersonation', { query: { active: active === undefined ? undefined : String(active), limit: 50, cursor }, signal }),
 };
