@@ -291,7 +291,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
 
     it('fetches a document through the Bot API getFile path into the artifacts storage', async () => {
       const update = { update_id: 1002, message: { message_id: 8, chat: { id: 43, type: 'private' }, from: { id: 43, is_bot: false, first_name: 'Bo' }, caption: 'my invoice', document: { file_id: 'DOC-1', file_name: 'invoice.txt', mime_type: 'text/plain' } } };
-      expect((await post(update, 'mb-webhook-secret')).status).toBe(200);
+      expect((await post(update, MB_SECRET)).status).toBe(200);
       const integration = (await rows<{ id: string }>(db.root.execute(sql`select id from org_integrations where org_id = ${acmeId} and channel = 'messaging-b'`)))[0]!;
       const done = await processed('messaging-b', `${integration.id}:1002`);
       expect(done.status).toBe('done');
