@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
-import { seenMailIds, waitForMailedCode } from './support/mail.js';
+import { seenMailIds, waitForMailedCode } from '../support/mail.js';
 import { startServer, type RunningServer } from './support/server.js';
 
 const DEMO_PASSWORD = 'demo1234';

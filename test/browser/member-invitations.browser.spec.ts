@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitForMail } from './support/mail.js';
+import { waitForMail } from '../support/mail.js';
 import { browserSessions } from './support/sessions.js';
 
 /**

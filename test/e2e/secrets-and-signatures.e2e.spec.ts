@@ -10,6 +10,7 @@ import { UsersService } from '../../src/modules/users/index.js';
 import { safeEqual } from '../../src/platform/crypto/crypto.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { FakeProvider } from '../support/llm-provider.js';
+import { codeMailedBy } from '../support/mail.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { connectVerified, messagingACall } from '../support/webhooks.js';
 
@@ -112,8 +113,7 @@ describe('secrets stay out of the logs; secrets are compared in constant time', 
     used.add(token);
 
     // Emailed sign-in code, a wrong one first.
-    expect((await app.post('/api/auth/request-otp', { email })).status).toBe(204);
-    const otp = codeIn((await mail(email)).text);
+    const otp = await codeMailedBy(app.url, email, async () => expect((await app.post('/api/auth/request-otp', { email })).status).toBe(204));
     codes.add(otp);
     const wrongOtp = otp === '000000' ? '111111' : '000000';
     vi.mocked(safeEqual).mockClear();

@@ -3,6 +3,7 @@ import { OrgsModule } from '../orgs/index.js';
 import { UsersModule } from '../users/index.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
+import { LoginCodeService } from './login-code.service.js';
 import { OtpRepository } from './otp.repository.js';
 import { OtpService } from './otp.service.js';
 import { PasswordResetService } from './password-reset.service.js';
@@ -15,7 +16,7 @@ import { TwoFactorService } from './two-factor.service.js';
 @Module({
   imports: [UsersModule, OrgsModule],
   controllers: [AuthController, TwoFactorController],
-  providers: [AuthService, OtpService, OtpRepository, TwoFactorService, RecoveryCodesRepository, PasswordResetService, SessionsService, SessionsRepository],
+  providers: [AuthService, LoginCodeService, OtpService, OtpRepository, TwoFactorService, RecoveryCodesRepository, PasswordResetService, SessionsService, SessionsRepository],
   exports: [AuthService, OtpService, PasswordResetService, SessionsService],
 })
 export class AuthModule {}
