@@ -7,6 +7,7 @@ import { UsersService } from '../../src/modules/users/index.js';
 import { AccessEvents, type AccessChange } from '../../src/platform/auth/access-events.js';
 import { TokenService } from '../../src/platform/auth/token.service.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
+import { codeMailedBy } from '../support/mail.js';
 import { claimsOf, sessionOf } from '../support/sessions.js';
 import { connectSocket } from '../support/sockets.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -57,9 +58,7 @@ describe('sessions: sid in every token, logout, lifetime rules', () => {
     const password = await app.login('expert@platform.demo.invalid', PASSWORD);
     expect(await sessionOf(app, password)).toMatchObject({ userId: claimsOf(password).sub, method: 'password', endedAt: null });
 
-    await app.post('/api/auth/request-otp', { email: 'client@acme.demo.invalid' });
-    const mail = (await app.get('/api/dev/mail?to=client%40acme.demo.invalid&limit=1')).body as Array<{ text: string }>;
-    const code = /\b(\d{6})\b/.exec(mail[0]!.text)![1]!;
+    const code = await codeMailedBy(app.url, 'client@acme.demo.invalid', () => app.post('/api/auth/request-otp', { email: 'client@acme.demo.invalid' }));
     const emailed = (await app.post('/api/auth/verify-otp', { email: 'client@acme.demo.invalid', code })).body.token as string;
     expect(await sessionOf(app, emailed)).toMatchObject({ method: 'email_otp', endedAt: null });
 
