@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, decodeJwt, importPKCS8 } from 'jose';
 import { io, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents } from '../../src/contracts/realtime.js';
+import type { ClientToServerEvents, ServerToClientEvents, SocketRefusal } from '../../src/contracts/realtime.js';
+import type { TestApp } from './test-app.js';
 
 export type TestSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
@@ -38,4 +41,50 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promi
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** The `data` of the connect_error a refused handshake gets (fails when the socket connects). */
+export async function refusalOf(baseUrl: string, token: string | undefined): Promise<{ message: string; data: SocketRefusal }> {
+  try {
+    const socket = await connectSocket(baseUrl, token);
+    socket.close();
+  } catch (err) {
+    return { message: (err as Error).message, data: (err as Error & { data: SocketRefusal }).data };
+  }
+  throw new Error('the socket connected');
+}
+
+/** The text of every message a socket is streamed (client and Specialist messages, Expert follow-ups). */
+export function messageTexts(socket: TestSocket): string[] {
+  const texts: string[] = [];
+  for (const event of ['user_message_received', 'agent_message_sent', 'workspace_message_added'] as const) {
+    socket.on(event, (payload) => texts.push(payload.message.content));
+  }
+  return texts;
+}
+
+/** Resolves once the socket is disconnected (by the server), or fails after `timeoutMs`. */
+export function disconnected(socket: TestSocket, timeoutMs = 5000): Promise<void> {
+  return waitFor(() => !socket.connected, timeoutMs);
+}
+
+/**
+ * `count` tokens of one user, each of its own sign-in session, with the session id (`sid`). Each is
+ * a real sign-in; while sign-in tokens carry no `sid`, the token is re-signed with one added (the
+ * app's own key), so that the session's sockets can be told apart.
+ */
+export async function sessionTokens(app: TestApp, email: string, password: string, count: number): Promise<Array<{ token: string; sessionId: string }>> {
+  const tokens: Array<{ token: string; sessionId: string }> = [];
+  for (let i = 0; i < count; i++) {
+    const token = await app.login(email, password);
+    const claims = decodeJwt(token);
+    if (typeof claims.sid === 'string') {
+      tokens.push({ token, sessionId: claims.sid });
+      continue;
+    }
+    const sessionId = randomUUID();
+    const key = await importPKCS8(app.running.config.keys.jwtPrivateKeyPem, 'RS256');
+    tokens.push({ token: await new SignJWT({ ...claims, sid: sessionId }).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).sign(key), sessionId });
+  }
+  return tokens;
 }
