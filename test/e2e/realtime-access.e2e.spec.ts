@@ -188,7 +188,7 @@ describe('sockets follow access changes (API-MAP "Sessions, sockets and hardenin
   });
 });
 
-describe('queue events in the experts room (spec 6.1)', () => {
+describe('the experts room (spec 6.1) and joins while impersonating (spec 5.8)', () => {
   let app: TestApp;
   const sockets: TestSocket[] = [];
   beforeAll(async () => {
@@ -199,7 +199,7 @@ describe('queue events in the experts room (spec 6.1)', () => {
     await app?.close();
   });
 
-  it('reach only the Experts covering the org and superadmins; a removed grant stops them within 5 s', async () => {
+  it("carries an org's queue events only to the Experts covering it and to superadmins; a removed grant stops them within 5 s", async () => {
     const am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
     const acmeId = (await app.running.app.get(OrgsService).findBySlug('acme'))!.id;
     const users = app.running.app.get(UsersService);
@@ -241,6 +241,52 @@ describe('queue events in the experts room (spec 6.1)', () => {
     expect(has(removed, next)).toBe(false);
     expect(has(uncovering, next)).toBe(false);
     expect(has(superadmin, next)).toBe(true);
+  });
+
+  it('leaves an impersonation.action audit row for every join, with the conversation id', async () => {
+    const superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const client = await app.login('client@acme.demo.invalid', PASSWORD);
+    const clientId = (await app.get('/api/auth/me', { token: client })).body.id as string;
+    const superadminId = (await app.get('/api/auth/me', { token: superadmin })).body.id as string;
+    const conversation = (await app.post('/api/conversations', { message: 'mine' }, { token: client })).body as { id: string; orgId: string };
+    const { token, impersonation } = (await app.post(`/api/admin/impersonate/${clientId}`, { reason: 'Reproducing a support ticket' }, { token: superadmin })).body;
+    const socket = await connectSocket(app.url, token);
+    sockets.push(socket);
+    const unknown = '00000000-0000-4000-8000-00000000beef';
+    expect(await socket.emitWithAck('join_conversation', conversation.id)).toEqual({ ok: true });
+    expect(await socket.emitWithAck('join_conversation', unknown)).toEqual({ ok: false, error: 'forbidden' });
+
+    const rows = (await app.get(`/api/ops/audit?action=impersonation.action&resourceId=${impersonation.id}`, { token: superadmin })).body.items as Array<{
+      userId: string;
+      impersonatorId: string;
+      orgId: string | null;
+      meta: Record<string, unknown>;
+    }>;
+    const joins = rows.filter((r) => r.meta.route === 'join_conversation');
+    expect(joins).toHaveLength(2);
+    const byConversation = Object.fromEntries(joins.map((r) => [r.meta.conversationId as string, r]));
+    expect(byConversation[conversation.id]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: conversation.orgId, meta: { impersonationId: impersonation.id, statusCode: 200 } });
+    expect(byConversation[unknown]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: null, meta: { impersonationId: impersonation.id, statusCode: 403 } });
+
+    // A join without impersonation leaves none.
+    const own = await connectSocket(app.url, client);
+    sockets.push(own);
+    expect(await own.emitWithAck('join_conversation', conversation.id)).toEqual({ ok: true });
+    const all = (await app.get(`/api/ops/audit?action=impersonation.action&actorId=${clientId}`, { token: superadmin })).body.items as Array<{ meta: Record<string, unknown> }>;
+    expect(all.filter((r) => r.meta.route === 'join_conversation')).toHaveLength(2);
+  });
+
+  it('closes the socket of an impersonation that stopped on its next join', async () => {
+    const superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const client = await app.login('client@acme.demo.invalid', PASSWORD);
+    const clientId = (await app.get('/api/auth/me', { token: client })).body.id as string;
+    const conversationId = (await app.post('/api/conversations', { message: 'mine too' }, { token: client })).body.id as string;
+    const { token } = (await app.post(`/api/admin/impersonate/${clientId}`, { reason: 'Reproducing a support ticket' }, { token: superadmin })).body;
+    const socket = await connectSocket(app.url, token);
+    sockets.push(socket);
+    expect((await app.post('/api/admin/impersonate/stop', {}, { token })).status).toBe(200);
+    expect(await socket.emitWithAck('join_conversation', conversationId)).toEqual({ ok: false, error: 'forbidden' });
+    await disconnected(socket);
   });
 });
 
@@ -300,63 +346,5 @@ describe('socket handshakes: 20 per user, the per-IP throttle, refusals logged',
     expect((await throttled.get('/api/dev/mail?limit=1')).status).toBe(429);
     expect(refusalLines('rate_limit')[0]).toMatchObject({ ip: expect.any(String), level: 40 });
     expect(lines.join('\n')).not.toContain(token);
-  });
-});
-
-describe('join_conversation while impersonating (spec 5.8)', () => {
-  let app: TestApp;
-  const sockets: TestSocket[] = [];
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(async () => {
-    for (const s of sockets) s.close();
-    await app?.close();
-  });
-
-  it('leaves an impersonation.action audit row for every join, with the conversation id', async () => {
-    const superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
-    const client = await app.login('client@acme.demo.invalid', PASSWORD);
-    const clientId = (await app.get('/api/auth/me', { token: client })).body.id as string;
-    const superadminId = (await app.get('/api/auth/me', { token: superadmin })).body.id as string;
-    const conversation = (await app.post('/api/conversations', { message: 'mine' }, { token: client })).body as { id: string; orgId: string };
-    const { token, impersonation } = (await app.post(`/api/admin/impersonate/${clientId}`, { reason: 'Reproducing a support ticket' }, { token: superadmin })).body;
-    const socket = await connectSocket(app.url, token);
-    sockets.push(socket);
-    const unknown = '00000000-0000-4000-8000-00000000beef';
-    expect(await socket.emitWithAck('join_conversation', conversation.id)).toEqual({ ok: true });
-    expect(await socket.emitWithAck('join_conversation', unknown)).toEqual({ ok: false, error: 'forbidden' });
-
-    const rows = (await app.get(`/api/ops/audit?action=impersonation.action&resourceId=${impersonation.id}`, { token: superadmin })).body.items as Array<{
-      userId: string;
-      impersonatorId: string;
-      orgId: string | null;
-      meta: Record<string, unknown>;
-    }>;
-    const joins = rows.filter((r) => r.meta.route === 'join_conversation');
-    expect(joins).toHaveLength(2);
-    const byConversation = Object.fromEntries(joins.map((r) => [r.meta.conversationId as string, r]));
-    expect(byConversation[conversation.id]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: conversation.orgId, meta: { impersonationId: impersonation.id, statusCode: 200 } });
-    expect(byConversation[unknown]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: null, meta: { impersonationId: impersonation.id, statusCode: 403 } });
-
-    // A join without impersonation leaves none.
-    const own = await connectSocket(app.url, client);
-    sockets.push(own);
-    expect(await own.emitWithAck('join_conversation', conversation.id)).toEqual({ ok: true });
-    const all = (await app.get(`/api/ops/audit?action=impersonation.action&actorId=${clientId}`, { token: superadmin })).body.items as Array<{ meta: Record<string, unknown> }>;
-    expect(all.filter((r) => r.meta.route === 'join_conversation')).toHaveLength(2);
-  });
-
-  it('closes the socket of an impersonation that stopped on its next join', async () => {
-    const superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
-    const client = await app.login('client@acme.demo.invalid', PASSWORD);
-    const clientId = (await app.get('/api/auth/me', { token: client })).body.id as string;
-    const conversationId = (await app.post('/api/conversations', { message: 'mine too' }, { token: client })).body.id as string;
-    const { token } = (await app.post(`/api/admin/impersonate/${clientId}`, { reason: 'Reproducing a support ticket' }, { token: superadmin })).body;
-    const socket = await connectSocket(app.url, token);
-    sockets.push(socket);
-    expect((await app.post('/api/admin/impersonate/stop', {}, { token })).status).toBe(200);
-    expect(await socket.emitWithAck('join_conversation', conversationId)).toEqual({ ok: false, error: 'forbidden' });
-    await disconnected(socket);
   });
 });
