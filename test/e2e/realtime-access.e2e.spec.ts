@@ -3,6 +3,7 @@ import { MAX_SOCKETS_PER_USER } from '../../src/contracts/realtime.js';
 import { OrgsService } from '../../src/modules/orgs/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { AccessEvents } from '../../src/platform/auth/access-events.js';
+import { RequestAuthenticator } from '../../src/platform/auth/request-auth.js';
 import { TokenService } from '../../src/platform/auth/token.service.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { collect, connectSocket, disconnected, messageTexts, refusalOf, sessionTokens, waitFor, type TestSocket } from '../support/sockets.js';
@@ -171,6 +172,30 @@ describe('sockets follow access changes (API-MAP "Sessions, sockets and hardenin
       if (queue.some((item) => item.conversationId === conversationId)) break;
       expect(Date.now() - since).toBeLessThan(5000);
     }
+  });
+
+  it('disconnects a socket whose handshake read the user just before a suspension committed', async () => {
+    const victim = await person('org_member', 'member');
+    const authenticator = app.running.app.get(RequestAuthenticator);
+    const original = authenticator.authenticate.bind(authenticator);
+    let suspended = false;
+    authenticator.authenticate = async (token) => {
+      const outcome = await original(token);
+      if (!suspended && outcome.principal?.userId === victim.id) {
+        suspended = true;
+        // The suspension commits (and is announced) while this handshake still holds the user as active.
+        await app.running.app.get(UsersService).setStatus(victim.id, 'suspended');
+        await sleep(100);
+      }
+      return outcome;
+    };
+    try {
+      const socket = await open(victim.token);
+      await disconnected(socket);
+    } finally {
+      authenticator.authenticate = original;
+    }
+    expect(suspended).toBe(true);
   });
 
   it('disconnects only the sockets of the session that ended', async () => {

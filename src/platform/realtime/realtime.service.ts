@@ -95,8 +95,9 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly tokens = new WeakMap<AppSocket, string>();
   /** Handshakes and access changes of one user run one at a time on this instance. */
   private readonly userQueues = new Map<string, Promise<unknown>>();
-  /** Access changes applied so far here: a handshake that saw it move looks at its access again. */
+  /** Access changes applied so far here, and the count each socket's handshake started from. */
   private accessChanges = 0;
+  private readonly changesSeen = new WeakMap<AppSocket, number>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -148,7 +149,9 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     ns.on('connection', (socket) => this.onConnection(socket));
     // From the other instances: an access change committed there, a count of this user's sockets here.
     ns.on('access_change', (change) => void this.applyHere(change));
-    ns.on('count_user_sockets', (userId, ack) => ack(this.localSocketCount(userId)));
+    ns.on('count_user_sockets', (userId, ack) => {
+      if (typeof ack === 'function') ack(this.localSocketCount(userId));
+    });
     this.io = io;
     this.ns = ns;
   }
@@ -240,7 +243,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
         throw new SocketRefused(`Too many connection attempts; retry after ${retryAfterS} seconds`, { code: 'rate_limit', retryAfterS });
       }
       const token = handshakeToken(socket.handshake);
-      const changesBefore = this.accessChanges;
+      this.changesSeen.set(socket, this.accessChanges);
       const outcome = await this.authenticator.authenticate(token);
       if (!outcome.principal) throw new SocketRefused('unauthorized', { code: 'unauthorized', reason: outcome.reason });
       const principal = outcome.principal;
@@ -252,10 +255,6 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
         }
         await socket.join(await this.roomsFor(principal));
       });
-      // An access change applied while this socket was not yet connected did not see it: look again.
-      if (this.accessChanges !== changesBefore && !(await this.oneAtATime(principal.userId, () => this.refresh(socket)))) {
-        throw new SocketRefused('unauthorized', { code: 'unauthorized', reason: 'revoked' });
-      }
     } catch (err) {
       if (err instanceof SocketRefused) {
         const { code, ...detail } = err.data;
@@ -279,6 +278,14 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private onConnection(socket: AppSocket): void {
+    // Access changes applied during the handshake did not see this socket (not connected yet): look again.
+    if (this.changesSeen.get(socket) !== this.accessChanges) {
+      void this.oneAtATime(socket.data.principal.userId, () => this.refresh(socket))
+        .catch(() => false)
+        .then((still) => {
+          if (!still) socket.disconnect(true);
+        });
+    }
     socket.on('join_conversation', (conversationId, ack) => {
       const reply = typeof ack === 'function' ? ack : () => undefined;
       void this.joinConversation(socket, conversationId).then(reply, (err: unknown) => {
