@@ -174,6 +174,34 @@ describe('sockets follow access changes (API-MAP "Sessions, sockets and hardenin
     }
   });
 
+  it("moves the org room from the former assigned AM's socket to the new one's when a superadmin reassigns the org", async () => {
+    const users = app.running.app.get(UsersService);
+    const newAm = await users.create({ email: 'second-am@example.com', platformRole: 'account_manager', password: FRESH_PASSWORD });
+    const before = await app.get(`/api/am/orgs/${acmeId}`, { token: am });
+    const formerSocket = await open(await app.login((await users.findById(before.body.assignedAmId))!.email, PASSWORD));
+    const newSocket = await open(await app.login('second-am@example.com', FRESH_PASSWORD));
+    const former = collect(formerSocket, 'user_message_received');
+    const next = collect(newSocket, 'user_message_received');
+    const writer = await person('org_member', 'member');
+    const conversationId = (await app.post('/api/conversations', { message: 'opening' }, { token: writer.token })).body.id as string;
+    const say = async (content: string) => expect((await app.post(`/api/conversations/${conversationId}/messages`, { content }, { token: writer.token })).status).toBe(201);
+    const got = (seen: typeof former, content: string) => seen.some((e) => e.message.content === content);
+    await say('before the reassignment');
+    await waitFor(() => got(former, 'before the reassignment'));
+    expect(got(next, 'before the reassignment')).toBe(false);
+
+    const since = Date.now();
+    expect((await app.patch(`/api/am/orgs/${acmeId}`, { assignedAmId: newAm.id }, { token: superadmin })).status).toBe(200);
+    for (let probe = 0; ; probe++) {
+      await say(`probe ${probe}`);
+      await sleep(250);
+      if (!got(former, `probe ${probe}`) && got(next, `probe ${probe}`)) break;
+      expect(Date.now() - since).toBeLessThan(5000);
+    }
+    // Give acme back to the demo AM for the tests after this one.
+    expect((await app.patch(`/api/am/orgs/${acmeId}`, { assignedAmId: before.body.assignedAmId }, { token: superadmin })).status).toBe(200);
+  });
+
   it('disconnects a socket whose handshake read the user just before a suspension committed', async () => {
     const victim = await person('org_member', 'member');
     const authenticator = app.running.app.get(RequestAuthenticator);
