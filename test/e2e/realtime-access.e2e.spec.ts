@@ -226,6 +226,26 @@ describe('sockets follow access changes (API-MAP "Sessions, sockets and hardenin
     expect(suspended).toBe(true);
   });
 
+  it('drops the connection (the client reconnects and is checked afresh) when the access cannot be read after a change', async () => {
+    const victim = await person('org_member', 'member');
+    const socket = await open(victim.token);
+    const reasons: string[] = [];
+    socket.on('disconnect', (reason) => reasons.push(reason));
+    const authenticator = app.running.app.get(RequestAuthenticator);
+    const original = authenticator.authenticate.bind(authenticator);
+    authenticator.authenticate = async () => {
+      throw new Error('database unreachable');
+    };
+    try {
+      app.running.app.get(AccessEvents).emit({ kind: 'reach_changed', userId: victim.id });
+      await disconnected(socket);
+    } finally {
+      authenticator.authenticate = original;
+    }
+    // Not 'io server disconnect' (which a client does not retry): a transport close, which it does.
+    expect(reasons).toEqual(['transport close']);
+  });
+
   it('disconnects only the sockets of the session that ended', async () => {
     const victim = await person('org_member', 'member');
     const [first, second] = await sessionTokens(app, victim.email, FRESH_PASSWORD, 2);

@@ -279,13 +279,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
 
   private onConnection(socket: AppSocket): void {
     // Access changes applied during the handshake did not see this socket (not connected yet): look again.
-    if (this.changesSeen.get(socket) !== this.accessChanges) {
-      void this.oneAtATime(socket.data.principal.userId, () => this.refresh(socket))
-        .catch(() => false)
-        .then((still) => {
-          if (!still) socket.disconnect(true);
-        });
-    }
+    if (this.changesSeen.get(socket) !== this.accessChanges) void this.oneAtATime(socket.data.principal.userId, () => this.recheck(socket));
     socket.on('join_conversation', (conversationId, ack) => {
       const reply = typeof ack === 'function' ? ack : () => undefined;
       void this.joinConversation(socket, conversationId).then(reply, (err: unknown) => {
@@ -373,15 +367,22 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     }
     if (change.kind !== 'reach_changed' || sockets.length === 0) return;
     await this.oneAtATime(change.userId, async () => {
-      for (const socket of sockets) {
-        // When the access cannot be read now, the socket goes: its client reconnects and is checked afresh.
-        const still = await this.refresh(socket).catch((err: unknown) => {
-          logger.warn({ err, userId: change.userId }, 'socket access refresh failed; disconnecting');
-          return false;
-        });
-        if (!still) socket.disconnect(true);
-      }
+      for (const socket of sockets) await this.recheck(socket);
     });
+  }
+
+  /**
+   * Brings a socket to its access of now: its rooms follow; a token that no longer signs in closes
+   * it for good. When the access cannot be read now, the connection is dropped without a goodbye:
+   * the client reconnects by itself and its handshake checks everything afresh.
+   */
+  private async recheck(socket: AppSocket): Promise<void> {
+    try {
+      if (!(await this.refresh(socket))) socket.disconnect(true);
+    } catch (err) {
+      logger.warn({ err, userId: socket.data.principal.userId }, 'socket access unreadable; dropping the connection');
+      socket.conn.close();
+    }
   }
 
   /** Brings a socket's rooms to what its user may see now; false when its token no longer signs in. */
