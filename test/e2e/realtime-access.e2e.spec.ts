@@ -338,7 +338,7 @@ describe('the experts room (spec 6.1) and joins while impersonating (spec 5.8)',
     const joins = rows.filter((r) => r.meta.route === 'join_conversation');
     expect(joins).toHaveLength(2);
     const byConversation = Object.fromEntries(joins.map((r) => [r.meta.conversationId as string, r]));
-    expect(byConversation[conversation.id]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: conversation.orgId, meta: { impersonationId: impersonation.id, statusCode: 200 } });
+    expect(byConversation[conversation.id]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: conversation.orgId, meta: { impersonationId: impersonation.id, method: 'SOCKET', target: conversation.id, statusCode: 200 } });
     expect(byConversation[unknown]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: null, meta: { impersonationId: impersonation.id, statusCode: 403 } });
 
     // A join without impersonation leaves none.

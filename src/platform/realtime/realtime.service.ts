@@ -326,6 +326,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
           method: 'SOCKET',
           route: 'join_conversation',
           path: REALTIME_NAMESPACE,
+          target: valid ? conversationId : null,
           statusCode: !principal ? 401 : answer.ok ? 200 : answer.error === 'invalid' ? 400 : 403,
           conversationId: valid ? conversationId : null,
         },
