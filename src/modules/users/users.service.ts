@@ -238,8 +238,7 @@ export class UsersService implements PrincipalLoader {
   async syncClientRole(userId: string): Promise<void> {
     const user = await this.repo.findById(userId);
     if (!user || !(CLIENT_ROLES as readonly string[]).includes(user.platformRole)) return;
-    const ms = await this.repo.memberships(userId);
-    const role: PlatformRole = ms.some((m) => m.orgRole === 'owner' || m.orgRole === 'admin') ? 'org_admin' : 'org_member';
+    const role = clientRoleFor((await this.repo.memberships(userId)).map((m) => m.orgRole));
     if (role !== user.platformRole) await this.repo.update(userId, { platformRole: role });
   }
 
@@ -261,6 +260,11 @@ export class UsersService implements PrincipalLoader {
   private announce(change: AccessChange): void {
     this.dbService.afterCommit(() => this.accessEvents.emit(change));
   }
+}
+
+/** The platform role of a client user with these org roles: org_admin while an owner or admin of some org. */
+export function clientRoleFor(orgRoles: readonly OrgRole[]): PlatformRole {
+  return orgRoles.some((r) => r === 'owner' || r === 'admin') ? 'org_admin' : 'org_member';
 }
 
 function assertAssignable(role: PlatformRole): void {

@@ -22,6 +22,11 @@ export interface LimitResult {
   resetAtMs: number;
 }
 
+/** One point taken ahead of a guess (a password, a code): given back when the guess was right. */
+export interface Reservation extends LimitResult {
+  refund(): Promise<void>;
+}
+
 /** One limiter: a fixed window of `points` per `durationS`, shared by every instance through Redis when configured. */
 export class Limiter {
   constructor(
@@ -40,6 +45,16 @@ export class Limiter {
       }
       throw rej;
     }
+  }
+
+  /**
+   * Takes a point before a guess is checked, so that parallel wrong guesses cannot pass the limit
+   * together; the caller refunds it when the guess was right. Once the budget is spent the answer
+   * is `allowed: false` for a right guess too, until the window ends.
+   */
+  async reserve(key: string): Promise<Reservation> {
+    const result = await this.consume(key);
+    return { ...result, refund: () => this.impl.reward(key, 1).then(() => undefined) };
   }
 
   /** Usage so far in the current window, without consuming. */
