@@ -1,12 +1,15 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SOCKETS_PER_USER } from '../../src/contracts/realtime.js';
+import { AuthService } from '../../src/modules/auth/index.js';
+import { authSessions } from '../../src/modules/auth/auth.tables.js';
 import { OrgsService } from '../../src/modules/orgs/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { AccessEvents } from '../../src/platform/auth/access-events.js';
 import { RequestAuthenticator } from '../../src/platform/auth/request-auth.js';
-import { TokenService } from '../../src/platform/auth/token.service.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { collect, connectSocket, disconnected, messageTexts, refusalOf, sessionTokens, waitFor, type TestSocket } from '../support/sockets.js';
+import { claimsOf } from '../support/sessions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
@@ -246,18 +249,30 @@ describe('sockets follow access changes (API-MAP "Sessions, sockets and hardenin
     expect(reasons).toEqual(['transport close']);
   });
 
-  it('disconnects only the sockets of the session that ended', async () => {
+  it('disconnects, at logout, the sockets of that session only, within 5 s', async () => {
+    const victim = await person('org_member', 'member');
+    const [ending, staying] = await sessionTokens(app, victim.email, FRESH_PASSWORD, 2);
+    const { socket, texts, say } = await following({ ...victim, token: ending!.token });
+    const stayingSocket = await open(staying!.token);
+    const since = Date.now();
+    expect((await app.post('/api/auth/logout', {}, { token: ending!.token })).status).toBe(204);
+    await disconnected(socket);
+    expect(Date.now() - since).toBeLessThan(5000);
+    await say('after the logout');
+    await sleep(300);
+    expect(texts).not.toContain('after the logout');
+    expect(stayingSocket.connected).toBe(true);
+    expect((await refusalOf(app.url, ending!.token)).data.code).toBe('unauthorized');
+  });
+
+  it('disconnects, at logout of every session, all the sockets of the user within 5 s', async () => {
     const victim = await person('org_member', 'member');
     const [first, second] = await sessionTokens(app, victim.email, FRESH_PASSWORD, 2);
-    const ending = await open(first!.token);
-    const staying = await open(second!.token);
+    const sockets = [await open(first!.token), await open(second!.token)];
     const since = Date.now();
-    // What logout announces (AccessEvents `session_ended`), from the app's own bus.
-    app.running.app.get(AccessEvents).emit({ kind: 'session_ended', sessionId: first!.sessionId });
-    await disconnected(ending);
+    expect((await app.post('/api/auth/logout', { all: true }, { token: first!.token })).status).toBe(204);
+    await Promise.all(sockets.map((s) => disconnected(s)));
     expect(Date.now() - since).toBeLessThan(5000);
-    await sleep(300);
-    expect(staying.connected).toBe(true);
   });
 });
 
@@ -349,15 +364,25 @@ describe('the experts room (spec 6.1) and joins while impersonating (spec 5.8)',
     expect(all.filter((r) => r.meta.route === 'join_conversation')).toHaveLength(2);
   });
 
-  it('closes the socket of an impersonation that stopped on its next join', async () => {
+  it('closes the socket of a stopped impersonation within 5 s', async () => {
     const superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
-    const client = await app.login('client@acme.demo.invalid', PASSWORD);
-    const clientId = (await app.get('/api/auth/me', { token: client })).body.id as string;
-    const conversationId = (await app.post('/api/conversations', { message: 'mine too' }, { token: client })).body.id as string;
+    const clientId = (await app.running.app.get(UsersService).findByEmail('client@acme.demo.invalid'))!.id;
     const { token } = (await app.post(`/api/admin/impersonate/${clientId}`, { reason: 'Reproducing a support ticket' }, { token: superadmin })).body;
     const socket = await connectSocket(app.url, token);
     sockets.push(socket);
+    const since = Date.now();
     expect((await app.post('/api/admin/impersonate/stop', {}, { token })).status).toBe(200);
+    await disconnected(socket);
+    expect(Date.now() - since).toBeLessThan(5000);
+  });
+
+  it('checks the session again at each join: one that ended unannounced refuses the join and closes the socket', async () => {
+    const client = await app.login('client@acme.demo.invalid', PASSWORD);
+    const conversationId = (await app.post('/api/conversations', { message: 'mine too' }, { token: client })).body.id as string;
+    const socket = await connectSocket(app.url, client);
+    sockets.push(socket);
+    // Ended in the database only: no access event reaches the socket layer.
+    await app.running.dbService.db.update(authSessions).set({ endedAt: new Date(), endReason: 'logout' }).where(eq(authSessions.id, claimsOf(client).sid));
     expect(await socket.emitWithAck('join_conversation', conversationId)).toEqual({ ok: false, error: 'forbidden' });
     await disconnected(socket);
   });
@@ -381,11 +406,10 @@ describe('socket handshakes: 20 per user, the per-IP throttle, refusals logged',
     setLogDestination(undefined);
   });
 
-  /** A token made directly (signing in is an anonymous request, counted per IP too). */
+  /** A session opened directly (signing in is an anonymous request, counted per IP too). */
   const tokenOf = async (on: TestApp, email: string) => {
-    const users = on.running.app.get(UsersService);
-    const user = (await users.findByEmail(email))!;
-    return on.running.app.get(TokenService).sign({ userId: user.id, email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: await users.memberships(user.id) });
+    const user = (await on.running.app.get(UsersService).findByEmail(email))!;
+    return (await on.running.app.get(AuthService).startSession(user, 'test')).token;
   };
   const refusalLines = (refusal: string) => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'security.socket_refused' && l.refusal === refusal);
 

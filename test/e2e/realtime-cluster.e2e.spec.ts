@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SOCKETS_PER_USER } from '../../src/contracts/realtime.js';
+import { SessionsService } from '../../src/modules/auth/index.js';
 import { OrgsService } from '../../src/modules/orgs/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
-import { AccessEvents } from '../../src/platform/auth/access-events.js';
 import { collect, connectSocket, disconnected, messageTexts, refusalOf, sessionTokens, waitFor, type TestSocket } from '../support/sockets.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -120,17 +120,23 @@ describe.runIf(clustered)('two instances on PostgreSQL and Redis (spec 6.1.4)', 
       expect(queue.some((item) => item.conversationId === conversationId)).toBe(false);
     });
 
-    it('an ended session disconnects its sockets only', async () => {
+    it('a logout disconnects the sockets of that session only; a logout of every session, all of them', async () => {
       const victim = await person('org_member');
       const [ending, staying] = await sessionTokens(two, victim.email, FRESH_PASSWORD, 2);
       const endingSocket = await onTwo(ending!.token);
       const stayingSocket = await onTwo(staying!.token);
-      const since = Date.now();
-      one.running.app.get(AccessEvents).emit({ kind: 'session_ended', sessionId: ending!.sessionId });
+      let since = Date.now();
+      // What POST /auth/logout does, on instance 1 (its tokens are signed with keys of its own).
+      await one.running.app.get(SessionsService).end([ending!.sessionId], 'logout');
       await disconnected(endingSocket);
       expect(Date.now() - since).toBeLessThan(5000);
       await sleep(300);
       expect(stayingSocket.connected).toBe(true);
+
+      since = Date.now();
+      expect((await one.post('/api/auth/logout', { all: true }, { token: await one.login(victim.email, FRESH_PASSWORD) })).status).toBe(204);
+      await disconnected(stayingSocket);
+      expect(Date.now() - since).toBeLessThan(5000);
     });
 
     it(`counts a user's sockets over both instances: at most ${MAX_SOCKETS_PER_USER}`, async () => {

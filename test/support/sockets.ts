@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { SignJWT, decodeJwt, importPKCS8 } from 'jose';
 import { io, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents, SocketRefusal } from '../../src/contracts/realtime.js';
+import { claimsOf } from './sessions.js';
 import type { TestApp } from './test-app.js';
 
 export type TestSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -68,23 +67,12 @@ export function disconnected(socket: TestSocket, timeoutMs = 5000): Promise<void
   return waitFor(() => !socket.connected, timeoutMs);
 }
 
-/**
- * `count` tokens of one user, each of its own sign-in session, with the session id (`sid`). Each is
- * a real sign-in; while sign-in tokens carry no `sid`, the token is re-signed with one added (the
- * app's own key), so that the session's sockets can be told apart.
- */
+/** `count` tokens of one user, each a sign-in of its own, with its session id (`sid`). */
 export async function sessionTokens(app: TestApp, email: string, password: string, count: number): Promise<Array<{ token: string; sessionId: string }>> {
   const tokens: Array<{ token: string; sessionId: string }> = [];
   for (let i = 0; i < count; i++) {
     const token = await app.login(email, password);
-    const claims = decodeJwt(token);
-    if (typeof claims.sid === 'string') {
-      tokens.push({ token, sessionId: claims.sid });
-      continue;
-    }
-    const sessionId = randomUUID();
-    const key = await importPKCS8(app.running.config.keys.jwtPrivateKeyPem, 'RS256');
-    tokens.push({ token: await new SignJWT({ ...claims, sid: sessionId }).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).sign(key), sessionId });
+    tokens.push({ token, sessionId: claimsOf(token).sid as string });
   }
   return tokens;
 }
