@@ -332,10 +332,8 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
         },
       });
     }
-    if (!principal) {
-      securityEvent('token_revoked', { userId: actor.userId, via: 'socket', reason: outcome.reason });
-      setImmediate(() => socket.disconnect(true));
-    }
+    // The authenticator logged why the token no longer signs in; its socket goes.
+    if (!principal) setImmediate(() => socket.disconnect(true));
     return answer;
   }
 
