@@ -106,6 +106,14 @@ export class RateLimitService {
     @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis,
   ) {}
 
+  /**
+   * The per-IP part of the global throttle (spec 7.1, 8): `THROTTLE_IP_PER_MINUTE` per `ip:<address>`,
+   * one budget for anonymous HTTP requests and socket handshakes.
+   */
+  ipThrottle(): Limiter {
+    return this.limiter({ name: 'throttle-ip', points: this.config.limits.throttleIpPerMinute, durationS: 60 });
+  }
+
   limiter(definition: LimitDefinition): Limiter {
     const id = `${definition.name}:${definition.points}:${definition.durationS}`;
     let limiter = this.limiters.get(id);
