@@ -194,10 +194,13 @@ describe('impersonation (spec 5.8)', () => {
 
   it('ends with a sign-out of its own session, or of every session of the SuperAdmin', async () => {
     const listed = async (id: string) => ((await app.get('/api/ops/impersonation', { token: superadmin })).body.items as Array<{ id: string; active: boolean }>).find((s) => s.id === id);
-    const one = (await start(clientId)).body;
+    // Signing out while impersonating signs the SuperAdmin out too: the browser held no other token.
+    const starter = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const one = (await start(clientId, starter)).body;
     expect((await app.post('/api/auth/logout', {}, { token: one.token })).status).toBe(204);
     expect((await app.get('/api/auth/me', { token: one.token })).status).toBe(401);
     await waitFor(async () => (await listed(one.impersonation.id))?.active === false);
+    await waitFor(async () => (await app.get('/api/auth/me', { token: starter })).status === 401);
     expect((await app.get('/api/auth/me', { token: superadmin })).status).toBe(200);
 
     const root = await app.login('superadmin@platform.demo.invalid', PASSWORD);

@@ -135,7 +135,15 @@ export class ImpersonationService implements OnModuleInit {
   }
 
   private async followAccessChange(change: AccessChange): Promise<void> {
-    if (change.kind === 'session_ended') await this.endAll({ sessionId: change.sessionId }, { cause: change.kind });
+    if (change.kind === 'session_ended') {
+      // Stop ends the impersonation first, so only a sign-out finds it open here: the browser then
+      // held no other token, and the SuperAdmin's session that started it ends with it.
+      const ended = await this.endAll({ sessionId: change.sessionId }, { cause: change.kind });
+      await this.sessions.end(
+        ended.flatMap((r) => (r.impersonatorSessionId ? [r.impersonatorSessionId] : [])),
+        'logout',
+      );
+    }
     if (change.kind === 'user_revoked') await this.endAll({ userOnEitherSide: change.userId }, { stoppedBy: change.userId, cause: change.kind });
   }
 
