@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './platform/config/config.js';
+import { makePrivate, restrictNewFiles } from './platform/config/data-dir.js';
 import { openDatabase, type EmbeddedOptions } from './platform/db/database.js';
 import { DbService } from './platform/db/db.service.js';
 import { runMigrations } from './platform/db/migrate.js';
@@ -41,7 +42,15 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Builds the whole service from a config: database migrated, Nest app initialised, web app mounted. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<RunningApp> {
+  restrictNewFiles();
   configureLogger(config.logLevel);
+  const repaired = makePrivate(config.dataDir);
+  if (repaired.length > 0) {
+    logger.warn(
+      { dataDir: config.dataDir, repaired: repaired.length, paths: repaired.slice(0, 20) },
+      `DATA_DIR was open to other users of this host: made ${repaired.length} path(s) private (directories 0700, files 0600)`,
+    );
+  }
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: options.embedded });
   const dbService = new DbService(handle);
   let redis: Redis | undefined;
@@ -54,7 +63,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     } else {
       logger.warn('REDIS_URL is not set: rate limits and real-time delivery are in memory (single instance only)');
     }
-    if (config.isProduction && !config.smtpUrl) logger.warn('SMTP_URL is not set: mail is written to the outbox table and not sent');
+    if (config.isProduction && !config.smtpUrl) {
+      logger.error('SMTP_URL is not set in production: no mail is sent (sign-in codes, password resets, invitations never reach anyone); set SMTP_URL');
+    }
 
     const adapter = new FastifyAdapter({
       trustProxy: config.trustProxy,
