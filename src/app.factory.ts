@@ -13,6 +13,7 @@ import { runMigrations } from './platform/db/migrate.js';
 import { answerClientError } from './platform/errors/client-error.js';
 import { sendError } from './platform/errors/http-exception.filter.js';
 import { InflightTracker } from './platform/http/inflight.interceptor.js';
+import { depthLimitedJsonParser } from './platform/http/json-body.js';
 import { mountWebApp } from './platform/http/web-app.js';
 import { RealtimeService } from './platform/realtime/realtime.service.js';
 import { configureLogger, logger, PinoNestLogger } from './platform/observability/logger.js';
@@ -34,6 +35,7 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
+const BODY_LIMIT = 1024 * 1024;
 const OPS_PATHS = new Set(['/health', '/ready', '/metrics']);
 /** Request ids: unique per instance and process (cheaper than a UUID per request). */
 const INSTANCE_ID = randomUUID().slice(0, 8);
@@ -69,7 +71,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
 
     const adapter = new FastifyAdapter({
       trustProxy: config.trustProxy,
-      bodyLimit: 1024 * 1024,
+      bodyLimit: BODY_LIMIT,
       requestIdHeader: false,
       genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
         const given = req.headers['x-request-id'];
@@ -94,6 +96,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     });
     app.setGlobalPrefix('api');
     const fastify = app.getHttpAdapter().getInstance();
+    app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, depthLimitedJsonParser(fastify));
     metrics.install(fastify);
     await mountWebApp(app);
     await app.init();

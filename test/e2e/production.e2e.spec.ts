@@ -66,7 +66,7 @@ describe('APP_ENV=production without METRICS_TOKEN', () => {
 
   it('hides /metrics (404), whatever is sent', async () => {
     for (const path of ['/metrics', '/api/metrics']) {
-      for (const headers of [{}, { authorization: 'Bearer anything' }, { authorization: 'Bearer ' }]) {
+      for (const headers of [{}, { authorization: 'Bearer anything' }, { authorization: 'Bearer ' }] as Array<Record<string, string>>) {
         const res = await app.get(path, { headers });
         expect(res.status, path).toBe(404);
         expect(res.body).toEqual({ statusCode: 404, code: 'not_found', error: 'Not Found', message: 'Route not found' });
