@@ -72,6 +72,7 @@ export class AuthService {
       await this.mail.send({
         to: email,
         subject: `Your sign-in code: ${code}`,
+        sensitive: true,
         text: `Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`,
       });
     });

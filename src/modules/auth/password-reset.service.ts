@@ -34,6 +34,7 @@ export class PasswordResetService {
       await this.mail.send({
         to: user.email,
         subject: 'Reset your password',
+        sensitive: true,
         text: [
           `Hello${user.name ? ` ${user.name}` : ''},`,
           '',

@@ -80,6 +80,7 @@ export class OnboardingService {
       await this.mail.send({
         to: org.adminEmail,
         subject: `You're invited to set up ${org.legalName}`,
+        sensitive: true,
         text: [
           `Hello,`,
           ``,
@@ -125,6 +126,7 @@ export class OnboardingService {
       await this.mail.send({
         to: org.adminEmail,
         subject: `Your ${org.legalName} onboarding code: ${code}`,
+        sensitive: true,
         text: `Your onboarding code is ${code}. It expires in 10 minutes.`,
       });
     });
