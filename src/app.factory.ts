@@ -14,6 +14,7 @@ import { answerClientError } from './platform/errors/client-error.js';
 import { sendError } from './platform/errors/http-exception.filter.js';
 import { InflightTracker } from './platform/http/inflight.interceptor.js';
 import { depthLimitedJsonParser } from './platform/http/json-body.js';
+import { BASE_SECURITY_HEADERS, installSecurityHeaders } from './platform/http/security-headers.js';
 import { mountWebApp } from './platform/http/web-app.js';
 import { RealtimeService } from './platform/realtime/realtime.service.js';
 import { configureLogger, logger, PinoNestLogger } from './platform/observability/logger.js';
@@ -78,7 +79,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
         return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${INSTANCE_ID}-${(++requestCounter).toString(36)}`;
       },
       // A URL fastify cannot route (malformed percent-encoding, an over-long parameter) answers in our error body too.
-      frameworkErrors: (err: Error, req: FastifyRequest, reply: FastifyReply) => sendError(req, reply, err),
+      frameworkErrors: (err: Error, req: FastifyRequest, reply: FastifyReply) => sendError(req, reply.headers(BASE_SECURITY_HEADERS), err),
       clientErrorHandler: answerClientError,
       // The operational endpoints answer at the root as well as under /api.
       rewriteUrl: (req: { url?: string }) => {
@@ -98,6 +99,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     const fastify = app.getHttpAdapter().getInstance();
     app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, depthLimitedJsonParser(fastify));
     metrics.install(fastify);
+    await installSecurityHeaders(app, config.publicUrl);
     await mountWebApp(app);
     await app.init();
 
