@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, repoRoot, spawnNode, spawnProcess, stopProcess, waitReady as waitUntilReady, type ServiceProcess } from '../support/processes.js';
+import { freePort, repoRoot, spawnNode, spawnProcess, waitReady as waitUntilReady, type ServiceProcess } from '../support/processes.js';
 
 const run = (env: Record<string, string | undefined>): ServiceProcess => spawnNode('service', ['dist/src/main.js'], env);
 const waitReady = (port: number, proc: ServiceProcess) => waitUntilReady({ ...proc, url: `http://127.0.0.1:${port}` });
@@ -37,7 +37,7 @@ describe('the service as a process (npm start)', () => {
     const command = start.replace(/^npm run build && /, '');
     expect(command).not.toBe(start);
     const port = await freePort();
-    const proc = spawnProcess('npm start', 'sh', ['-c', command], { APP_ENV: undefined, HOST: undefined, DATA_DIR: tmp(), PORT: String(port) });
+    const proc = spawnProcess('npm start', 'sh', ['-c', command], { APP_ENV: undefined, HOST: undefined, DATA_DIR: tmp(), PORT: String(port) }, { group: true });
     try {
       await waitReady(port, proc);
       expect(proc.output()).toContain('superadmin@platform.demo.invalid');
@@ -47,7 +47,9 @@ describe('the service as a process (npm start)', () => {
       const external = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
       if (external) expect(await fetch(`http://${external.address}:${port}/health`).then((r) => r.status, () => 0)).toBe(0);
     } finally {
-      await stopProcess(proc);
+      // The shell and the server it started.
+      process.kill(-proc.child.pid!, 'SIGTERM');
+      await proc.exit;
     }
   });
 
