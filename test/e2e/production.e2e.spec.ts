@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { productionEnv } from '../support/env.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -55,13 +56,21 @@ describe('APP_ENV=production', () => {
   });
 });
 
-describe('APP_ENV=production without METRICS_TOKEN', () => {
+describe('APP_ENV=production without METRICS_TOKEN or SMTP_URL', () => {
   let app: TestApp;
+  const lines: string[] = [];
   beforeAll(async () => {
-    app = await startTestApp({ seeded: false, env: productionEnv() });
+    setLogDestination({ write: (line: string) => void lines.push(line) });
+    app = await startTestApp({ seeded: false, env: productionEnv({ LOG_LEVEL: 'error' }) });
   });
   afterAll(async () => {
     await app?.close();
+    setLogDestination(undefined);
+  });
+
+  it('says at boot, at error level, that no mail will reach anyone', () => {
+    const said = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => /SMTP_URL/.test(l.msg));
+    expect(said).toEqual([expect.objectContaining({ level: 50, msg: expect.stringMatching(/no mail is sent .*sign-in codes.*never reach anyone/) })]);
   });
 
   it('hides /metrics (404), whatever is sent', async () => {
