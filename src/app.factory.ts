@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -79,7 +80,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
         return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${INSTANCE_ID}-${(++requestCounter).toString(36)}`;
       },
       // A URL fastify cannot route (malformed percent-encoding, an over-long parameter) answers in our error body too.
-      frameworkErrors: (err: Error, req: FastifyRequest, reply: FastifyReply) => sendError(req, reply.headers(BASE_SECURITY_HEADERS), err),
+      frameworkErrors: (err: Error, req: FastifyRequest, reply: FastifyReply) => sendError(req, reply, err),
       clientErrorHandler: answerClientError,
       // The operational endpoints answer at the root as well as under /api.
       rewriteUrl: (req: { url?: string }) => {
@@ -102,6 +103,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     await installSecurityHeaders(app, config.publicUrl);
     await mountWebApp(app);
     await app.init();
+    // Before any handler, Socket.IO's included (it answers its own requests): every answer has the base headers.
+    (app.getHttpServer() as Server).prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+      for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) res.setHeader(name, value);
+    });
 
     if (options.seed ?? config.seedDemoData) await app.get(DemoService).seedIfEmpty();
 

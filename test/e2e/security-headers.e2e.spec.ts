@@ -27,7 +27,7 @@ describe('security headers on every response', () => {
     await app?.close();
   });
 
-  it('sends nosniff, the referrer policy and X-Frame-Options DENY on API answers, errors, 404s, pages and operations', async () => {
+  it('sends nosniff, the referrer policy and X-Frame-Options DENY on API answers, errors, 404s, pages, operations and Socket.IO', async () => {
     const deep = '['.repeat(100) + ']'.repeat(100);
     const cases: Array<[string, RequestInit, number]> = [
       ['/api/health', {}, 200],
@@ -42,6 +42,7 @@ describe('security headers on every response', () => {
       ['/', {}, 200],
       ['/client/chat', {}, 200],
       ['/dev/mail', {}, 200],
+      ['/socket.io/?EIO=4&transport=polling', {}, 200],
     ];
     for (const [path, init, status] of cases) {
       const res = await rawRequest(`${app.url}${path}`, init);
