@@ -153,7 +153,10 @@ type Part = (typeof PARTS)[number];
 /** Pause after each measured run. */
 const SETTLE_MS = 1_000;
 
-/** Generous limits, so that the server's throttles and quotas never answer 429 under load. */
+/**
+ * Generous limits, so that the server's throttles and quotas never answer 429 under load (socket
+ * handshakes count against the per-IP throttle too: thousands come from this one address).
+ */
 const UNLIMITED = '100000000';
 
 /**

@@ -18,7 +18,8 @@ const TEAM_PREFIX = 'TBENCH';
  * `count` active orgs with a primary Specialist (as the conversation measurements' orgs, under
  * their own prefix), each bound to its own chat-a workspace `TBENCH<n>` by an integration created
  * through the API as the account manager (`POST /api/orgs/:orgId/integrations`, as
- * test/e2e/channels.e2e.spec.ts does): the server seals the bot token and writes the binding.
+ * test/e2e/channels.e2e.spec.ts does): the server seals the bot token and writes the binding, which
+ * the account manager then verifies (`POST .../integrations/:id/verify`).
  */
 export async function createChatAWorkspaces(input: {
   dbUrl: string;
@@ -37,6 +38,9 @@ export async function createChatAWorkspaces(input: {
     if (created.status !== 201 || !isRecord(created.json) || created.json.externalId !== ws.teamId) {
       throw new Error(`POST /api/orgs/${org.orgId}/integrations (chat-a ${ws.teamId}) as the account manager answered ${created.status}, expected 201: ${snippet(created.text)}`);
     }
+    // A new binding routes nothing until verified (API-MAP.md "Channel bindings and vendor traffic").
+    const verified = await request(`${input.serverBase}/api/orgs/${org.orgId}/integrations/${String(created.json.id)}/verify`, { method: 'POST', headers: { authorization: `Bearer ${input.am.token}` } });
+    if (verified.status !== 204) throw new Error(`verifying the chat-a binding ${ws.teamId} answered ${verified.status}, expected 204: ${snippet(verified.text)}`);
     workspaces.push(ws);
   }
   return workspaces;

@@ -91,6 +91,7 @@ export async function createBenchOrgs(
     return result.rows;
   });
   const tokens = await signUserTokens(
+    databaseUrl,
     privateKeyPem,
     rows.map((r) => ({
       id: r.user_id,

@@ -34,6 +34,7 @@ export async function createUsersWithTokens(
     return result.rows;
   });
   const tokens = await signUserTokens(
+    databaseUrl,
     privateKeyPem,
     rows.map((row) => ({ ...row, platformRole: 'org_member', orgMemberships: [], passwordChangedAtMs: Number(row.pwc_ms) })),
   );
@@ -52,18 +53,21 @@ export interface TokenUser {
 }
 
 /**
- * RS256 tokens the server accepts, signed with the run's private key, one per user, in order:
- * the claims of the server's TokenService (issuer, 7 days), with `pwv` at or after every row's
+ * RS256 tokens the server accepts, one per user, in order: each names a server-side session of its
+ * user (`sid`), opened as the server's SessionsService opens one (a row of `auth_sessions`, expiring
+ * with the token), in one statement for all users; then signed with the run's private key with the
+ * claims of the server's TokenService (issuer, 7 days), `pwv` at or after every row's
  * `password_changed_at`.
  */
-export async function signUserTokens(privateKeyPem: string, users: TokenUser[]): Promise<string[]> {
+export async function signUserTokens(databaseUrl: string, privateKeyPem: string, users: TokenUser[]): Promise<string[]> {
   const privateKey = await importPKCS8(privateKeyPem, 'RS256');
   const latestChange = Math.max(0, ...users.map((u) => u.passwordChangedAtMs));
   const now = Math.max(Date.now(), latestChange + 1);
   const iat = Math.floor(now / 1000);
+  const sessions = await openSessions(databaseUrl, users.map((u) => u.id), now, (iat + LIFETIME_S) * 1000);
   const tokens: string[] = [];
   for (const user of users) {
-    const claims = { email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: user.orgMemberships, pwv: now };
+    const claims = { email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: user.orgMemberships, pwv: now, sid: sessions.get(user.id)! };
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
       .setSubject(user.id)
@@ -74,4 +78,20 @@ export async function signUserTokens(privateKeyPem: string, users: TokenUser[]):
     tokens.push(token);
   }
   return tokens;
+}
+
+/** One open session per user (the users are distinct), created at `createdMs`: user id -> session id. */
+async function openSessions(databaseUrl: string, userIds: string[], createdMs: number, expiresMs: number): Promise<Map<string, string>> {
+  if (new Set(userIds).size !== userIds.length) throw new Error('signUserTokens: one session per user, and a user named twice');
+  const rows = await withClient(databaseUrl, async (client) => {
+    const result = await client.query<{ id: string; user_id: string }>(
+      `insert into auth_sessions (user_id, method, created_at, expires_at)
+       select u, 'bench', to_timestamp($2::float8 / 1000), to_timestamp($3::float8 / 1000)
+       from unnest($1::uuid[]) as t(u)
+       returning id, user_id`,
+      [userIds, createdMs, expiresMs],
+    );
+    return result.rows;
+  });
+  return new Map(rows.map((r) => [r.user_id, r.id]));
 }

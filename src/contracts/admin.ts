@@ -103,6 +103,9 @@ export const ImpersonationSessionSchema = z.object({
 });
 export type ImpersonationSession = z.infer<typeof ImpersonationSessionSchema>;
 export const ImpersonationStartedSchema = z.object({ token: z.string(), impersonation: ImpersonationSessionSchema });
+/** `token`: the SuperAdmin's own session given back (stop called with the impersonation token, that session still open). */
+export const ImpersonationStoppedSchema = z.object({ ended: z.array(ImpersonationSessionSchema), token: z.string().optional() });
+export type ImpersonationStopped = z.infer<typeof ImpersonationStoppedSchema>;
 export const ImpersonationsQuerySchema = z.object({
   active: z.enum(['true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -138,6 +141,18 @@ export const InviteMemberSchema = z
   .strict();
 export type InviteMemberInput = z.infer<typeof InviteMemberSchema>;
 export const UpdateMemberRoleSchema = z.object({ orgRole: OrgRoleSchema, orgId: z.uuid().optional() }).strict();
+
+/** The token of a mailed member invitation (`/invitations/accept?token=`). */
+export const InvitationTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, 'Not an invitation token');
+/** What the invited user sees before accepting. */
+export const MemberInvitationSchema = z.object({
+  orgId: z.uuid(),
+  orgName: z.string(),
+  orgRole: OrgRoleSchema,
+  email: z.string(),
+  expiresAt: z.string(),
+});
+export type MemberInvitation = z.infer<typeof MemberInvitationSchema>;
 export const TransferOwnershipSchema = z.object({ userId: z.uuid() }).strict();
 
 // The edit form of spec 4.7 (the web app's rules, here so they are tested once).

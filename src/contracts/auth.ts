@@ -33,6 +33,8 @@ export const VerifyOtpSchema = z.object({ email: EmailSchema, code: OtpCodeSchem
 /** Redeems the code of an admin-initiated password reset (API-MAP.md "Auth"). */
 export const ResetPasswordSchema = z.object({ email: EmailSchema, code: OtpCodeSchema, password: PasswordSchema });
 
+/** `POST /auth/logout`: the presented session, or with `all` every session of the caller. */
+export const LogoutSchema = z.object({ all: z.boolean().optional() }).strict();
 export const UpdateMeSchema = z.object({ name: z.string().trim().max(200) }).strict();
 
 /** Two-factor setup: the secret, its otpauth URL and QR code, and the recovery codes (shown once). */

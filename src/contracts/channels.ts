@@ -5,10 +5,30 @@ export const CHANNEL_NAMES = ['chat-a', 'messaging-a', 'messaging-b', 'email', '
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** Why an inbound event was kept without a turn (API-MAP.md "Channels"). */
-export const QUARANTINE_REASONS = ['unresolved_org', 'quota_exceeded', 'mailbox_suspended', 'org_inactive', 'no_specialist'] as const;
+export const QUARANTINE_REASONS = ['unresolved_org', 'binding_unverified', 'quota_exceeded', 'mailbox_suspended', 'org_inactive', 'no_specialist', 'malformed_body'] as const;
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
+/** A binding routes inbound traffic only once its org proved control of the source (API-MAP.md "Channel bindings"). */
+export const VERIFICATION_STATUSES = ['pending', 'verified'] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
+/** Integration verification codes: 8 characters without the look-alikes 0/O, 1/I/L. */
+export const VERIFICATION_CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+export const VERIFICATION_CODE_LENGTH = 8;
+
+/** API-MAP.md "Sessions, sockets and hardening": a webhook secret anyone could guess protects nothing. */
+export const WEBHOOK_SECRET_MIN_LENGTH = 32;
+
 const secretValue = z.string().min(1).max(4096);
+const secretsSchema = z
+  .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/), secretValue)
+  .superRefine((secrets, ctx) => {
+    const webhookSecret = secrets.webhookSecret;
+    if (webhookSecret !== undefined && webhookSecret.length < WEBHOOK_SECRET_MIN_LENGTH) {
+      ctx.addIssue({ code: 'custom', path: ['webhookSecret'], message: `Must be at least ${WEBHOOK_SECRET_MIN_LENGTH} characters` });
+    }
+  })
+  .meta({ description: `Write-only secrets by name; \`webhookSecret\` (messaging-b) is at least ${WEBHOOK_SECRET_MIN_LENGTH} characters` });
 
 /** `POST /orgs/:orgId/integrations`: secrets are write-only (never returned) and sealed at rest. */
 export const CreateIntegrationSchema = z.object({
@@ -22,7 +42,7 @@ export const CreateIntegrationSchema = z.object({
     })
     .catchall(z.unknown())
     .optional(),
-  secrets: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/), secretValue).optional(),
+  secrets: secretsSchema.optional(),
   enabled: z.boolean().optional(),
 });
 export type CreateIntegrationInput = z.infer<typeof CreateIntegrationSchema>;
@@ -39,6 +59,17 @@ export const IntegrationDtoSchema = z.object({
   /** The names of the stored secrets; their values are never returned. */
   secretNames: z.array(z.string()),
   enabled: z.boolean(),
+  /**
+   * `pending` until the org proves control of the source: a message through the channel that
+   * contains `verificationCode`, or an account manager's verification. Pending traffic is
+   * quarantined with reason `binding_unverified` and produces no turn.
+   */
+  verificationStatus: z.enum(VERIFICATION_STATUSES),
+  /** Shown while pending only; null once verified. */
+  verificationCode: z.string().nullable(),
+  /** The workspace, tenant or sender numbers still awaiting proof (a messaging-b secret is never listed). */
+  pendingSources: z.array(z.string()),
+  verifiedAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -59,13 +59,17 @@ export interface MessageEventPayload {
 export interface ServerToClientEvents {
   /** Room `user:<recipient>`: the NotificationDto, identical to REST. */
   'notification:new': (notification: NotificationDto) => void;
-  /** Room `experts` (and the org room): an item joined the attention list. */
+  /**
+   * The Expert-queue events (this one and the next three) reach, of the `experts` room, only the
+   * Experts whose grants cover the item's org and the superadmins (and the org room's staff).
+   * An item joined the attention list.
+   */
   expert_queue_item_added: (item: QueueItemPayload) => void;
-  /** Room `experts`: an item was resolved. */
+  /** An item was resolved. */
   queue_item_resolved: (payload: QueueStatusPayload) => void;
-  /** Room `experts`: an item's status changed. */
+  /** An item's status changed. */
   queue_item_status_updated: (payload: QueueStatusPayload) => void;
-  /** Room `experts`: a non-terminal change (assignment, deferral, SLA). */
+  /** A non-terminal change (assignment, deferral, SLA). */
   queue_item_updated: (item: QueueItemPayload) => void;
   /** Rooms `conversation:<id>` and `org:<orgId>`. */
   conversation_status_changed: (payload: ConversationStatusPayload) => void;
@@ -83,6 +87,19 @@ export type ServerEventPayload<E extends ServerEventName> = Parameters<ServerToC
 /** Acknowledgement of join_conversation / leave_conversation. */
 export type RoomAck = { ok: true } | { ok: false; error: 'forbidden' | 'invalid' };
 
+/** At most this many open sockets per user, over every instance; the next handshake is refused. */
+export const MAX_SOCKETS_PER_USER = 20;
+
+/**
+ * The `data` of a refused handshake's `connect_error`: no valid session (`unauthorized`), too many
+ * handshakes from the address (`rate_limit`, the per-IP throttle of spec 8), or the user already
+ * holds MAX_SOCKETS_PER_USER sockets (`too_many_sockets`).
+ */
+export type SocketRefusal =
+  | { code: 'unauthorized'; reason: string }
+  | { code: 'rate_limit'; retryAfterS: number }
+  | { code: 'too_many_sockets'; limit: number };
+
 export interface ClientToServerEvents {
   join_conversation: (conversationId: string, ack?: (result: RoomAck) => void) => void;
   leave_conversation: (conversationId: string, ack?: (result: RoomAck) => void) => void;
@@ -92,6 +109,15 @@ export const userRoom = (userId: string) => `user:${userId}`;
 export const orgRoom = (orgId: string) => `org:${orgId}`;
 export const conversationRoom = (conversationId: string) => `conversation:${conversationId}`;
 export const EXPERTS_ROOM = 'experts';
+/**
+ * Server-side only: the part of `experts` that may see one org's queue (Experts with a grant on
+ * it), and the superadmins, who see every org's queue. Queue events go to these, never to
+ * `experts` as a whole.
+ */
+export const expertsOrgRoom = (orgId: string) => `experts:${orgId}`;
+export const EXPERTS_ALL_ORGS_ROOM = 'experts:all';
+/** Server-side only: the sockets of one sign-in session (the token's `sid`), closed when it ends. */
+export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 /**
  * Every socket is in one of these two (server-side only): an event with a client view and a staff
  * view goes to the same room twice, each view excluding the other audience.

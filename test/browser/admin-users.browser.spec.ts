@@ -21,6 +21,13 @@ async function api<T>(path: string, init: { method?: string; token?: string; bod
   return { status: response.status, body: (await response.json().catch(() => undefined)) as T };
 }
 
+/** Everything the page keeps in localStorage. */
+async function storedValues(page: Page): Promise<Record<string, string>> {
+  return page.evaluate<Record<string, string>>('({ ...localStorage })');
+}
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+
 async function waitForPath(page: Page, path: string | RegExp): Promise<void> {
   await page.waitForURL((url) => (typeof path === 'string' ? url.pathname === path : path.test(url.pathname)), { timeout: TIMEOUT });
 }
@@ -124,6 +131,7 @@ describe('impersonation, the audit log and the client settings pages', () => {
     await page.getByRole('searchbox', { name: 'Search' }).fill('client@acme');
     await expect.poll(() => page.getByTestId('user-row').count(), { timeout: TIMEOUT }).toBe(1);
     await page.locator('[data-testid="user-row"][data-email="client@acme.demo.invalid"]').getByRole('link').click();
+    const own = claimsOf((await storedValues(page))['cos.token']!);
     await page.getByTestId('user-actions').getByRole('button', { name: 'Impersonate', exact: true }).click();
     const dialog = page.getByRole('dialog');
     const start = dialog.getByRole('button', { name: 'Start impersonating', exact: true });
@@ -135,6 +143,12 @@ describe('impersonation, the audit log and the client settings pages', () => {
     await banner.waitFor();
     expect(await banner.textContent()).toContain('client@acme.demo.invalid');
     expect(await page.getByTestId('current-user').textContent()).toContain('client@acme.demo.invalid');
+    // The browser holds the impersonation token and nothing of the SuperAdmin's own session.
+    const stored = await storedValues(page);
+    const tokens = Object.values(stored).filter((v) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(v));
+    expect(tokens).toEqual([stored['cos.token']]);
+    expect(claimsOf(stored['cos.token']!)).toMatchObject({ impersonatorId: own.sub });
+    expect(claimsOf(stored['cos.token']!).sid).not.toBe(own.sid);
 
     // The client's own settings, as the client: the profile with its two-factor section, the team.
     await page.goto('/client/settings/profile');
@@ -146,6 +160,10 @@ describe('impersonation, the audit log and the client settings pages', () => {
     await waitForPath(page, /^\/ops\/users\/[0-9a-f-]{36}$/);
     expect(await page.getByTestId('current-user').textContent()).toContain('superadmin@platform.demo.invalid');
     expect(await page.getByTestId('impersonation-banner').count()).toBe(0);
+    // The server gave the SuperAdmin's own session back: the same session, a new token.
+    const back = claimsOf((await storedValues(page))['cos.token']!);
+    expect(back).toMatchObject({ sub: own.sub, sid: own.sid, platformRole: 'superadmin' });
+    expect(back.impersonatorId).toBeUndefined();
 
     await page.goto('/ops/impersonation');
     const session = page.getByTestId('impersonation-row').filter({ hasText: 'Checking what the client sees' });

@@ -6,8 +6,10 @@ import { browserSessions } from './support/sessions.js';
 /**
  * Channel settings and the ops quarantine in the browser (spec 4.1, 4.6, 4.8): the org owner
  * connects messaging-b at /client/settings/channels, sees the names of the stored secrets but never
- * their values, copies a webhook URL and watches the health pick up an inbound update; a member may
- * not manage; the AM finds an event of an unbound chat-a workspace at /ops/channels/quarantine.
+ * their values, sees the binding wait for proof with its code (on a phone too), proves it by
+ * sending the code through the channel, copies a webhook URL and watches the health pick up an
+ * inbound update; a member may not manage; the AM verifies a pending binding from the org's
+ * Channels tab and finds an event of an unbound chat-a workspace at /ops/channels/quarantine.
  */
 
 const DEMO_PASSWORD = 'demo1234';
@@ -15,7 +17,7 @@ const OWNER_EMAIL = 'org_admin@acme.demo.invalid';
 const MEMBER_EMAIL = 'client@acme.demo.invalid';
 const AM_EMAIL = 'account_manager@platform.demo.invalid';
 const CHAT_A_SECRET = 'browser-test-chat-a-signing-secret';
-const WEBHOOK_SECRET = 'mb-webhook-secret-value-1234';
+const WEBHOOK_SECRET = 'mb-webhook-secret-value-1234-abcdef';
 const BOT_TOKEN = '123456:bot-token-value-abcd';
 const NEW_BOT_TOKEN = '123456:bot-token-value-efgh';
 const UNBOUND_WORKSPACE = 'T-NOBODY-BROWSER';
@@ -101,8 +103,16 @@ describe('channel settings', () => {
     await secretInput(form, 'Bot token').fill(BOT_TOKEN);
     await form.getByRole('button', { name: 'Connect', exact: true }).click();
 
-    await card.getByTestId('channel-state').filter({ hasText: 'Connected' }).waitFor();
+    // A new binding waits for proof of control: its code and how to send it, and no Verify button for the owner.
+    await card.getByTestId('channel-state').filter({ hasText: 'Awaiting verification' }).waitFor();
     await form.waitFor({ state: 'detached' });
+    const verification = card.getByTestId('binding-verification');
+    const code = await textOf(verification.getByTestId('verification-code'));
+    expect(code).toMatch(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$/);
+    expect(await textOf(verification)).toContain('Send the code to the bot in a private chat.');
+    expect(await textOf(verification)).toContain('ask your account manager');
+    expect(await verification.getByTestId('verify-binding').count()).toBe(0);
+    expect(await textOf(card.getByTestId('integration-verification'))).toMatch(/^Pending/);
     expect(await card.getByTestId('secret-name').allTextContents()).toEqual(['botToken', 'webhookSecret']);
     expect(await textOf(card.getByTestId('integration-config-botUsername'))).toBe('acme_bot');
     const html = await page.content();
@@ -120,6 +130,25 @@ describe('channel settings', () => {
     expect(await textOf(card.getByTestId('health-connected'))).toBe('Connected');
     expect(await textOf(card.getByTestId('health-last-inbound'))).toBe('—');
     expect(await textOf(card.getByTestId('health-breaker'))).toBe('Closed');
+
+    // On a phone the code is readable without scrolling sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await verification.getByTestId('verification-code').isVisible()).toBe(true);
+    const box = (await verification.getByTestId('verification-code').boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // The owner sends the code to the bot: the binding is verified, and the page shows it without a reload.
+    const proof = await api('/channels/messaging-b/webhook', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Messaging-B-Secret-Token': WEBHOOK_SECRET },
+      body: JSON.stringify({ update_id: 5000, message: { message_id: 100, chat: { id: 77, type: 'private' }, from: { id: 77, is_bot: false, first_name: 'Ann' }, text: `Code: ${code}` } }),
+    });
+    expect(proof.status).toBe(200);
+    await card.getByTestId('channel-state').filter({ hasText: 'Connected' }).waitFor({ timeout: HEALTH_TIMEOUT });
+    await verification.waitFor({ state: 'detached' });
+    expect(await textOf(card.getByTestId('integration-verification'))).toMatch(/^Verified/);
     const update = { update_id: 5001, message: { message_id: 1, chat: { id: 77, type: 'private' }, from: { id: 77, is_bot: false, first_name: 'Ann' }, text: 'Hello from the browser test' } };
     const delivered = await api('/channels/messaging-b/webhook', {
       method: 'POST',
@@ -163,6 +192,32 @@ describe('channel settings', () => {
     const member = await apiLogin(MEMBER_EMAIL);
     expect((await api(`/orgs/${member.orgId}/integrations`, { token: member.token })).status).toBe(403);
     expect((await api(`/orgs/${member.orgId}/channels/status`, { token: member.token })).status).toBe(403);
+  });
+});
+
+describe('binding verification by staff', () => {
+  it("lets the AM verify an org's pending binding from the org's Channels tab", async () => {
+    const owner = await apiLogin(OWNER_EMAIL);
+    const created = await api<{ id: string; verificationStatus: string }>(`/orgs/${owner.orgId}/integrations`, {
+      method: 'POST',
+      token: owner.token,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ channel: 'enterprise-chat', externalId: 'TEN-BROWSER' }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.verificationStatus).toBe('pending');
+
+    const page = await newPage();
+    await signIn(page, AM_EMAIL, '/ops/clients');
+    await page.goto(`/ops/clients/${owner.orgId}?tab=channels`);
+    const card = channelCard(page, 'enterprise-chat');
+    await card.getByTestId('channel-state').filter({ hasText: 'Awaiting verification' }).waitFor();
+    expect(await textOf(card.getByTestId('pending-sources'))).toContain('TEN-BROWSER');
+    await card.getByTestId('verify-binding').click();
+    await card.getByTestId('channel-state').filter({ hasText: 'Connected' }).waitFor();
+    expect(await card.getByTestId('binding-verification').count()).toBe(0);
+    const stored = await api<{ verificationStatus: string; verificationCode: string | null }>(`/orgs/${owner.orgId}/integrations/${created.body.id}`, { token: owner.token });
+    expect(stored.body).toMatchObject({ verificationStatus: 'verified', verificationCode: null });
   });
 });
 

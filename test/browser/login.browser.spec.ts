@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
-import { seenMailIds, waitForMailedCode } from './support/mail.js';
+import { seenMailIds, waitForMailedCode } from '../support/mail.js';
 import { startServer, type RunningServer } from './support/server.js';
 
 const DEMO_PASSWORD = 'demo1234';
@@ -119,8 +119,13 @@ describe('sign-in through the web app', () => {
     await page.goto('/ops/clients');
     await expectSignedInPage(client);
 
+    const token = await page.evaluate<string | null>("localStorage.getItem('cos.token')");
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await waitForPath('/login');
+    expect(await page.evaluate<string | null>("localStorage.getItem('cos.token')")).toBeNull();
+    // Sign out ended the session on the server: the token it held is refused.
+    const me = await fetch(`${server.baseUrl}/api/auth/me`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(401);
     await page.goto('/client/chat');
     await waitForPath('/login');
   });

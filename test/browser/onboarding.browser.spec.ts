@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { seenMailIds, waitForMail, waitForMailedCode } from './support/mail.js';
+import { seenMailIds, waitForMail, waitForMailedCode } from '../support/mail.js';
 import { browserSessions } from './support/sessions.js';
 
 /**

@@ -5,7 +5,7 @@ import type { PlatformRole } from '../../src/contracts/roles.js';
 import { AdminUsersService } from '../../src/modules/admin/admin-users.service.js';
 import { emailOtpCodes } from '../../src/modules/auth/auth.tables.js';
 import { UsersService } from '../../src/modules/users/index.js';
-import type { Principal } from '../../src/platform/auth/principal.js';
+import { INTERNAL_SESSION_ID, type Principal } from '../../src/platform/auth/principal.js';
 import { productionEnv } from '../support/env.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -242,7 +242,7 @@ describe('SuperAdmin user administration (spec 4.7)', () => {
   describe('the only remaining SuperAdmin', () => {
     const principalOf = async (id: string): Promise<Principal> => {
       const record = (await app.running.app.get(UsersService).load(id))!;
-      return { userId: id, email: record.email, name: record.name, platformRole: 'superadmin', orgMemberships: [], issuedAtMs: Date.now(), record };
+      return { userId: id, email: record.email, name: record.name, platformRole: 'superadmin', orgMemberships: [], issuedAtMs: Date.now(), sessionId: INTERNAL_SESSION_ID, record };
     };
 
     it('refuses demoting the last SuperAdmin when the actor lost the role meanwhile (the race the lock serializes)', async () => {

@@ -6,6 +6,7 @@ import { OutboundService } from '../../src/modules/channels/outbound.service.js'
 import { DbService } from '../../src/platform/db/db.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { startFakeVendor, type FakeVendor } from '../support/vendor.js';
+import { connectVerified, verifyIntegration } from '../support/webhooks.js';
 
 const PASSWORD = 'demo1234';
 const CHAT_A_SECRET = 'chat-a-signing-secret';
@@ -15,6 +16,7 @@ const POOL_NUMBER = '+15550000001';
 const CLIENT_NUMBER = '+15557654321';
 const PUBLIC_URL = 'https://service.example.com';
 const ALIAS = 'emilie.acme@workspace.example.com';
+const MB_SECRET = 'mb-webhook-secret-0123456789abcdef';
 
 async function rows<T>(query: Promise<unknown>): Promise<T[]> {
   const result = await query;
@@ -74,6 +76,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
         MESSAGING_A_API_BASE_URL: `${vendor.url}/messaging-a`,
         MESSAGING_B_API_BASE_URL: `${vendor.url}/messaging-b`,
         CHANNEL_BREAKER_RESET_MS: '300',
+        ATTACHMENT_HOSTS: `files.example.com,${new URL(vendor.url).host}`,
       },
     });
     db = app.running.app.get(DbService);
@@ -86,7 +89,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
   });
 
   describe('integrations', () => {
-    it('stores secrets sealed and never returns them; bindings are unique; roles are enforced', async () => {
+    it('stores secrets sealed and never returns them; a binding is verified for one org only; roles are enforced', async () => {
       const created = await app.post(
         `/api/orgs/${acmeId}/integrations`,
         { channel: 'chat-a', externalId: 'T-ACME', config: { botUserId: 'UBOT' }, secrets: { botToken: 'xoxb-very-secret' } },
@@ -99,14 +102,18 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       expect(stored!.secrets_sealed).not.toContain('xoxb');
       expect(stored!.secrets_sealed.startsWith(`v1.${stored!.secrets_key_id}.`)).toBe(true);
       expect((await app.get(`/api/orgs/${acmeId}/integrations/${created.body.id}`, { token: am })).body.secretNames).toEqual(['botToken']);
+      await verifyIntegration(app, acmeId, created.body.id, am);
 
-      // The same workspace cannot be bound to a second org.
+      // Another org may claim the same workspace (nothing reveals who holds it), but never verify it.
       const other = await app.post(
         '/api/am/orgs',
         { legalName: 'Binder Inc', slug: 'binder', industry: 'technology', corporateDomains: ['binder.example.com'], adminEmail: 'a@binder.example.com', website: 'https://binder.example.com', timezone: 'Europe/Paris' },
         { token: am },
       );
-      expect((await app.post(`/api/orgs/${other.body.id}/integrations`, { channel: 'chat-a', externalId: 'T-ACME' }, { token: am })).status).toBe(409);
+      const claim = await app.post(`/api/orgs/${other.body.id}/integrations`, { channel: 'chat-a', externalId: 'T-ACME' }, { token: am });
+      expect(claim.status).toBe(201);
+      expect(claim.body).toMatchObject({ verificationStatus: 'pending', verificationCode: expect.stringMatching(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$/) });
+      expect((await app.post(`/api/orgs/${other.body.id}/integrations/${claim.body.id}/verify`, undefined, { token: am })).status).toBe(409);
       expect((await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'chat-a', externalId: 'T-OTHER' }, { token: am })).status).toBe(409);
 
       const member = await app.login('client@acme.demo.invalid', PASSWORD);
@@ -162,6 +169,34 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       expect(JSON.parse(sends[0]!.body)).toMatchObject({ channel: 'C1', thread_ts: '200.1', text: thread[1]!.content });
     });
 
+    it('fetches attachments only from ATTACHMENT_HOSTS, with the bot token; a refused one leaves the message its turn and says why', async () => {
+      const internal = await startFakeVendor();
+      try {
+        const files = [
+          { name: 'report.txt', mimetype: 'text/plain', url_private: `${vendor.url}/files/report.txt` },
+          { name: 'internal.txt', mimetype: 'text/plain', url_private: `${internal.url}/files/internal.txt` },
+        ];
+        const body = message('Ev-files', { subtype: 'file_share', channel: 'D-FILES', channel_type: 'im', text: 'two files', ts: '250.1', files });
+        expect((await post(body)).status).toBe(200);
+        const done = await processed('chat-a', 'T-ACME:Ev-files');
+        expect(done.status).toBe('done');
+        const [client] = await messagesOf(done.conversation_id!);
+        expect(client!.content).toContain('two files');
+        expect(client!.content).toContain('name="report.txt"');
+        expect(client!.content).not.toContain('internal.txt');
+        const artifacts = await rows<{ name: string }>(db.root.execute(sql`select name from conversation_artifacts where conversation_id = ${done.conversation_id}`));
+        expect(artifacts.map((a) => a.name)).toEqual(['report.txt']);
+        const fetched = vendor.calls.filter((c) => c.path === '/files/report.txt');
+        expect(fetched).toHaveLength(1);
+        expect(fetched[0]!.headers.authorization).toBe('Bearer xoxb-very-secret');
+        expect(internal.calls).toHaveLength(0);
+        const [why] = await rows<{ last_error: string | null }>(db.root.execute(sql`select last_error from inbound_events where channel = 'chat-a' and event_key = 'T-ACME:Ev-files'`));
+        expect(why!.last_error).toContain('internal.txt: host_not_allowed');
+      } finally {
+        await internal.close();
+      }
+    });
+
     it('applies the engagement gate: unaddressed, engaged reply, [done], bot-authored', async () => {
       // Unaddressed in a channel with no engagement: no turn.
       await post(message('Ev-2', { text: 'just chatting', ts: '300.1' }));
@@ -199,8 +234,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       app.request('POST', '/api/channels/messaging-a/inbound', { body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-a-signature': sig } });
 
     beforeAll(async () => {
-      const res = await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'messaging-a', config: { whitelist: [CLIENT_NUMBER] }, secrets: { accountSid: 'AC123', authToken: 'sender-token' } }, { token: am });
-      expect(res.status).toBe(201);
+      await connectVerified(app, acmeId, { channel: 'messaging-a', config: { whitelist: [CLIENT_NUMBER] }, secrets: { accountSid: 'AC123', authToken: 'sender-token' } }, am);
     });
 
     it('verifies the signature and the pool, answers from a whitelisted number, and truncates the reply to 4096', async () => {
@@ -237,8 +271,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
 
   describe('messaging-b', () => {
     beforeAll(async () => {
-      const res = await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'messaging-b', config: { botUsername: 'acme_bot' }, secrets: { webhookSecret: 'mb-webhook-secret', botToken: '123:ABC' } }, { token: am });
-      expect(res.status).toBe(201);
+      await connectVerified(app, acmeId, { channel: 'messaging-b', config: { botUsername: 'acme_bot' }, secrets: { webhookSecret: MB_SECRET, botToken: '123:ABC' } }, am);
     });
     const post = (update: unknown, secret?: string) =>
       app.request('POST', '/api/channels/messaging-b/webhook', { body: JSON.stringify(update), headers: { 'content-type': 'application/json', ...(secret ? { 'x-messaging-b-secret-token': secret } : {}) } });
@@ -246,14 +279,26 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
     it('accepts the integration secret only, and replies in the chat', async () => {
       const update = { update_id: 1001, message: { message_id: 7, chat: { id: 42, type: 'private' }, from: { id: 42, is_bot: false, first_name: 'Ann' }, text: 'Hello there' } };
       expect((await post(update)).status).toBe(401);
-      expect((await post(update, 'mb-webhook-secreT')).status).toBe(401);
-      expect((await post(update, 'mb-webhook-secret')).status).toBe(200);
+      expect((await post(update, MB_SECRET.slice(0, -1) + 'X')).status).toBe(401);
+      expect((await post(update, MB_SECRET)).status).toBe(200);
       const integration = (await rows<{ id: string }>(db.root.execute(sql`select id from org_integrations where org_id = ${acmeId} and channel = 'messaging-b'`)))[0]!;
       expect(await processed('messaging-b', `${integration.id}:1001`)).toMatchObject({ status: 'done' });
       await waitForSends('/sendMessage', 1);
       const sent = vendor.sends('/sendMessage')[0]!;
       expect(sent.path).toBe('/messaging-b/bot123:ABC/sendMessage');
       expect(JSON.parse(sent.body)).toMatchObject({ chat_id: '42', reply_to_message_id: 7 });
+    });
+
+    it('fetches a document through the Bot API getFile path into the artifacts storage', async () => {
+      const update = { update_id: 1002, message: { message_id: 8, chat: { id: 43, type: 'private' }, from: { id: 43, is_bot: false, first_name: 'Bo' }, caption: 'my invoice', document: { file_id: 'DOC-1', file_name: 'invoice.txt', mime_type: 'text/plain' } } };
+      expect((await post(update, MB_SECRET)).status).toBe(200);
+      const integration = (await rows<{ id: string }>(db.root.execute(sql`select id from org_integrations where org_id = ${acmeId} and channel = 'messaging-b'`)))[0]!;
+      const done = await processed('messaging-b', `${integration.id}:1002`);
+      expect(done.status).toBe('done');
+      const [artifact] = await rows<{ name: string; size: number }>(db.root.execute(sql`select name, size from conversation_artifacts where conversation_id = ${done.conversation_id}`));
+      expect(artifact).toMatchObject({ name: 'invoice.txt', size: 'contents of DOC-1.txt'.length });
+      expect(vendor.calls.map((c) => c.path)).toEqual(expect.arrayContaining(['/messaging-b/bot123:ABC/getFile?file_id=DOC-1', '/messaging-b/file/bot123:ABC/documents/DOC-1.txt']));
+      expect((await messagesOf(done.conversation_id!))[0]!.content).toMatch(/^my invoice\n\[resource uri="artifact:\/\/[^"]+" name="invoice.txt"/);
     });
   });
 
@@ -329,19 +374,49 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
     const keyOf = (a: { conversation: { id: string }; id: string }) => `${a.conversation.id}:${a.id}`;
 
     beforeAll(async () => {
-      expect((await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'enterprise-chat', externalId: 'TEN-ACME' }, { token: am })).status).toBe(201);
+      await connectVerified(app, acmeId, { channel: 'enterprise-chat', externalId: 'TEN-ACME' }, am);
     });
 
-    it('validates the bearer JWT (spec 5.6): audience, issuer prefix, expiry with 5 minutes of skew', async () => {
+    it('validates the bearer JWT (spec 5.6): audience, issuer compared exactly, expiry with 5 minutes of skew', async () => {
       const a = activity();
       expect((await post(a)).status).toBe(401);
       expect((await post(a, 'not-a-jwt')).status).toBe(401);
       expect((await post(a, await vendor.token({ aud: 'another-app' }))).status).toBe(401);
       expect((await post(a, await vendor.token({ iss: 'https://evil.test/' }))).status).toBe(401);
+      // An issuer that merely starts with an allowed one is another issuer.
+      expect((await post(a, await vendor.token({ iss: 'https://issuer.test/tenant' }))).status).toBe(401);
+      expect((await post(a, await vendor.token({ iss: 'https://issuer.test/.evil.test' }))).status).toBe(401);
       const now = Math.floor(Date.now() / 1000);
       expect((await post(a, await vendor.token({ expiresIn: now - 400 }))).status).toBe(401);
       expect((await post(a, await vendor.token({ expiresIn: now - 200 }))).status).toBe(200);
       expect((await processed('enterprise-chat', keyOf(a))).status).toBe('done');
+    });
+
+    it('refuses a token replayed for another serviceUrl (API-MAP "Channel bindings and vendor traffic"): 401, nothing kept, that host never called', async () => {
+      const attacker = await startFakeVendor();
+      try {
+        const token = await vendor.token();
+        const replayed = activity({ serviceUrl: `${attacker.url}/ec`, text: 'reply to me instead' });
+        expect((await post(replayed, token)).status).toBe(401);
+        const claimsAttacker = activity({ text: 'claim points elsewhere' });
+        expect((await post(claimsAttacker, await vendor.token({ serviceurl: `${attacker.url}/ec` }))).status).toBe(401);
+        const noClaim = activity({ text: 'no serviceurl claim' });
+        expect((await post(noClaim, await vendor.token({ serviceurl: undefined }))).status).toBe(401);
+        for (const a of [replayed, claimsAttacker, noClaim]) expect(await event('enterprise-chat', keyOf(a))).toBeUndefined();
+        // The same activity with its own serviceUrl is accepted and answered there.
+        const honest = activity({ conversation: { id: 'personal-conv-honest', conversationType: 'personal', tenantId: 'TEN-ACME' }, text: 'honest question' });
+        expect((await post(honest, token)).status).toBe(200);
+        expect((await processed('enterprise-chat', keyOf(honest))).status).toBe('done');
+        const deadline = Date.now() + 15_000;
+        while (!vendor.sends('/v3/conversations/').some((c) => c.path.includes('personal-conv-honest'))) {
+          if (Date.now() > deadline) throw new Error('no reply to the honest activity');
+          await sleep(100);
+        }
+        expect(vendor.sends('/v3/conversations/').find((c) => c.path.includes('personal-conv-honest'))!.path).toMatch(/^\/ec\/v3\/conversations\//);
+        expect(attacker.calls).toHaveLength(0);
+      } finally {
+        await attacker.close();
+      }
     });
 
     it('routes per thread: a personal chat, two threads of one channel as two sessions, engagement and its end', async () => {
@@ -402,12 +477,15 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       const [client] = await messagesOf(r.conversation_id!);
       expect(client!.content).toContain(`[resource uri="artifact://${artifact!.id}" name="notes.txt" mimeType="text/plain"`);
       expect(client!.content).not.toContain(Buffer.from('contents of notes.txt').toString('base64'));
+      // On the verified serviceUrl's host, the attachment is fetched with the connector token.
+      expect(vendor.calls.find((c) => c.path === '/files/notes.txt')!.headers.authorization).toBe('Bearer vendor-access-token');
     });
 
     it('replies through the connector with one cached client-credentials token', async () => {
-      await waitForSends('/v3/conversations/', 3);
+      await waitForSends('/v3/conversations/', 4);
       const replies = vendor.sends('/v3/conversations/');
       expect(replies.every((c) => c.headers.authorization === 'Bearer vendor-access-token')).toBe(true);
+      expect(replies.every((c) => c.path.startsWith('/ec/v3/conversations/'))).toBe(true);
       expect(vendor.sends('/token')).toHaveLength(1);
       expect(replies.some((c) => c.path.includes(encodeURIComponent('19:chan@thread;messageid=111')))).toBe(true);
       expect(conversations).toHaveLength(2);

@@ -1,11 +1,23 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { impersonationSessions } from '../../src/modules/admin/admin.tables.js';
+import { authSessions } from '../../src/modules/auth/auth.tables.js';
+import { SessionsService } from '../../src/modules/auth/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { OrgAccessGate } from '../../src/platform/auth/org-access-gate.js';
-import { TokenService } from '../../src/platform/auth/token.service.js';
+import { claimsOf, sessionOf } from '../support/sessions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+
+/** Polls an async condition (background work after commit) for up to 5 s. */
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 describe('impersonation (spec 5.8)', () => {
   let app: TestApp;
@@ -71,19 +83,27 @@ describe('impersonation (spec 5.8)', () => {
     expect((await app.get('/api/ops/impersonation', { token })).status).toBe(403);
   });
 
-  it('audits every mutating action taken while impersonating with both ids, success or failure; reads leave no row', async () => {
+  it('audits every request made while impersonating, reads included, with both ids, the route and the target, success or failure', async () => {
     const { token, impersonation } = (await start(clientId)).body;
     expect((await app.patch('/api/auth/me', { name: 'Demo Client' }, { token })).status).toBe(200);
     expect((await app.patch('/api/auth/me', { name: 'x'.repeat(300) }, { token })).status).toBe(400);
-    await app.get('/api/auth/me', { token });
+    expect((await app.get('/api/auth/me', { token })).status).toBe(200);
 
     const rows = await audit(`action=impersonation.action&resourceId=${impersonation.id}`);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     for (const row of rows) {
       expect(row).toMatchObject({ userId: clientId, impersonatorId: superadminId, resourceId: impersonation.id });
-      expect(row.meta).toMatchObject({ impersonationId: impersonation.id, method: 'PATCH', route: '/api/auth/me', path: '/api/auth/me' });
+      expect(row.meta).toMatchObject({ impersonationId: impersonation.id, route: '/api/auth/me', path: '/api/auth/me' });
     }
-    expect(rows.map((r) => r.meta.statusCode).sort()).toEqual([200, 400]);
+    expect(rows.map((r) => `${r.meta.method} ${r.meta.statusCode}`).sort()).toEqual(['GET 200', 'PATCH 200', 'PATCH 400']);
+
+    // A read of another row names it; a refusal before the handler (a SuperAdmin route) is recorded too.
+    const missing = '00000000-0000-4000-8000-00000000abcd';
+    expect((await app.get(`/api/conversations/${missing}`, { token })).status).toBe(404);
+    expect((await app.get('/api/admin/users', { token })).status).toBe(403);
+    const [refused, read] = await audit(`action=impersonation.action&resourceId=${impersonation.id}`);
+    expect(read!.meta).toMatchObject({ method: 'GET', route: '/api/conversations/:id', target: missing, statusCode: 404 });
+    expect(refused!.meta).toMatchObject({ method: 'GET', route: '/api/admin/users', statusCode: 403 });
 
     // A domain action (an org-scoped one) carries the org too.
     const acme = (await app.get('/api/auth/me', { token })).body.orgMemberships[0].orgId;
@@ -91,14 +111,32 @@ describe('impersonation (spec 5.8)', () => {
     expect([200, 201]).toContain(created.status);
     const after = await audit(`action=impersonation.action&resourceId=${impersonation.id}`);
     expect(after[0]).toMatchObject({ userId: clientId, impersonatorId: superadminId, meta: { method: 'POST', route: '/api/conversations', statusCode: 201 } });
+    expect(after).toHaveLength(7);
     expect(acme).toBeTruthy();
   });
 
-  it('stops: the impersonation token dies, the SuperAdmin session stays', async () => {
+  it('opens a sign-in session of its own and records the SuperAdmin session that started it', async () => {
+    const { token, impersonation } = (await start(clientId)).body;
+    const own = await sessionOf(app, token);
+    expect(own).toMatchObject({ userId: clientId, method: 'impersonation', endedAt: null });
+    expect(own!.expiresAt.toISOString()).toBe(impersonation.expiresAt);
+    const [row] = await app.running.dbService.db.select().from(impersonationSessions).where(eq(impersonationSessions.id, impersonation.id));
+    expect(row).toMatchObject({ sessionId: claimsOf(token).sid, impersonatorSessionId: claimsOf(superadmin).sid });
+    await app.post('/api/admin/impersonate/stop', {}, { token });
+    expect(await sessionOf(app, token)).toMatchObject({ endedAt: expect.any(Date), endReason: 'impersonation_stopped' });
+  });
+
+  it('stops: the impersonation token dies and the answer gives the SuperAdmin session back', async () => {
     const { token, impersonation } = (await start(clientId)).body;
     const stop = await app.post('/api/admin/impersonate/stop', {}, { token });
     expect(stop.status).toBe(200);
     expect(stop.body.ended).toEqual([expect.objectContaining({ id: impersonation.id, active: false, endedAt: expect.any(String) })]);
+    // The SuperAdmin's own session, re-signed: same session, no impersonation in it.
+    const back = stop.body.token as string;
+    expect(claimsOf(back)).toMatchObject({ sub: superadminId, sid: claimsOf(superadmin).sid, platformRole: 'superadmin' });
+    expect(claimsOf(back).impersonatorId).toBeUndefined();
+    expect(claimsOf(back).exp).toBeLessThanOrEqual(claimsOf(superadmin).exp);
+    expect((await app.get('/api/auth/me', { token: back })).body).toMatchObject({ id: superadminId, platformRole: 'superadmin' });
     const after = await app.get('/api/auth/me', { token });
     expect(after.status).toBe(401);
     expect(after.body.message).toBe('Session revoked, sign in again');
@@ -127,6 +165,51 @@ describe('impersonation (spec 5.8)', () => {
     expect((await app.post('/api/admin/impersonate/stop', { impersonationId: one.impersonation.id }, { token: superadmin })).status).toBe(404);
   });
 
+  it("gives no session back once the SuperAdmin's session has ended or expired (the browser signs in again)", async () => {
+    const loggedOut = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const first = (await start(clientId, loggedOut)).body;
+    expect((await app.post('/api/auth/logout', {}, { token: loggedOut })).status).toBe(204);
+    const stopped = await app.post('/api/admin/impersonate/stop', {}, { token: first.token });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body.ended.map((s: { id: string }) => s.id)).toEqual([first.impersonation.id]);
+    expect(stopped.body.token).toBeUndefined();
+
+    const expiring = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const second = (await start(clientId, expiring)).body;
+    await app.running.dbService.db.update(authSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(authSessions.id, claimsOf(expiring).sid));
+    const late = await app.post('/api/admin/impersonate/stop', {}, { token: second.token });
+    expect(late.status).toBe(200);
+    expect(late.body.token).toBeUndefined();
+  });
+
+  it('never gives back a session whose user changed the password since it began', async () => {
+    const own = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const record = (await app.running.app.get(UsersService).load(superadminId))!;
+    const sessions = app.running.app.get(SessionsService);
+    expect(await sessions.resume(claimsOf(own).sid, record)).toEqual(expect.any(String));
+    expect(await sessions.resume(claimsOf(own).sid, { ...record, passwordChangedAt: new Date(Date.now() + 1000) })).toBeNull();
+    expect(await sessions.resume(claimsOf(own).sid, { ...record, status: 'suspended' })).toBeNull();
+    expect(await sessions.resume(claimsOf(own).sid, { ...record, id: clientId })).toBeNull();
+  });
+
+  it('ends with a sign-out of its own session, or of every session of the SuperAdmin', async () => {
+    const listed = async (id: string) => ((await app.get('/api/ops/impersonation', { token: superadmin })).body.items as Array<{ id: string; active: boolean }>).find((s) => s.id === id);
+    const one = (await start(clientId)).body;
+    expect((await app.post('/api/auth/logout', {}, { token: one.token })).status).toBe(204);
+    expect((await app.get('/api/auth/me', { token: one.token })).status).toBe(401);
+    await waitFor(async () => (await listed(one.impersonation.id))?.active === false);
+    expect((await app.get('/api/auth/me', { token: superadmin })).status).toBe(200);
+
+    const root = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    const two = (await start(clientId, root)).body;
+    expect((await app.post('/api/auth/logout', { all: true }, { token: root })).status).toBe(204);
+    await waitFor(async () => (await app.get('/api/auth/me', { token: two.token })).status === 401);
+    // Every session of the SuperAdmin ended, the one of this file too.
+    expect((await app.get('/api/auth/me', { token: superadmin })).status).toBe(401);
+    superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+    expect((await listed(two.impersonation.id))?.active).toBe(false);
+  });
+
   it('ends when the impersonator is no longer an active SuperAdmin', async () => {
     const users = app.running.app.get(UsersService);
     const root = await users.create({ email: 'short-lived-root@example.com', name: 'Root Two', platformRole: 'superadmin', password: 'a-good-password' });
@@ -151,15 +234,19 @@ describe('impersonation (spec 5.8)', () => {
 
   it('refuses a token that claims an impersonation the service never opened', async () => {
     const record = (await app.running.app.get(UsersService).load(clientId))!;
-    const forged = await app.running.app.get(TokenService).sign({
-      userId: clientId,
-      email: record.email,
-      name: record.name,
-      platformRole: record.platformRole,
-      orgMemberships: record.orgMemberships,
-      impersonatorId: superadminId,
-      impersonationId: '00000000-0000-4000-8000-000000000000',
-    });
+    // A real, open session of the client: only the impersonation claims are made up.
+    const { token: forged } = await app.running.app.get(SessionsService).open(
+      {
+        userId: clientId,
+        email: record.email,
+        name: record.name,
+        platformRole: record.platformRole,
+        orgMemberships: record.orgMemberships,
+        impersonatorId: superadminId,
+        impersonationId: '00000000-0000-4000-8000-000000000000',
+      },
+      'test',
+    );
     expect((await app.get('/api/auth/me', { token: forged })).status).toBe(401);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { errorShapeProblem } from '../support/error-shape.js';
 import { rawRequest, type RawAnswer } from '../support/http.js';
 import { OTHER_ORG_CALLERS, ROLES, UNAUTHENTICATED, routeFixtures, type OtherOrgCaller, type Role, type RouteFixtures } from '../support/route-fixtures.js';
-import { POLICIES, fillPath, namesTenant, operationsOf, paramRefs, type Operation, type RoutePolicy } from '../support/route-policies.js';
+import { POLICIES, callerToken, fillPath, namesTenant, operationsOf, paramRefs, type Operation, type RoutePolicy } from '../support/route-policies.js';
 import { countChanges, rowCounter, type RowCounts } from '../support/row-counts.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -135,8 +135,9 @@ describe('tenant isolation matrix: every route of the OpenAPI document, every ro
       const policy = POLICIES[op.key]!;
       for (const [caller, mirrors] of Object.entries(OTHER_ORG_CALLERS) as Array<[OtherOrgCaller, Role]>) {
         const what = `${op.key} as ${caller} of org B`;
+        const token = await callerToken(f, op, caller);
         const before = req.tenant ? await counts() : undefined;
-        const answer = await send(op, bearer(f.tokens[caller]), req);
+        const answer = await send(op, bearer(token), req);
         const secret = leaked(answer);
         if (secret && answer.status < 300) problems.push(`${what}: answer shows org A's ${secret}`);
         if (req.tenant || !(policy.access as readonly Role[]).includes(mirrors)) {
@@ -189,7 +190,7 @@ describe('tenant isolation matrix: every route of the OpenAPI document, every ro
       let deleted = false;
       for (const role of ROLES) {
         const what = `${op.key} as ${role} of org A`;
-        const answer = await send(op, bearer(f.tokens[role]), requestOf(op));
+        const answer = await send(op, bearer(await callerToken(f, op, role)), requestOf(op));
         if (!allowed.includes(role)) {
           expectRefused(what, answer, [403, 404]);
           continue;

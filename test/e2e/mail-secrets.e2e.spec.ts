@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { MailService, SECRET_MAIL_RETENTION_MS } from '../../src/platform/mail/mail.service.js';
+import { waitForMail } from '../support/mail.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
@@ -32,6 +33,7 @@ describe('the development outbox keeps codes and links 24 hours, then erases the
     const superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
     // A sign-in code.
     expect((await app.post('/api/auth/request-otp', { email: 'client@acme.demo.invalid' })).status).toBe(204);
+    await waitForMail(app.url, 'client@acme.demo.invalid', (m) => /sign-in code/.test(m.subject), 'with the sign-in code');
     // A reset code.
     const me = await app.get('/api/auth/me', { token: await app.login('expert@platform.demo.invalid', PASSWORD) });
     expect((await app.post(`/api/admin/users/${me.body.id}/password-reset`, {}, { token: superadmin })).status).toBe(204);

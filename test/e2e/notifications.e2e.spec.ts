@@ -167,12 +167,13 @@ describe('real-time notifications (spec 5.5, 6.1)', () => {
     const client = await open(app.url, await app.login('client@acme.demo.invalid', PASSWORD));
     const expert = await open(app.url, await app.login('expert@platform.demo.invalid', PASSWORD));
     const superadmin = await open(app.url, await app.login('superadmin@platform.demo.invalid', PASSWORD));
-    const roomsOf = (s: TestSocket) => realtime.localRoomsOf(s.id!).sort();
+    // Beside the rooms of spec 6.1, each socket is in its session's room (server-side only).
+    const roomsOf = (s: TestSocket) => realtime.localRoomsOf(s.id!).filter((r) => !r.startsWith('session:')).sort();
     expect(roomsOf(ops)).toEqual(['audience:staff', `org:${acme.id}`, `user:${opsUser.id}`]);
     expect(roomsOf(client)).toEqual(['audience:client', expect.stringMatching(/^user:/)]);
-    // The demo Expert's org-wide grant on acme puts its socket in acme's room.
-    expect(roomsOf(expert)).toEqual(['audience:staff', 'experts', `org:${acme.id}`, expect.stringMatching(/^user:/)]);
-    expect(roomsOf(superadmin)).toEqual(['audience:staff', 'experts', expect.stringMatching(/^user:/)]);
+    // The demo Expert's org-wide grant on acme puts its socket in acme's room and acme's part of `experts`.
+    expect(roomsOf(expert)).toEqual(['audience:staff', 'experts', `experts:${acme.id}`, `org:${acme.id}`, expect.stringMatching(/^user:/)]);
+    expect(roomsOf(superadmin)).toEqual(['audience:staff', 'experts', 'experts:all', expect.stringMatching(/^user:/)]);
 
     const clientEvents = collect(client, 'agent_message_sent');
     const opsEvents = collect(ops, 'agent_message_sent');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clock } from '../../src/platform/clock/clock.js';
+import { sessionOf } from '../support/sessions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
@@ -74,6 +75,9 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     expect(trialDays).toBeLessThan(31);
     const me = await app.get('/api/auth/me', { token: done.body.token });
     expect(me.body).toMatchObject({ email: org.adminEmail, name: 'Olga Owner', platformRole: 'org_admin', landing: '/client/chat' });
+    // Both tokens name a server-side session of the admin (API-MAP "Sessions, sockets and hardening").
+    expect(await sessionOf(app, session)).toMatchObject({ userId: me.body.id, method: 'invite_otp', endedAt: null });
+    expect(await sessionOf(app, done.body.token)).toMatchObject({ userId: me.body.id, method: 'onboarding', endedAt: null });
     expect(me.body.orgMemberships[0]).toMatchObject({ orgRole: 'owner' });
     expect((await app.post('/api/auth/login', { email: org.adminEmail, password: 'a strong password' })).status).toBe(200);
     const assigned = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '../../src/modules/users/index.js';
 import { demoCast, type DemoCast } from '../support/tenants.js';
+import { codeMailedBy } from '../support/mail.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('org members and ownership (spec 4.6)', () => {
@@ -60,9 +61,8 @@ describe('org members and ownership (spec 4.6)', () => {
     expect(mail.subject).toBe('You have been invited to Acme Corporation');
     expect(mail.text).toContain('/login');
 
-    await app.post('/api/auth/request-otp', { email: address });
-    const codeMail = (await app.get(`/api/dev/mail?to=${encodeURIComponent(address)}&limit=1`)).body[0];
-    const signIn = await app.post('/api/auth/verify-otp', { email: address, code: /\b(\d{6})\b/.exec(codeMail.text)![1] });
+    const code = await codeMailedBy(app.url, address, () => app.post('/api/auth/request-otp', { email: address }));
+    const signIn = await app.post('/api/auth/verify-otp', { email: address, code });
     expect(signIn.status).toBe(200);
     expect(signIn.body.user.orgMemberships).toEqual([expect.objectContaining({ orgId: cast.acmeId, orgRole: 'billing' })]);
 
@@ -79,14 +79,7 @@ describe('org members and ownership (spec 4.6)', () => {
     const again = await app.post('/api/admin/members/invite', { email: 'client@acme.demo.invalid', orgRole: 'member' }, { token: cast.owner });
     expect(again.status).toBe(409);
     expect(again.body.details).toEqual({ field: 'email' });
-    expect((await app.post('/api/admin/members/invite', { email: 'expert@platform.demo.invalid', orgRole: 'member' }, { token: cast.owner })).status).toBe(409);
     expect((await app.post('/api/admin/members/invite', { email: email('x'), orgRole: 'member', orgId: cast.hooliId }, { token: cast.owner })).status).toBe(404);
-    // An existing client user of another org just joins.
-    const hooliMember = await app.post('/api/admin/members/invite', { email: 'dinesh@hooli.example.com', orgRole: 'member' }, { token: cast.hooliOwner });
-    expect(hooliMember.body.orgId).toBe(cast.hooliId);
-    const joined = await app.post('/api/admin/members/invite', { email: 'dinesh@hooli.example.com', orgRole: 'member' }, { token: cast.owner });
-    expect(joined.status).toBe(201);
-    expect(joined.body).toMatchObject({ userId: hooliMember.body.userId, orgId: cast.acmeId });
   });
 
   it('sets roles up to Admin; the platform role follows (an admin may invite); owners are out of reach', async () => {

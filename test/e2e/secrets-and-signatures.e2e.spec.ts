@@ -10,8 +10,9 @@ import { UsersService } from '../../src/modules/users/index.js';
 import { safeEqual } from '../../src/platform/crypto/crypto.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { FakeProvider } from '../support/llm-provider.js';
+import { codeMailedBy } from '../support/mail.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { messagingACall } from '../support/webhooks.js';
+import { connectVerified, messagingACall } from '../support/webhooks.js';
 
 // Every compare of a secret goes through safeEqual: the spy shows which values each route compared.
 vi.mock('../../src/platform/crypto/crypto.js', async (importOriginal) => {
@@ -112,8 +113,7 @@ describe('secrets stay out of the logs; secrets are compared in constant time', 
     used.add(token);
 
     // Emailed sign-in code, a wrong one first.
-    expect((await app.post('/api/auth/request-otp', { email })).status).toBe(204);
-    const otp = codeIn((await mail(email)).text);
+    const otp = await codeMailedBy(app.url, email, async () => expect((await app.post('/api/auth/request-otp', { email })).status).toBe(204));
     codes.add(otp);
     const wrongOtp = otp === '000000' ? '111111' : '000000';
     vi.mocked(safeEqual).mockClear();
@@ -171,9 +171,8 @@ describe('secrets stay out of the logs; secrets are compared in constant time', 
       { channel: 'chat-a', externalId: 'T-SECRETS', config: { botUserId: 'UBOT' }, secrets: { botToken: SECRETS.chatABotToken } },
       { channel: 'messaging-a', config: { whitelist: ['+15557654321'] } },
     ]) {
-      const res = await app.post(`/api/orgs/${acmeId}/integrations`, integration, { token: am });
-      expect(res.status).toBe(201);
-      expect(JSON.stringify(res.body)).not.toContain('secret-');
+      const created = await connectVerified(app, acmeId, integration, am);
+      expect(JSON.stringify(created)).not.toContain('secret-');
     }
     const post = (path: string, raw: string, headers: Record<string, string>, contentType = 'application/json') => app.request('POST', path, { body: raw, headers: { 'content-type': contentType, ...headers } });
     const expectCompared = async (what: string, send: () => Promise<{ status: number }>, status: number, sent: string, result: boolean) => {

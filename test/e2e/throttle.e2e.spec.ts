@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthService } from '../../src/modules/auth/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { OrgsService } from '../../src/modules/orgs/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -43,10 +44,7 @@ describe('global throttle (spec 7.1, 8)', () => {
     // Sign-ins are anonymous requests (per IP): make the tokens directly.
     const a = await users.findByEmail('client@acme.demo.invalid');
     const b = await users.findByEmail('org_admin@acme.demo.invalid');
-    const { TokenService } = await import('../../src/platform/auth/token.service.js');
-    const tokens = app.running.app.get(TokenService);
-    const sign = async (u: NonNullable<typeof a>) =>
-      tokens.sign({ userId: u.id, email: u.email, name: u.name, platformRole: u.platformRole, orgMemberships: await users.memberships(u.id) });
+    const sign = async (u: NonNullable<typeof a>) => (await app.running.app.get(AuthService).startSession(u, 'test')).token;
     const tokenA = await sign(a!);
     const tokenB = await sign(b!);
     const seen: number[] = [];
@@ -63,9 +61,8 @@ describe('global throttle (spec 7.1, 8)', () => {
 
   it('reports the remaining budget on successful answers', async () => {
     const users = app.running.app.get(UsersService);
-    const { TokenService } = await import('../../src/platform/auth/token.service.js');
     const u = await users.findByEmail('expert2@platform.demo.invalid');
-    const token = await app.running.app.get(TokenService).sign({ userId: u!.id, email: u!.email, name: u!.name, platformRole: u!.platformRole, orgMemberships: [] });
+    const { token } = await app.running.app.get(AuthService).startSession(u!, 'test');
     const res = await app.get('/api/auth/me', { token });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-limit')).toBe('8');

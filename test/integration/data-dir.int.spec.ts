@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/platform/config/config.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { testEnv } from '../support/env.js';
 import { HttpClient } from '../support/http.js';
+import { waitForMail } from '../support/mail.js';
 
 /** Every directory and file under `root` whose mode is not 0700 (directories) or 0600 (files). */
 function openPaths(root: string): string[] {
@@ -78,6 +79,7 @@ describe('DATA_DIR is private to the service user (0700 / 0600), on a real embed
   it('keeps files written later private: a sign-in code in the WAL, new WAL segments, new relations', async () => {
     const res = await http.post('/api/auth/request-otp', { email: 'client@acme.demo.invalid' });
     expect(res.status).toBe(204);
+    await waitForMail(http.baseUrl, 'client@acme.demo.invalid', (m) => /sign-in code/.test(m.subject), 'with the sign-in code');
     const db = running.dbService.root;
     await db.execute(sql`create table data_dir_probe (x text)`);
     await db.execute(sql`insert into data_dir_probe select repeat('x', 500) from generate_series(1, 20000)`);

@@ -3,6 +3,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, repoRoot, spawnNode, spawnProcess, waitReady as waitUntilReady, type ServiceProcess } from '../support/processes.js';
+import { listMail, waitForMail } from '../support/mail.js';
 
 const run = (env: Record<string, string | undefined>): ServiceProcess => spawnNode('service', ['dist/src/main.js'], env);
 const waitReady = (port: number, proc: ServiceProcess) => waitUntilReady({ ...proc, url: `http://127.0.0.1:${port}` });
@@ -90,8 +91,8 @@ describe('the service as a process (npm start)', () => {
       // The user created by demo-login in the first run is still there: it signs in by code.
       const otp = await fetch(`${base}/api/auth/request-otp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'expert@acme.demo.invalid' }) });
       expect(otp.status).toBe(204);
-      const mail = (await (await fetch(`${base}/api/dev/mail?to=expert@acme.demo.invalid`)).json()) as unknown[];
-      expect(mail).toHaveLength(1);
+      await waitForMail(base, 'expert@acme.demo.invalid', () => true, 'with the sign-in code');
+      expect(await listMail(base, 'expert@acme.demo.invalid')).toHaveLength(1);
       expect(second.output()).not.toContain('demo data seeded');
     } finally {
       second.child.kill('SIGTERM');

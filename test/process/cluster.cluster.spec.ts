@@ -10,7 +10,7 @@ import { HttpClient } from '../support/http.js';
 import { freePortRange, metricSum, sleep, spawnNode, stopProcess, type ServiceProcess } from '../support/processes.js';
 import { collect, connectSocket, waitFor, type TestSocket } from '../support/sockets.js';
 import { startFakeVendor, type FakeVendor } from '../support/vendor.js';
-import { messagingACall, postMessagingA } from '../support/webhooks.js';
+import { connectVerified, messagingACall, postMessagingA } from '../support/webhooks.js';
 
 const PASSWORD = 'demo1234';
 const QUOTA = 30;
@@ -168,8 +168,7 @@ describe.runIf(databaseUrl && redisUrl)('three instances started by start:cluste
   it('processes an inbound webhook event posted to all three instances once: one message, one turn, one reply sent', async () => {
     const am = await http[0]!.login('account_manager@platform.demo.invalid', PASSWORD);
     const acmeId = (await http[0]!.get('/api/auth/me', { token: await http[0]!.login('client@acme.demo.invalid', PASSWORD) })).body.orgMemberships[0].orgId as string;
-    const integration = await http[0]!.post(`/api/orgs/${acmeId}/integrations`, { channel: 'messaging-a', config: { whitelist: [CLIENT_NUMBER] }, secrets: { accountSid: 'AC-CLUSTER', authToken: 'sender-token' } }, { token: am });
-    expect(integration.status).toBe(201);
+    await connectVerified(http[0]!, acmeId, { channel: 'messaging-a', config: { whitelist: [CLIENT_NUMBER] }, secrets: { accountSid: 'AC-CLUSTER', authToken: 'sender-token' } }, am);
     const call = messagingACall(PUBLIC_URL, MESSAGING_A_TOKEN, { MessageSid: 'SM-CLUSTER-1', From: CLIENT_NUMBER, To: POOL_NUMBER, Body: 'Is anyone there?' });
     expect(await Promise.all(http.map((c) => postMessagingA(c.baseUrl, call)))).toEqual([200, 200, 200]);
 

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { HttpClient } from './http.js';
 import { freePort, sleep, startService, stopProcess, waitReady, type ServiceInstance } from './processes.js';
 import { privateServicesMissing, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from './private-services.js';
-import { messagingACall } from './webhooks.js';
+import { connectVerified, messagingACall } from './webhooks.js';
 
 export const DEMO_PASSWORD = 'demo1234';
 
@@ -101,13 +101,12 @@ export function messagingAText(sid: string, from: string, body: string) {
   return messagingACall(MESSAGING_A.publicUrl, MESSAGING_A.authToken, { MessageSid: sid, From: from, To: MESSAGING_A.poolNumber, Body: body });
 }
 
-/** Signs the demo client in and, as the demo AM, connects the demo org's messaging-a integration for these client numbers. */
+/** Signs the demo client in and, as the demo AM, connects (and verifies) the demo org's messaging-a integration for these client numbers. */
 export async function demoClientWithMessagingA(http: HttpClient, numbers: string[]): Promise<{ client: string; clientId: string }> {
   const client = await http.login('client@acme.demo.invalid', DEMO_PASSWORD);
   const me = (await http.get('/api/auth/me', { token: client })).body;
   const am = await http.login('account_manager@platform.demo.invalid', DEMO_PASSWORD);
-  const integration = await http.post(`/api/orgs/${me.orgMemberships[0].orgId}/integrations`, { channel: 'messaging-a', config: { whitelist: numbers }, secrets: { accountSid: 'AC-FAULTS', authToken: 'sender-token' } }, { token: am });
-  if (integration.status !== 201) throw new Error(`connecting messaging-a failed: ${integration.status} ${JSON.stringify(integration.body)}`);
+  await connectVerified(http, me.orgMemberships[0].orgId, { channel: 'messaging-a', config: { whitelist: numbers }, secrets: { accountSid: 'AC-FAULTS', authToken: 'sender-token' } }, am);
   return { client, clientId: me.id };
 }
 

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -70,4 +72,38 @@ export async function rawRequest(url: string, init: RequestInit): Promise<RawAns
     body = text;
   }
   return { status: res.status, headers: res.headers, body, text };
+}
+
+/**
+ * A JSON POST sent from a given local address (127.0.0.2, ...): on loopback every 127/8 address
+ * reaches the service, which sees that address as the client IP without any proxy header.
+ */
+export function postFromAddress<T = any>(localAddress: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  const data = JSON.stringify(body);
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+          const json = (res.headers['content-type'] ?? '').includes('json') && text;
+          resolve({ status: res.statusCode!, headers: responseHeaders, body: (json ? JSON.parse(text) : text) as T });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
 }

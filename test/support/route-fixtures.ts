@@ -1,9 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { SignJWT, generateKeyPair } from 'jose';
+import { SignJWT, generateKeyPair, importPKCS8 } from 'jose';
+import { SessionsService } from '../../src/modules/auth/index.js';
 import { invoices } from '../../src/modules/billing/billing.tables.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { TokenService } from '../../src/platform/auth/token.service.js';
 import { demoCast } from './tenants.js';
+import { verifyIntegration } from './webhooks.js';
 import type { TestApp } from './test-app.js';
 
 const PASSWORD = 'demo1234';
@@ -16,12 +18,28 @@ export type Role = (typeof ROLES)[number];
 export const OTHER_ORG_CALLERS = { hooliOwner: 'owner', hooliMember: 'member', hooliExpert: 'expert' } as const satisfies Record<string, Role>;
 export type OtherOrgCaller = keyof typeof OTHER_ORG_CALLERS;
 
-/** Requests that must never authenticate: no token, malformed, forged, expired, revoked. */
-export const UNAUTHENTICATED = ['none', 'malformed', 'basicScheme', 'foreignKey', 'algNone', 'hmacWithPublicKey', 'expired', 'revoked'] as const;
+/**
+ * Requests that must never authenticate: no token, malformed, forged, expired, revoked, signed out;
+ * and tokens signed with the service's own key that break its rules (over 7 days, issued ahead, no session).
+ */
+export const UNAUTHENTICATED = [
+  'none',
+  'malformed',
+  'basicScheme',
+  'foreignKey',
+  'algNone',
+  'hmacWithPublicKey',
+  'expired',
+  'revoked',
+  'loggedOut',
+  'overlong',
+  'issuedAhead',
+  'sessionless',
+] as const;
 export type Unauthenticated = (typeof UNAUTHENTICATED)[number];
 
 /** The things a route's parameters and bodies can name. Tenant refs are org A's rows. */
-export const TENANT_REFS = ['org', 'assignment', 'spareSpecialist', 'conversation', 'clientMessage', 'reply', 'brief', 'integration', 'notification', 'invoice', 'grant', 'memberVictim', 'inviteToken'] as const;
+export const TENANT_REFS = ['org', 'assignment', 'spareSpecialist', 'conversation', 'clientMessage', 'reply', 'brief', 'integration', 'notification', 'invoice', 'grant', 'memberVictim', 'inviteToken', 'memberInvitation'] as const;
 export const PLATFORM_REFS = ['catalogSpecialist', 'adminTarget', 'toolName'] as const;
 export type Ref = (typeof TENANT_REFS)[number] | (typeof PLATFORM_REFS)[number];
 
@@ -30,6 +48,8 @@ export interface RouteFixtures {
   hooliId: string;
   /** Bearer tokens of org A's callers and org B's callers. */
   tokens: Record<Role | OtherOrgCaller, string>;
+  /** A token of a new session of the same caller, for a route that ends the caller's session. */
+  freshToken(who: Role | OtherOrgCaller): Promise<string>;
   /** Authorization headers that must be refused (`none`: no header). */
   unauthenticated: Record<Unauthenticated, Record<string, string>>;
   refs: Record<Ref, string>;
@@ -38,6 +58,8 @@ export interface RouteFixtures {
   specialists: { primary: string; free: string };
   /** A word that only org A's messages, brief and notification contain. */
   marker: string;
+  /** The webhook secret of org A's messaging-b integration (verified). */
+  webhookSecret: string;
   /** Every id and word of org A that org B must never read. */
   orgASecrets: string[];
   /** A fresh suffix for names that must be unique (slugs, emails). */
@@ -58,6 +80,8 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const cast = await demoCast(app);
   const users = app.running.app.get(UsersService);
   const marker = `zebraquartz${Date.now().toString(36)}`;
+  /** The messaging-b webhook secret of org A's integration (at least 32 characters). */
+  const webhookSecret = `whs-${marker}-0123456789abcdef`;
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
   const ok = <T>(res: { status: number; body: T }, what: string): T => {
@@ -118,9 +142,10 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   ok(await app.post(`/api/conversations/${conversation.id}/escalate`, { reason: `${marker} needs a human` }, { token: cast.member }), 'escalation');
   const brief = ok(await app.post<{ id: string }>('/api/client-briefs', { title: `${marker} brief`, content: `${marker}: we sell anvils.` }, { token: cast.owner }), 'brief');
   const integration = ok(
-    await app.post<{ id: string }>(`/api/orgs/${cast.acmeId}/integrations`, { channel: 'messaging-b', secrets: { webhookSecret: `whs-${marker}`, botToken: `bot-${marker}` } }, { token: am }),
+    await app.post<{ id: string }>(`/api/orgs/${cast.acmeId}/integrations`, { channel: 'messaging-b', secrets: { webhookSecret, botToken: `bot-${marker}` } }, { token: am }),
     'integration',
   );
+  await verifyIntegration(app, cast.acmeId, integration.id, am);
   const notification = ok(await app.post<{ id: string }>('/api/notifications', { userId: ids.owner, type: 'matrix.notice', message: `${marker} notice` }, { token: cast.superadmin }), 'notification');
   const [invoice] = await app.running.dbService.db
     .insert(invoices)
@@ -140,6 +165,11 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const invite = ok(await app.post<{ onboardingUrl: string }>(`/api/am/orgs/${initech.id}/invite`, {}, { token: am }), 'invite');
   const inviteToken = new URL(invite.onboardingUrl).searchParams.get('token')!;
 
+  // An invitation of an existing user to org A, open: its token is for that user only.
+  ok(await app.post('/api/admin/members/invite', { email: 'target@platform.matrix.invalid', orgRole: 'member' }, { token: cast.owner }), 'member invitation');
+  const [invitationMail] = ok(await app.get<Array<{ text: string }>>('/api/dev/mail?to=target@platform.matrix.invalid&limit=1'), 'invitation mail');
+  const memberInvitation = /invitations\/accept\?token=([\w-]+)/.exec(invitationMail!.text)![1]!;
+
   // Tokens that must be refused: the signature, the algorithm, the expiry, the revocation.
   const superadmin = (await users.load(await me(cast.superadmin)))!;
   const subject = { userId: superadmin.id, email: superadmin.email, name: superadmin.name, platformRole: superadmin.platformRole, orgMemberships: [] };
@@ -151,10 +181,20 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const algNone = `${b64url({ alg: 'none', typ: 'JWT' })}.${payload}.`;
   const hsInput = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${payload}`;
   const hmacWithPublicKey = `${hsInput}.${createHmac('sha256', app.running.config.keys.jwtPublicKeyPem).update(hsInput).digest('base64url')}`;
-  const expired = await app.running.app.get(TokenService).sign(subject, Date.now() - 8 * 24 * 3600_000);
+  // Refused for their expiry or lifetime alone: each names an open session of the superadmin.
+  const { sessionId } = await app.running.app.get(SessionsService).open(subject, 'test');
+  const expired = await app.running.app.get(TokenService).sign({ ...subject, sessionId }, Date.now() - 8 * 24 * 3600_000);
+  const ownKey = await importPKCS8(app.running.config.keys.jwtPrivateKeyPem, 'RS256');
+  const ownSigned = (iat: number, exp: number, sid: string | null = sessionId) =>
+    new SignJWT({ ...claims, ...(sid ? { sid } : {}) }).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setSubject(subject.userId).setIssuer('client-organization-service').setIssuedAt(iat).setExpirationTime(exp).sign(ownKey);
+  const overlong = await ownSigned(now, now + 30 * 24 * 3600);
+  const issuedAhead = await ownSigned(now + 600, now + 3600);
+  const sessionless = await ownSigned(now, now + 3600, null);
   const revokedToken = await app.login('revoked@acme.matrix.invalid', PASSWORD);
   await new Promise((r) => setTimeout(r, 5));
   await users.setPassword(revokedId, 'a-brand-new-password');
+  const loggedOut = await app.login('superadmin@platform.demo.invalid', PASSWORD);
+  ok(await app.post('/api/auth/logout', {}, { token: loggedOut }), 'logout');
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   const refs: RouteFixtures['refs'] = {
@@ -171,14 +211,22 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
     grant: grant.id,
     memberVictim,
     inviteToken,
+    memberInvitation,
     catalogSpecialist: bySlug('maya-chen'),
     adminTarget,
     toolName: tools[0]!.name,
+  };
+  const sessions = app.running.app.get(SessionsService);
+  const freshToken = async (who: Role | OtherOrgCaller) => {
+    const sub = (JSON.parse(Buffer.from(tokens[who].split('.')[1]!, 'base64url').toString()) as { sub: string }).sub;
+    const record = (await users.load(sub))!;
+    return (await sessions.open({ userId: sub, email: record.email, name: record.name, platformRole: record.platformRole, orgMemberships: record.orgMemberships }, 'test')).token;
   };
   return {
     acmeId: cast.acmeId,
     hooliId: cast.hooliId,
     tokens,
+    freshToken,
     unauthenticated: {
       none: {},
       malformed: bearer('not-a-jwt'),
@@ -188,11 +236,16 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
       hmacWithPublicKey: bearer(hmacWithPublicKey),
       expired: bearer(expired),
       revoked: bearer(revokedToken),
+      loggedOut: bearer(loggedOut),
+      overlong: bearer(overlong),
+      issuedAhead: bearer(issuedAhead),
+      sessionless: bearer(sessionless),
     },
     refs,
     users: { owner: ids.owner, member: ids.member, expert: ids.expert, expert3, hooliOwner: ids.hooliOwner },
     specialists: { primary: primary!.specialistId, free: bySlug('omar-haddad') },
     marker,
+    webhookSecret,
     orgASecrets: [marker, ...TENANT_REFS.filter((r) => r !== 'spareSpecialist' && r !== 'inviteToken').map((r) => refs[r]), ids.owner, ids.member, adminId, billingId],
     unique,
   };

@@ -15,6 +15,8 @@ export interface RoutePolicy {
   body?: (f: RouteFixtures) => unknown;
   /** Statuses an admitted caller may get besides 2xx: a state rule refusing this particular request (409), a wrong code (400). */
   refusedByState?: readonly number[];
+  /** The request ends the caller's session (sign out): every call of it sends a token of a new session of its own (`f.freshToken`). */
+  endsSession?: true;
 }
 
 const ALL: readonly Role[] = ['superadmin', 'account_manager', 'expert', 'ai_operator', 'owner', 'admin', 'member', 'billing'];
@@ -29,6 +31,8 @@ const BILLING: readonly Role[] = ['owner', 'admin', 'billing'];
 const MANAGERS: readonly Role[] = [...ORG_WIDE, 'owner', 'admin'];
 /** Client briefs and tool permissions are edited by the org's owners and admins, account managers and superadmins. */
 const ORG_EDITORS: readonly Role[] = ['superadmin', 'account_manager', 'owner', 'admin'];
+/** Conversation writes: everyone but ai_operator, which reads only (API-MAP "Sessions, sockets and hardening"). */
+const WRITERS: readonly Role[] = ALL.filter((role) => role !== 'ai_operator');
 /** Corrections, assignment and status (spec 5.1): Experts, account managers, superadmins. */
 const EXPERT_WORK: readonly Role[] = ['superadmin', 'account_manager', 'expert'];
 const PUBLIC = { access: 'public' } as const;
@@ -48,6 +52,11 @@ export const DEFAULT_PARAMS: Record<string, Ref> = {
 
 const orgQuery = (f: RouteFixtures) => ({ orgId: f.acmeId });
 
+/** The bearer token a caller sends on a route: its fixture token, or one of a new session when the route ends it. */
+export async function callerToken(f: RouteFixtures, op: { key: string }, who: keyof RouteFixtures['tokens']): Promise<string> {
+  return POLICIES[op.key]?.endsSession ? f.freshToken(who) : f.tokens[who];
+}
+
 export const POLICIES: Record<string, RoutePolicy> = {
   // Operations, documentation and the development outbox.
   'GET /api/health': PUBLIC,
@@ -66,6 +75,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /api/bootstrap': { ...PUBLIC, body: () => ({ email: 'root@example.com', password: 'a-root-password', name: 'Root' }) },
   'POST /api/auth/demo-login': { ...PUBLIC, body: () => ({ role: 'client', orgSlug: 'no-such-org' }) },
   'GET /api/auth/demo-accounts': PUBLIC,
+  'POST /api/auth/logout': { access: ALL, body: () => ({}), endsSession: true },
   'GET /api/auth/me': { access: ALL },
   'PATCH /api/auth/me': { access: ALL, body: () => ({ name: 'Matrix Caller' }) },
   'GET /api/auth/2fa': { access: ALL },
@@ -153,20 +163,20 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'PUT /api/orgs/{orgId}/tool-permissions/{toolName}': { access: ORG_EDITORS, body: () => ({ enabled: true }) },
 
   // Conversations (spec 4.4): every user of the thread; Expert work for some.
-  'POST /api/conversations': { access: ALL, body: (f) => ({ orgId: f.acmeId, message: 'A question from the matrix' }) },
+  'POST /api/conversations': { access: WRITERS, body: (f) => ({ orgId: f.acmeId, message: 'A question from the matrix' }) },
   'GET /api/conversations': { access: ALL, query: orgQuery },
   'GET /api/conversations/search': { access: ALL, query: (f) => ({ q: f.marker, orgId: f.acmeId }) },
   'GET /api/conversations/{id}': { access: ALL, params: { id: 'conversation' } },
-  'POST /api/conversations/{id}/messages': { access: ALL, params: { id: 'conversation' }, body: () => ({ content: 'One more thing' }) },
-  'POST /api/conversations/{id}/messages/stream': { access: ALL, params: { id: 'conversation' }, body: () => ({ content: 'And streamed' }) },
+  'POST /api/conversations/{id}/messages': { access: WRITERS, params: { id: 'conversation' }, body: () => ({ content: 'One more thing' }) },
+  'POST /api/conversations/{id}/messages/stream': { access: WRITERS, params: { id: 'conversation' }, body: () => ({ content: 'And streamed' }) },
   'PATCH /api/conversations/{id}/messages/{messageId}': { access: EXPERT_WORK, params: { id: 'conversation' }, body: () => ({ content: 'Corrected by the matrix' }) },
   'GET /api/conversations/{id}/messages/{messageId}/revisions': { access: EXPERT_WORK, params: { id: 'conversation' } },
-  'POST /api/conversations/{id}/escalate': { access: ALL, params: { id: 'conversation' }, body: () => ({}) },
+  'POST /api/conversations/{id}/escalate': { access: WRITERS, params: { id: 'conversation' }, body: () => ({}) },
   'PATCH /api/conversations/{id}/status': { access: EXPERT_WORK, params: { id: 'conversation' }, body: () => ({ status: 'pending' }), refusedByState: [409] },
-  'PATCH /api/conversations/{id}/resolve': { access: ALL, params: { id: 'conversation' }, refusedByState: [409] },
-  'PATCH /api/conversations/{id}/archive': { access: ALL, params: { id: 'conversation' }, refusedByState: [409] },
-  'PATCH /api/conversations/{id}/reopen': { access: ALL, params: { id: 'conversation' }, refusedByState: [409] },
-  'PATCH /api/conversations/{id}/unarchive': { access: ALL, params: { id: 'conversation' }, refusedByState: [409] },
+  'PATCH /api/conversations/{id}/resolve': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
+  'PATCH /api/conversations/{id}/archive': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
+  'PATCH /api/conversations/{id}/reopen': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
+  'PATCH /api/conversations/{id}/unarchive': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
   'PATCH /api/conversations/{id}/dismiss': { access: CLIENTS, params: { id: 'conversation' }, refusedByState: [409] },
   'PATCH /api/conversations/{id}/assign': { access: EXPERT_WORK, params: { id: 'conversation' }, body: (f) => ({ expertId: f.users.expert }) },
   'GET /api/expert-queue': { access: EXPERT_WORK, query: orgQuery },
@@ -188,6 +198,8 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /api/orgs/{orgId}/integrations': { access: MANAGERS, body: (f) => ({ channel: 'chat-a', externalId: f.unique('T') }), refusedByState: [409] },
   'GET /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' } },
   'PATCH /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' }, body: () => ({ enabled: true }) },
+  // Verifying a binding is staff work (API-MAP.md "Channel bindings and vendor traffic").
+  'POST /api/orgs/{orgId}/integrations/{id}/verify': { access: AM, params: { id: 'integration' } },
   'DELETE /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' } },
   'GET /api/orgs/{orgId}/channels/status': { access: MANAGERS },
   'GET /api/orgs/{orgId}/channels/webhook-urls': { access: MANAGERS },
@@ -225,6 +237,9 @@ export const POLICIES: Record<string, RoutePolicy> = {
   // Org members (spec 4.6).
   'GET /api/admin/members': { access: [...ORG_WIDE, ...CLIENTS], query: orgQuery },
   'POST /api/admin/members/invite': { access: ['superadmin', 'owner', 'admin'], body: (f) => ({ email: `${f.unique('invitee')}@acme.example.com`, orgRole: 'member', orgId: f.acmeId }) },
+  // An invitation is for the user it was mailed to only (none of the matrix's callers): everyone else 404.
+  'GET /api/admin/members/invitations/{token}': { access: [], params: { token: 'memberInvitation' } },
+  'POST /api/admin/members/invitations/{token}/accept': { access: [], params: { token: 'memberInvitation' } },
   'PATCH /api/admin/members/{id}/role': { access: ['superadmin', 'owner', 'admin'], params: { id: 'memberVictim' }, body: (f) => ({ orgRole: 'member', orgId: f.acmeId }) },
   'DELETE /api/orgs/{orgId}/members/{userId}': { access: ['superadmin', 'owner', 'admin'] },
   // The owner naming itself is refused by the transfer rules; nobody else gets that far.

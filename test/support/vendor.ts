@@ -18,10 +18,12 @@ export interface FakeVendor {
   calls: VendorCall[];
   failNext: number;
   sends(pathPart: string): VendorCall[];
-  /** An enterprise-chat bearer token signed with the vendor's key. */
-  token(claims?: { aud?: string; iss?: string; expiresIn?: string | number; nbf?: number }): Promise<string>;
+  /** An enterprise-chat bearer token signed with the vendor's key; its `serviceurl` is `<url>/ec` unless given. */
+  token(claims?: TokenClaims): Promise<string>;
   close(): Promise<void>;
 }
+
+type TokenClaims = { aud?: string; iss?: string; expiresIn?: string | number; nbf?: number; serviceurl?: string };
 
 export async function startFakeVendor(): Promise<FakeVendor> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
@@ -33,7 +35,7 @@ export async function startFakeVendor(): Promise<FakeVendor> {
     calls,
     failNext: 0,
     sends: (pathPart) => calls.filter((c) => c.method === 'POST' && c.path.includes(pathPart)),
-    token: (claims = {}) => sign(privateKey, claims),
+    token: (claims = {}) => sign(privateKey, { serviceurl: `${vendor.url}/ec`, ...claims }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   server = createServer((req, res) => {
@@ -50,6 +52,9 @@ export async function startFakeVendor(): Promise<FakeVendor> {
       if (path === '/metadata') return send(200, { issuer: 'https://issuer.test/', jwks_uri: `${vendor.url}/jwks` });
       if (path === '/jwks') return send(200, { keys: [jwk] });
       if (path.startsWith('/files/')) return send(200, `contents of ${path.slice(7)}`, 'text/plain');
+      const getFile = /\/getFile\?file_id=([^&]+)$/.exec(path);
+      if (getFile) return send(200, { ok: true, result: { file_id: decodeURIComponent(getFile[1]!), file_path: `documents/${decodeURIComponent(getFile[1]!)}.txt` } });
+      if (/\/file\/bot[^/]+\/documents\//.test(path)) return send(200, `contents of ${path.split('/').pop()}`, 'text/plain');
       if (vendor.failNext > 0) {
         vendor.failNext--;
         return send(500, { error: 'vendor unavailable' });
@@ -67,10 +72,10 @@ export async function startFakeVendor(): Promise<FakeVendor> {
   return vendor;
 }
 
-async function sign(key: CryptoKey, claims: { aud?: string; iss?: string; expiresIn?: string | number; nbf?: number }): Promise<string> {
-  const jwt = new SignJWT({ serviceurl: 'https://service.test/' })
+async function sign(key: CryptoKey, claims: TokenClaims): Promise<string> {
+  const jwt = new SignJWT({ serviceurl: claims.serviceurl })
     .setProtectedHeader({ alg: 'RS256', kid: 'vendor-key-1' })
-    .setIssuer(claims.iss ?? 'https://issuer.test/tenant')
+    .setIssuer(claims.iss ?? 'https://issuer.test/')
     .setAudience(claims.aud ?? 'app-1')
     .setIssuedAt()
     .setExpirationTime(claims.expiresIn ?? '10m');

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { HttpClient } from './http.js';
 
 /** A signed messaging-a inbound call, as the vendor makes it (spec 5.6: HMAC-SHA1 over the URL and the sorted form fields). */
 export function messagingACall(publicUrl: string, authToken: string, params: Record<string, string>) {
@@ -22,4 +23,22 @@ export async function postMessagingA(baseUrl: string, call: ReturnType<typeof me
     },
     () => 0,
   );
+}
+
+/**
+ * Verifies an integration's binding as staff (an account manager's or superadmin's token), so that
+ * its inbound traffic routes instead of being quarantined `binding_unverified` (API-MAP.md
+ * "Channel bindings and vendor traffic").
+ */
+export async function verifyIntegration(http: HttpClient, orgId: string, integrationId: string, staffToken: string): Promise<void> {
+  const res = await http.post(`/api/orgs/${orgId}/integrations/${integrationId}/verify`, undefined, { token: staffToken });
+  if (res.status !== 204) throw new Error(`verifying integration ${integrationId} failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Connects a channel for an org as staff and verifies its binding: the integration that inbound traffic needs. */
+export async function connectVerified<T extends { id: string } = { id: string } & Record<string, unknown>>(http: HttpClient, orgId: string, integration: Record<string, unknown>, staffToken: string): Promise<T> {
+  const created = await http.post<T>(`/api/orgs/${orgId}/integrations`, integration, { token: staffToken });
+  if (created.status !== 201) throw new Error(`connecting ${String(integration.channel)} failed: ${created.status} ${JSON.stringify(created.body)}`);
+  await verifyIntegration(http, orgId, created.body.id, staffToken);
+  return created.body;
 }

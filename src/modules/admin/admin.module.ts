@@ -8,6 +8,7 @@ import { AdminUsersService } from './admin-users.service.js';
 import { ImpersonationController } from './impersonation.controller.js';
 import { ImpersonationRepository } from './impersonation.repository.js';
 import { ImpersonationService } from './impersonation.service.js';
+import { OrgMemberInvitationsRepository } from './org-member-invitations.repository.js';
 import { OrgMembersController } from './org-members.controller.js';
 import { OrgMembersService } from './org-members.service.js';
 
@@ -15,7 +16,7 @@ import { OrgMembersService } from './org-members.service.js';
 @Module({
   imports: [UsersModule, OrgsModule, AuthModule],
   controllers: [AdminUsersController, ImpersonationController, OrgMembersController],
-  providers: [AdminUsersService, ImpersonationService, ImpersonationRepository, OrgMembersService],
+  providers: [AdminUsersService, ImpersonationService, ImpersonationRepository, OrgMembersService, OrgMemberInvitationsRepository],
   exports: [ImpersonationService],
 })
 export class AdminModule implements OnModuleInit {

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { ImpersonateSchema, ImpersonationSessionSchema, ImpersonationStartedSchema, ImpersonationsQuerySchema, StopImpersonationSchema } from '../../contracts/admin.js';
+import { ImpersonateSchema, ImpersonationSessionSchema, ImpersonationStartedSchema, ImpersonationStoppedSchema, ImpersonationsQuerySchema, StopImpersonationSchema } from '../../contracts/admin.js';
 import { CurrentPrincipal, OpenWhileSuspended, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
@@ -21,16 +21,17 @@ export class ImpersonationController {
   @Endpoint({
     summary: 'End an impersonation session',
     description:
-      'With the impersonation token: ends that session (its token stops working at once). With a SuperAdmin\'s own token: ends the session named by `impersonationId`, ' +
-      "or all of the caller's open sessions. The SuperAdmin's own token was never affected: the client switches back to it.",
+      "With the impersonation token: ends that session (its token stops working at once) and answers the SuperAdmin's own session that started it as `token`, " +
+      'a new token of that same session, when it is still open and its user still an active SuperAdmin (no `token` otherwise: sign in again). ' +
+      "With a SuperAdmin's own token: ends the session named by `impersonationId`, or all of the caller's open sessions.",
     tags: ['admin'],
     body: StopImpersonationSchema,
-    response: z.object({ ended: z.array(ImpersonationSessionSchema) }),
+    response: ImpersonationStoppedSchema,
     status: 200,
     errors: [404, 409],
   })
-  async stop(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof StopImpersonationSchema>) {
-    return { ended: await this.impersonation.stop(p, body.impersonationId) };
+  stop(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof StopImpersonationSchema>) {
+    return this.impersonation.stop(p, body.impersonationId);
   }
 
   @Post('admin/impersonate/:id')

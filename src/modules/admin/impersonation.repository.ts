@@ -37,18 +37,29 @@ export class ImpersonationRepository {
     return row;
   }
 
-  /** Ends open sessions (one by id, or all of one impersonator); returns those it ended. */
-  async end(where: { id?: string; impersonatorId?: string }, now: Date): Promise<ImpersonationSessionRow[]> {
+  async findById(id: string): Promise<ImpersonationSessionRow | undefined> {
+    const [row] = await this.db.select().from(impersonationSessions).where(eq(impersonationSessions.id, id));
+    return row;
+  }
+
+  /**
+   * Ends open sessions: one by id, all of one impersonator, the one of a sign-in session, or all
+   * where a user is on either side; returns those it ended.
+   */
+  async end(where: { id: string } | { impersonatorId: string } | { sessionId: string } | { userOnEitherSide: string }, now: Date): Promise<ImpersonationSessionRow[]> {
+    const t = impersonationSessions;
+    const which =
+      'id' in where
+        ? eq(t.id, where.id)
+        : 'impersonatorId' in where
+          ? eq(t.impersonatorId, where.impersonatorId)
+          : 'sessionId' in where
+            ? eq(t.sessionId, where.sessionId)
+            : or(eq(t.impersonatorId, where.userOnEitherSide), eq(t.targetUserId, where.userOnEitherSide));
     return this.db
-      .update(impersonationSessions)
+      .update(t)
       .set({ endedAt: now })
-      .where(
-        and(
-          where.id ? eq(impersonationSessions.id, where.id) : undefined,
-          where.impersonatorId ? eq(impersonationSessions.impersonatorId, where.impersonatorId) : undefined,
-          open(now),
-        ),
-      )
+      .where(and(which, open(now)))
       .returning();
   }
 

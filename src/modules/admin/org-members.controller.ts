@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { InviteMemberSchema, MemberSchema, MembersQuerySchema, TransferOwnershipSchema, UpdateMemberRoleSchema } from '../../contracts/admin.js';
-import { CurrentPrincipal, OrgRoles } from '../../platform/auth/auth.decorators.js';
+import { InvitationTokenSchema, InviteMemberSchema, MemberInvitationSchema, MemberSchema, MembersQuerySchema, TransferOwnershipSchema, UpdateMemberRoleSchema } from '../../contracts/admin.js';
+import { CurrentPrincipal, OpenWhileSuspended, OrgRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { pageSchema } from '../../platform/http/pagination.js';
@@ -10,6 +10,7 @@ import { OrgMembersService } from './org-members.service.js';
 const IdParams = z.object({ id: z.uuid() });
 const OrgMemberParams = z.object({ orgId: z.uuid(), userId: z.uuid() });
 const OrgParams = z.object({ orgId: z.uuid() });
+const TokenParams = z.object({ token: InvitationTokenSchema });
 const MembersPage = pageSchema(MemberSchema);
 
 /**
@@ -37,15 +38,46 @@ export class OrgMembersController {
   @HttpCode(201)
   @Endpoint({
     summary: 'Invite someone to the org with a role up to Admin (org_admin with an admin or owner org role)',
-    description: 'Creates the user when the address is new (an existing client user just joins); mails them how to sign in. 409 when already a member.',
+    description:
+      'A new address becomes a user who joins at once and is mailed how to sign in. An address that already belongs to a user changes nothing: that user is mailed an invitation to accept (POST /admin/members/invitations/{token}/accept). Both answer alike. 409 when already a member or invited; 20 invitations per org and hour (429).',
     tags: ['members'],
     body: InviteMemberSchema,
     response: MemberSchema,
     status: 201,
-    errors: [403, 404, 409],
+    errors: [403, 404, 409, 429],
   })
   invite(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof InviteMemberSchema>) {
     return this.members.invite(p, body);
+  }
+
+  @Get('admin/members/invitations/:token')
+  @OpenWhileSuspended()
+  @Endpoint({
+    summary: 'The member invitation of a mailed token, for the invited user (signed in as themselves)',
+    description: 'Any other caller gets 404; 410 `invite_used` or `invite_expired` once accepted or past its 7 days.',
+    tags: ['members'],
+    params: TokenParams,
+    response: MemberInvitationSchema,
+    errors: [404, 410],
+  })
+  invitation(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof TokenParams>) {
+    return this.members.invitation(p, params.token);
+  }
+
+  @Post('admin/members/invitations/:token/accept')
+  @HttpCode(200)
+  @OpenWhileSuspended()
+  @Endpoint({
+    summary: 'Accept a member invitation: the signed-in invited user joins the org with the invited role',
+    description: 'Only the user the invitation was mailed to, not while impersonating (403); anyone else 404; the token works once (410 `invite_used`) and for 7 days (410 `invite_expired`).',
+    tags: ['members'],
+    params: TokenParams,
+    response: MemberSchema,
+    status: 200,
+    errors: [403, 404, 409, 410],
+  })
+  accept(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof TokenParams>) {
+    return this.members.acceptInvitation(p, params.token);
   }
 
   @Patch('admin/members/:id/role')

@@ -7,7 +7,18 @@ export const MEMBER_MESSAGES = {
   ownerByOwner: 'Only an owner can change or remove an owner',
   keepOneOwner: 'An organization must keep at least one owner',
   selfTransfer: 'You already own this organization',
+  // One answer for a member and for an open invitation: a second invite tells nothing about the address.
+  alreadyMember: 'Already a member of this organization, or invited to it',
+  tooManyInvites: 'Too many invitations for this organization',
+  acceptedByUser: 'Only the invited user can accept an invitation, not while impersonating',
+  internalUser: 'Internal users do not join organizations',
+  invitationUsed: 'This invitation has already been accepted',
+  invitationExpired: 'This invitation has expired; ask for a new one',
 } as const;
+
+/** Member invitations (spec 4.6): at most this many per org and hour; a mailed invitation is valid this long. */
+export const INVITES_PER_ORG_PER_HOUR = 20;
+export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 
 /** The caller's standing in the org: an org role, or 'staff' for a SuperAdmin acting on any org. */
 export type ActorStanding = OrgRole | 'staff';

@@ -1,18 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { InviteMemberInput, Member } from '../../contracts/admin.js';
-import { CLIENT_ROLES, ORG_WIDE_ROLES, type OrgRole, type PlatformRole } from '../../contracts/roles.js';
+import type { InviteMemberInput, Member, MemberInvitation } from '../../contracts/admin.js';
+import { ORG_WIDE_ROLES, isInternalRole, type OrgRole, type PlatformRole } from '../../contracts/roles.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { memberOrgId } from '../../platform/auth/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { randomToken } from '../../platform/crypto/crypto.js';
+import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
-import { MailService } from '../../platform/mail/mail.service.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
+import { MailService, type MailMessage } from '../../platform/mail/mail.service.js';
+import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { OrgsService } from '../orgs/index.js';
-import { UsersService, type OrgMemberRecord } from '../users/index.js';
+import { UsersService, clientRoleFor, type OrgMemberRecord } from '../users/index.js';
 import { refused } from './admin.errors.js';
-import { MEMBER_MESSAGES, inviteRefusal, removalRefusal, roleChangeRefusal, transferRefusal, type ActorStanding } from './org-members.rules.js';
+import type { OrgMemberInvitationRow } from './admin.tables.js';
+import { OrgMemberInvitationsRepository } from './org-member-invitations.repository.js';
+import { INVITATION_TTL_MS, INVITES_PER_ORG_PER_HOUR, MEMBER_MESSAGES, inviteRefusal, removalRefusal, roleChangeRefusal, transferRefusal, type ActorStanding } from './org-members.rules.js';
 
 /** Internal roles that read any org's members; only a SuperAdmin changes them. */
 const READ_ANY_ORG: readonly PlatformRole[] = ORG_WIDE_ROLES;
@@ -32,54 +39,135 @@ export function toMember(m: OrgMemberRecord): Member {
   };
 }
 
+const alreadyMember = () => AppError.conflict(MEMBER_MESSAGES.alreadyMember, { field: 'email' });
+
 /**
  * Members of an org (spec 4.6): the list, invitations, roles up to Admin, removal and the
  * transfer of ownership; an org always keeps at least one owner.
  */
 @Injectable()
 export class OrgMembersService {
+  private readonly inviteLimit: Limiter;
+
   constructor(
     private readonly users: UsersService,
     private readonly orgs: OrgsService,
     private readonly mail: MailService,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
+    private readonly invitations: OrgMemberInvitationsRepository,
+    private readonly hash: KeyedHash,
+    private readonly clock: Clock,
+    rateLimits: RateLimitService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.inviteLimit = rateLimits.limiter({ name: 'member-invites', points: INVITES_PER_ORG_PER_HOUR, durationS: 3600 });
+  }
 
   async list(principal: Principal, requestedOrgId?: string): Promise<{ items: Member[]; nextCursor: null }> {
     const { orgId } = await this.standing(principal, requestedOrgId, READ_ANY_ORG);
     return { items: (await this.users.membersOfOrg(orgId)).map(toMember), nextCursor: null };
   }
 
-  /** A new user (or an existing client user) joins the org with the role given, and gets a mail. */
+  /**
+   * Invites someone with the role given (API-MAP "Sessions, sockets and hardening"). A new address
+   * becomes a user who joins at once and is mailed how to sign in. An address that already belongs
+   * to a user (of any org, or internal) changes nothing: that user is mailed an invitation to
+   * accept, signed in as themselves. Both answer alike, so the answer tells nothing about the address.
+   */
   async invite(principal: Principal, input: InviteMemberInput): Promise<Member> {
     const { orgId, actor } = await this.standing(principal, input.orgId, MANAGE_ANY_ORG);
     // Spec 4.6: inviting is for org_admin users (with an admin or owner role in the org).
     if (actor !== 'staff' && principal.platformRole !== 'org_admin') throw AppError.forbidden(MEMBER_MESSAGES.notAllowed);
     const refusal = inviteRefusal({ actor, orgRole: input.orgRole });
     if (refusal) throw refused(refusal);
+    await this.inviteLimit.consumeOrThrow(`org:${orgId}`, MEMBER_MESSAGES.tooManyInvites);
     const org = await this.orgs.get(orgId);
-    const userId = await this.dbService.transaction(async () => {
+    const inviter = principal.name || principal.email;
+    const outcome = await this.dbService.transaction(async () => {
       const existing = await this.users.findByEmail(input.email);
-      if (existing && !(CLIENT_ROLES as readonly string[]).includes(existing.platformRole)) throw AppError.conflict('This email belongs to an internal user', { field: 'email' });
-      if (existing && (await this.users.membership(orgId, existing.id))) throw AppError.conflict('Already a member of this organization', { field: 'email' });
-      const user = existing ?? (await this.users.create({ email: input.email, name: input.name ?? '', platformRole: 'org_member' }));
-      await this.users.addMembership(orgId, user.id, input.orgRole);
-      await this.users.syncClientRole(user.id);
-      await this.mail.send({
-        to: user.email,
-        subject: `You have been invited to ${org.legalName}`,
-        text: [
-          `${principal.name || principal.email} invited you to join ${org.legalName} on Client Organization Service.`,
-          '',
-          `Sign in at ${this.config.publicUrl}/login with this address (${user.email}): choose "Email code" and we will mail you a sign-in code.`,
-        ].join('\n'),
+      if (!existing) {
+        const user = await this.users.create({ email: input.email, name: input.name ?? '', platformRole: 'org_member' });
+        await this.users.addMembership(orgId, user.id, input.orgRole);
+        await this.users.syncClientRole(user.id);
+        await this.mail.send(
+          composeMail({
+            to: user.email,
+            subject: `You have been invited to ${org.legalName}`,
+            paragraphs: [
+              `${inviter} invited you to join ${org.legalName} on Client Organization Service.`,
+              ['Sign in at ', { href: `${this.config.publicUrl}/login` }, ` with this address (${user.email}): choose "Email code" and we will mail you a sign-in code.`],
+            ],
+          }),
+        );
+        return { userId: user.id, joined: true };
+      }
+      if (await this.users.membership(orgId, existing.id)) throw alreadyMember();
+      const earlier = await this.invitations.find(orgId, existing.id);
+      if (earlier && !earlier.acceptedAt && earlier.expiresAt > this.clock.now()) throw alreadyMember();
+      const token = randomToken(32);
+      const invitation = await this.invitations.put({
+        orgId,
+        userId: existing.id,
+        email: existing.email,
+        orgRole: input.orgRole,
+        invitedBy: principal.userId,
+        tokenHash: this.hash.of(token),
+        expiresAt: new Date(this.clock.now().getTime() + INVITATION_TTL_MS),
       });
-      return user.id;
+      // Internal users never join an org; the invitation only keeps the answers alike.
+      if (!isInternalRole(existing.platformRole)) await this.mail.send(this.invitationMail(existing.email, inviter, org.legalName, input.orgRole, token, invitation.expiresAt));
+      return { userId: existing.id, joined: false, invitationId: invitation.id };
     });
-    await this.record(principal, 'org.member.invited', userId, orgId, { orgRole: input.orgRole });
-    return this.member(orgId, userId);
+    await this.record(principal, 'org.member.invited', outcome.userId, orgId, { orgRole: input.orgRole, ...(outcome.joined ? {} : { invitationId: outcome.invitationId, pending: true }) });
+    if (outcome.joined) return this.member(orgId, outcome.userId);
+    // The same answer a new address gets, with nothing of the existing user in it.
+    return { id: outcome.invitationId!, userId: outcome.invitationId!, email: input.email, name: input.name ?? '', platformRole: clientRoleFor([input.orgRole]), status: 'active', orgId, orgRole: input.orgRole, joinedAt: this.clock.now().toISOString() };
+  }
+
+  /** The invitation of a mailed token, for the user it was sent to only (anyone else: 404). */
+  async invitation(principal: Principal, token: string): Promise<MemberInvitation> {
+    const invitation = await this.openInvitation(principal, token);
+    const org = await this.orgs.get(invitation.orgId);
+    return { orgId: org.id, orgName: org.legalName, orgRole: invitation.orgRole, email: invitation.email, expiresAt: invitation.expiresAt.toISOString() };
+  }
+
+  /** The invited user joins the org with the invited role; the token works once. */
+  async acceptInvitation(principal: Principal, token: string): Promise<Member> {
+    if (principal.impersonatorId) throw AppError.forbidden(MEMBER_MESSAGES.acceptedByUser);
+    const invitation = await this.openInvitation(principal, token);
+    if (isInternalRole(principal.platformRole)) throw AppError.conflict(MEMBER_MESSAGES.internalUser);
+    await this.dbService.transaction(async () => {
+      if (!(await this.invitations.markAccepted(invitation.id, this.clock.now()))) throw new AppError('invite_used', MEMBER_MESSAGES.invitationUsed);
+      if (await this.users.membership(invitation.orgId, invitation.userId)) return;
+      await this.users.addMembership(invitation.orgId, invitation.userId, invitation.orgRole);
+      // The user's own choice: their client role follows their org roles, as for every member.
+      await this.users.syncClientRole(invitation.userId);
+    });
+    await this.record(principal, 'org.member.invitation_accepted', invitation.userId, invitation.orgId, { orgRole: invitation.orgRole, invitationId: invitation.id });
+    return this.member(invitation.orgId, invitation.userId);
+  }
+
+  private async openInvitation(principal: Principal, token: string): Promise<OrgMemberInvitationRow> {
+    const invitation = await this.invitations.findByTokenHash(this.hash.candidates(token));
+    // Bound to the user and the address it was sent to: anyone else learns nothing of it.
+    if (!invitation || invitation.userId !== principal.userId || invitation.email !== principal.email) throw AppError.notFound('Invitation');
+    if (invitation.acceptedAt) throw new AppError('invite_used', MEMBER_MESSAGES.invitationUsed);
+    if (invitation.expiresAt <= this.clock.now()) throw new AppError('invite_expired', MEMBER_MESSAGES.invitationExpired);
+    return invitation;
+  }
+
+  private invitationMail(to: string, inviter: string, orgName: string, orgRole: OrgRole, token: string, expiresAt: Date): MailMessage {
+    return composeMail({
+      to,
+      subject: `You have been invited to ${orgName}`,
+      sensitive: true,
+      paragraphs: [
+        `${inviter} invited you to join ${orgName} on Client Organization Service as ${orgRole === 'admin' ? 'an admin' : `a ${orgRole}`}.`,
+        ['Sign in with this address, then accept the invitation: ', { href: `${this.config.publicUrl}/invitations/accept?token=${token}` }],
+        `Nothing changes until you accept. The link works once and expires on ${expiresAt.toISOString().slice(0, 10)}. If you did not expect this, ignore this email.`,
+      ],
+    });
   }
 
   async setRole(principal: Principal, userId: string, input: { orgRole: OrgRole; orgId?: string }): Promise<Member> {

@@ -1,8 +1,9 @@
-import { Controller, Get, Headers, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Ip, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
 import {
   BootstrapSchema,
   LoginRequestSchema,
+  LogoutSchema,
   MeResponseSchema,
   RequestOtpSchema,
   ResetPasswordSchema,
@@ -14,7 +15,9 @@ import { CurrentPrincipal, OpenWhileSuspended, Public } from '../../platform/aut
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
 import { AuthService } from './auth.service.js';
+import { LoginCodeService } from './login-code.service.js';
 import { PasswordResetService } from './password-reset.service.js';
+import { SessionsService } from './sessions.service.js';
 
 // Signing in and the session stay open for users of a suspended org (spec 3.6).
 @Controller()
@@ -23,6 +26,8 @@ export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly passwordReset: PasswordResetService,
+    private readonly sessions: SessionsService,
+    private readonly loginCodes: LoginCodeService,
   ) {}
 
   @Post('auth/login')
@@ -30,22 +35,30 @@ export class AuthController {
   @HttpCode(200)
   @Endpoint({
     summary: 'Sign in with email and password (and a TOTP code when two-factor is on)',
-    description: 'A user with two-factor sign-in and neither `totpCode` nor `recoveryCode` gets 401 `totp_required`; a recovery code works once.',
+    description:
+      'A user with two-factor sign-in and neither `totpCode` nor `recoveryCode` gets 401 `totp_required`; a recovery code works once. ' +
+      '10 wrong passwords or second factors for an account from one client address in 15 minutes answer 429 from that address only.',
     tags: ['auth'],
     body: LoginRequestSchema,
     response: TokenResponseSchema,
     status: 200,
   })
-  login(@ValidBody() body: z.infer<typeof LoginRequestSchema>) {
-    return this.auth.login(body);
+  login(@ValidBody() body: z.infer<typeof LoginRequestSchema>, @Ip() ip: string) {
+    return this.auth.login(body, ip);
   }
 
   @Post('auth/request-otp')
   @Public()
   @HttpCode(204)
-  @Endpoint({ summary: 'Mail a 6-digit sign-in code (always 204)', tags: ['auth'], body: RequestOtpSchema, status: 204 })
+  @Endpoint({
+    summary: 'Mail a 6-digit sign-in code (always 204)',
+    description: 'The same answer, after the same work, for every address: the code is mailed from a queued job, to an active user only.',
+    tags: ['auth'],
+    body: RequestOtpSchema,
+    status: 204,
+  })
   async requestOtp(@ValidBody() body: z.infer<typeof RequestOtpSchema>) {
-    await this.auth.requestOtp(body.email);
+    await this.loginCodes.request(body.email);
   }
 
   @Post('auth/verify-otp')
@@ -53,14 +66,16 @@ export class AuthController {
   @HttpCode(200)
   @Endpoint({
     summary: 'Sign in with an emailed code (10 minutes, 5 attempts, single use)',
-    description: 'With two-factor sign-in on, `totpCode` or `recoveryCode` comes with the code (401 `totp_required` otherwise, and the code stays usable).',
+    description:
+      'Every failure answers the same 401 `unauthorized`. With two-factor sign-in on, `totpCode` or `recoveryCode` comes with the code ' +
+      '(a right code without it answers 401 `totp_required`, and the code stays usable).',
     tags: ['auth'],
     body: VerifyOtpSchema,
     response: TokenResponseSchema,
     status: 200,
   })
-  verifyOtp(@ValidBody() body: z.infer<typeof VerifyOtpSchema>) {
-    return this.auth.verifyOtp(body.email, body.code, body);
+  verifyOtp(@ValidBody() body: z.infer<typeof VerifyOtpSchema>, @Ip() ip: string) {
+    return this.auth.verifyOtp(body.email, body.code, body, ip);
   }
 
   @Post('auth/reset-password')
@@ -75,6 +90,19 @@ export class AuthController {
   })
   async resetPassword(@ValidBody() body: z.infer<typeof ResetPasswordSchema>) {
     await this.passwordReset.redeem(body);
+  }
+
+  @Post('auth/logout')
+  @HttpCode(204)
+  @Endpoint({
+    summary: 'Sign out: end the presented session, or with `all: true` every session of the caller',
+    description: 'The ended tokens answer 401 afterwards, on REST and on sockets (open sockets of those sessions are disconnected).',
+    tags: ['auth'],
+    body: LogoutSchema,
+    status: 204,
+  })
+  async logout(@CurrentPrincipal() principal: Principal, @ValidBody() body: z.infer<typeof LogoutSchema>) {
+    await this.sessions.logout(principal, body.all === true);
   }
 
   @Get('auth/me')

@@ -3,18 +3,19 @@ import { sql } from 'drizzle-orm';
 import type { MeResponse, TokenResponse, UserDto } from '../../contracts/auth.js';
 import { landingFor } from '../../contracts/roles.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { TokenService } from '../../platform/auth/token.service.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { safeEqual } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
-import { MailService } from '../../platform/mail/mail.service.js';
-import { RateLimitService, rateLimitError, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
+import { securityEvent } from '../../platform/observability/security-log.js';
+import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { OrgsService, type OrgSummary } from '../orgs/index.js';
 import { UsersService, type UserRow } from '../users/index.js';
-import { OtpService } from './otp.service.js';
+import { checkGuess, type GuessBudget } from './guess-guard.js';
+import { OtpService, invalidCode } from './otp.service.js';
+import { SessionsService } from './sessions.service.js';
 import { TwoFactorService, type SecondFactor } from './two-factor.service.js';
 
 const BOOTSTRAP_LOCK = 7_410_222;
@@ -24,68 +25,61 @@ type UserShape = Pick<UserRow, 'id' | 'email' | 'name' | 'platformRole' | 'statu
 /** Sign-in methods and the session token (spec 4.3, 5). */
 @Injectable()
 export class AuthService {
-  private readonly otpRequests: Limiter;
   private readonly loginFailures: Limiter;
 
   constructor(
     private readonly users: UsersService,
     private readonly orgs: OrgsService,
-    private readonly tokens: TokenService,
+    private readonly sessions: SessionsService,
     private readonly otp: OtpService,
-    private readonly mail: MailService,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
     private readonly twoFactor: TwoFactorService,
     rateLimits: RateLimitService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    // Per address: a code mail at most 5 times in 15 minutes (the endpoint still answers 204).
-    this.otpRequests = rateLimits.limiter({ name: 'otp-request', points: 5, durationS: 15 * 60 });
-    // Per address: 10 wrong passwords in 15 minutes, then 429 until the window ends.
+    // Per address and client IP: 10 wrong passwords or second factors in 15 minutes, then 429 until
+    // the window ends. Keyed by the IP too, so that guessing from one place never locks the owner out.
     this.loginFailures = rateLimits.limiter({ name: 'login-failure', points: 10, durationS: 15 * 60 });
   }
 
-  async login(input: { email: string; password: string } & SecondFactor): Promise<TokenResponse> {
-    const failures = await this.loginFailures.peek(input.email);
-    if (failures.used >= failures.limit) {
-      throw rateLimitError({ allowed: false, limit: failures.limit, remaining: 0, resetAtMs: failures.resetAtMs ?? Date.now() + 1000 }, 'Too many failed sign-ins for this address');
-    }
-    const user = await this.users.findByEmail(input.email);
-    const ok = await this.users.checkPassword(user, input.password);
-    if (!user || !ok) {
-      await this.loginFailures.consume(input.email);
-      throw AppError.unauthorized('Invalid email or password');
-    }
-    this.assertActive(user);
-    await this.requireSecondFactor(user, input);
-    return this.startSession(user, user.totpEnabled ? 'password+2fa' : 'password');
+  /** `ip` is the client address as the HTTP layer derives it (`TRUST_PROXY`). */
+  async login(input: { email: string; password: string } & SecondFactor, ip: string): Promise<TokenResponse> {
+    let user: UserRow | undefined;
+    await checkGuess(
+      this.signInBudget(input.email, ip, 'login_failed', { method: 'password' }),
+      async () => {
+        user = await this.users.findByEmail(input.email);
+        return this.users.checkPassword(user, input.password);
+      },
+      () => AppError.unauthorized('Invalid email or password'),
+    );
+    this.assertActive(user!);
+    await this.requireSecondFactor(user!, input, ip, 'password', () => AppError.unauthorized('Invalid two-factor code'));
+    return this.startSession(user!, user!.totpEnabled ? 'password+2fa' : 'password');
   }
 
-  /** Always succeeds from the caller's view; a code goes out only to an active user. */
-  async requestOtp(email: string): Promise<void> {
+  /**
+   * Every failure answers the one 401 of a wrong code (unknown address, wrong, expired or used code,
+   * inactive user, wrong second factor). Only a right code without the second factor of a 2FA user
+   * answers `totp_required`, and that code stays usable until the second factor comes with it.
+   */
+  async verifyOtp(email: string, code: string, factor: SecondFactor, ip: string): Promise<TokenResponse> {
     const user = await this.users.findByEmail(email);
-    if (!user || user.status !== 'active') return;
-    const budget = await this.otpRequests.consume(email);
-    if (!budget.allowed) return;
-    await this.dbService.transaction(async () => {
-      const code = await this.otp.issue({ email, purpose: 'login' });
-      await this.mail.send({
-        to: email,
-        subject: `Your sign-in code: ${code}`,
-        sensitive: true,
-        text: `Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`,
-      });
-    });
-  }
-
-  /** With two-factor on, the emailed code is kept until the second factor comes with it. */
-  async verifyOtp(email: string, code: string, factor: SecondFactor = {}): Promise<TokenResponse> {
-    const user = await this.users.findByEmail(email);
-    if (!user) throw AppError.unauthorized('Invalid or expired code');
+    let codeId: string;
+    try {
+      codeId = await this.otp.check({ email, purpose: 'login' }, code);
+    } catch (err) {
+      securityEvent('otp_failed', { email, userId: user?.id, ip, method: 'email_otp' });
+      throw err;
+    }
+    if (!user || user.status !== 'active') {
+      securityEvent('otp_failed', { email, userId: user?.id, ip, method: 'email_otp', reason: 'inactive' });
+      throw invalidCode();
+    }
     if (user.totpEnabled && !factor.totpCode && !factor.recoveryCode) throw new AppError('totp_required', 'Two-factor code required');
-    await this.otp.redeem({ email, purpose: 'login' }, code);
-    this.assertActive(user);
-    await this.requireSecondFactor(user, factor);
+    await this.requireSecondFactor(user, factor, ip, 'email_otp', () => invalidCode(), () => this.otp.countFailure(codeId));
+    await this.otp.spend(codeId);
     return this.startSession(user, user.totpEnabled ? 'email_otp+2fa' : 'email_otp');
   }
 
@@ -114,16 +108,13 @@ export class AuthService {
     return this.startSession(user, 'bootstrap');
   }
 
-  /** Issues a token for a user who has just proven who they are. */
+  /** Opens a server-side session for a user who has just proven who they are, and issues its token. */
   async startSession(user: UserRow, method: string): Promise<TokenResponse> {
     const memberships = await this.users.memberships(user.id);
-    const token = await this.tokens.sign({
-      userId: user.id,
-      email: user.email,
-      name: user.name,
-      platformRole: user.platformRole,
-      orgMemberships: memberships,
-    });
+    const { token } = await this.sessions.open(
+      { userId: user.id, email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: memberships },
+      method,
+    );
     await this.users.recordLogin(user.id);
     await this.audit.record({ action: 'auth.login', userId: user.id, resourceId: user.id, meta: { method } });
     return { token, user: await this.toUserDto(user, memberships) };
@@ -148,11 +139,28 @@ export class AuthService {
     if (user.status !== 'active') throw AppError.unauthorized(`This account is ${user.status}`);
   }
 
-  /** A wrong second factor counts as a failed sign-in of the address (the same 10 per 15 minutes). */
-  private async requireSecondFactor(user: UserRow, factor: SecondFactor): Promise<void> {
+  /** The budget of wrong sign-in guesses of an address from one client IP. */
+  private signInBudget(email: string, ip: string, event: GuessBudget['event'], fields: Record<string, unknown>): GuessBudget {
+    return {
+      limiter: this.loginFailures,
+      key: `${email}|${ip}`,
+      event,
+      fields: { email, ip, ...fields },
+      lockedMessage: 'Too many failed sign-ins for this account from your address',
+    };
+  }
+
+  /** A wrong second factor counts as a failed sign-in of the address from that IP (the same 10 per 15 minutes). */
+  private async requireSecondFactor(user: UserRow, factor: SecondFactor, ip: string, method: string, wrong: () => AppError, onWrong?: () => Promise<void>): Promise<void> {
     if (!user.totpEnabled) return;
-    if (await this.twoFactor.check(user, factor)) return;
-    await this.loginFailures.consume(user.email);
-    throw AppError.unauthorized('Invalid two-factor code');
+    await checkGuess(
+      this.signInBudget(user.email, ip, 'second_factor_failed', { userId: user.id, method }),
+      async () => {
+        if (await this.twoFactor.check(user, factor)) return true;
+        await onWrong?.();
+        return false;
+      },
+      wrong,
+    );
   }
 }

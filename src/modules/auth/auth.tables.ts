@@ -39,3 +39,28 @@ export const totpRecoveryCodes = pgTable(
   },
   (t) => [uniqueIndex('totp_recovery_codes_user_hash_key').on(t.userId, t.codeHash)],
 );
+
+/** Why a session ended: its user signed out (one session or all), or an impersonation was stopped. */
+export type SessionEndReason = 'logout' | 'logout_all' | 'impersonation_stopped' | 'impersonation_ended';
+
+/**
+ * Server-side sign-in sessions (API-MAP "Sessions, sockets and hardening"): every token names one
+ * in its `sid` claim and is refused once the session has ended or expired.
+ */
+export const authSessions = pgTable(
+  'auth_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** How it started: password, email_otp, invite_otp, onboarding, bootstrap, demo, impersonation... */
+    method: text('method').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    endReason: text('end_reason').$type<SessionEndReason>(),
+  },
+  (t) => [index('auth_sessions_user_idx').on(t.userId)],
+);
+export type AuthSessionRow = typeof authSessions.$inferSelect;

@@ -31,10 +31,21 @@ export class OtpRepository {
     return row;
   }
 
-  async recordFailedAttempt(id: string): Promise<void> {
-    await this.dbService.db
+  /** Counts one attempt unless `max` are spent; false when they are (parallel guesses included). */
+  async takeAttempt(id: string, max: number): Promise<boolean> {
+    const rows = await this.dbService.db
       .update(emailOtpCodes)
       .set({ attempts: sql`${emailOtpCodes.attempts} + 1` })
+      .where(and(eq(emailOtpCodes.id, id), lt(emailOtpCodes.attempts, max)))
+      .returning({ id: emailOtpCodes.id });
+    return rows.length === 1;
+  }
+
+  /** Gives back the attempt of a right guess. */
+  async returnAttempt(id: string): Promise<void> {
+    await this.dbService.db
+      .update(emailOtpCodes)
+      .set({ attempts: sql`greatest(${emailOtpCodes.attempts} - 1, 0)` })
       .where(eq(emailOtpCodes.id, id));
   }
 

@@ -51,15 +51,37 @@ export class OtpService implements OnModuleInit {
     return code;
   }
 
-  /** Redeems a code or throws 401 (wrong, expired, used, or out of attempts). */
-  async redeem(input: { email: string; purpose: OtpPurpose; subjectId?: string }, code: string): Promise<void> {
+  /**
+   * The id of the live code `code` matches, or the one 401 of every failure (wrong, expired, used,
+   * out of attempts, unknown address). A wrong guess spends one of the code's 5 attempts, taken
+   * before the compare so that parallel guesses cannot exceed them. The code stays live: `spend`
+   * it once the sign-in succeeds.
+   */
+  async check(input: { email: string; purpose: OtpPurpose; subjectId?: string }, code: string): Promise<string> {
     const row = await this.repo.findLatestLive(input.email, input.purpose, input.subjectId);
-    if (!row) throw AppError.unauthorized('Invalid or expired code');
-    if (row.attempts >= OTP_MAX_ATTEMPTS) throw AppError.unauthorized('Too many attempts: request a new code');
-    if (!this.hashes.matches(row.codeHash, this.hashed(input, code))) {
-      await this.repo.recordFailedAttempt(row.id);
-      throw AppError.unauthorized('Invalid or expired code');
-    }
-    if (!(await this.repo.consume(row.id))) throw AppError.unauthorized('Invalid or expired code');
+    if (!row || !(await this.repo.takeAttempt(row.id, OTP_MAX_ATTEMPTS))) throw invalidCode();
+    if (!this.hashes.matches(row.codeHash, this.hashed(input, code))) throw invalidCode();
+    await this.repo.returnAttempt(row.id);
+    return row.id;
   }
+
+  /** A right code whose sign-in failed afterwards (a wrong second factor) loses an attempt too. */
+  async countFailure(id: string): Promise<void> {
+    await this.repo.takeAttempt(id, OTP_MAX_ATTEMPTS);
+  }
+
+  /** Uses a checked code up; 401 when another request used it first. */
+  async spend(id: string): Promise<void> {
+    if (!(await this.repo.consume(id))) throw invalidCode();
+  }
+
+  /** Checks and uses up a code, or throws the one 401 of `check`. */
+  async redeem(input: { email: string; purpose: OtpPurpose; subjectId?: string }, code: string): Promise<void> {
+    await this.spend(await this.check(input, code));
+  }
+}
+
+/** Every failure of a code answers the same, so that an answer tells nothing about the address or the code. */
+export function invalidCode(): AppError {
+  return AppError.unauthorized('Invalid or expired code');
 }

@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService } from '../../platform/mail/mail.service.js';
 import { UsersService, type UserRow } from '../users/index.js';
 import { OtpService } from './otp.service.js';
@@ -31,19 +32,18 @@ export class PasswordResetService {
     await this.dbService.transaction(async () => {
       const code = await this.otp.issue({ email: user.email, purpose: 'password_reset', ttlMs: RESET_CODE_TTL_MS });
       const link = `${this.config.publicUrl}/reset-password?email=${encodeURIComponent(user.email)}`;
-      await this.mail.send({
-        to: user.email,
-        subject: 'Reset your password',
-        sensitive: true,
-        text: [
-          `Hello${user.name ? ` ${user.name}` : ''},`,
-          '',
-          `An administrator started a password reset for your account. Your reset code is ${code}.`,
-          `Choose a new password at ${link} within 30 minutes. The code works once.`,
-          '',
-          'If you did not expect this, contact your administrator.',
-        ].join('\n'),
-      });
+      await this.mail.send(
+        composeMail({
+          to: user.email,
+          subject: 'Reset your password',
+          sensitive: true,
+          paragraphs: [
+            `Hello${user.name ? ` ${user.name}` : ''},`,
+            [`An administrator started a password reset for your account. Your reset code is ${code}.\nChoose a new password at `, { href: link }, ' within 30 minutes. The code works once.'],
+            'If you did not expect this, contact your administrator.',
+          ],
+        }),
+      );
     });
   }
 

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { RecoveryCodesResponseSchema, SecondFactorSchema, TotpCodeBodySchema, TotpSetupResponseSchema } from '../../contracts/auth.js';
 import { CurrentPrincipal, OpenWhileSuspended } from '../../platform/auth/auth.decorators.js';
@@ -39,34 +39,42 @@ export class TwoFactorController {
   @HttpCode(204)
   @Endpoint({
     summary: 'Turn two-factor sign-in on with a code from the authenticator',
-    description: 'From then on `POST /auth/login` needs `totpCode` (or one `recoveryCode`). A wrong code answers 400.',
+    description: 'From then on `POST /auth/login` needs `totpCode` (or one `recoveryCode`). A wrong code answers 400; after 5 wrong codes in 15 minutes, 429.',
     tags: ['auth'],
     body: TotpCodeBodySchema,
     status: 204,
     errors: [409],
   })
-  async verify(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof TotpCodeBodySchema>) {
-    await this.twoFactor.enable(p, body.code);
+  async verify(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof TotpCodeBodySchema>, @Ip() ip: string) {
+    await this.twoFactor.enable(p, body.code, ip);
   }
 
   @Post('disable')
   @HttpCode(204)
-  @Endpoint({ summary: 'Turn two-factor sign-in off (needs a current code or a recovery code)', tags: ['auth'], body: SecondFactorSchema, status: 204, errors: [409] })
-  async disable(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof SecondFactorSchema>) {
-    await this.twoFactor.disable(p, body);
+  @Endpoint({
+    summary: 'Turn two-factor sign-in off (needs a current code or a recovery code)',
+    description: 'A wrong code answers 400; after 5 wrong codes in 15 minutes, 429.',
+    tags: ['auth'],
+    body: SecondFactorSchema,
+    status: 204,
+    errors: [409],
+  })
+  async disable(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof SecondFactorSchema>, @Ip() ip: string) {
+    await this.twoFactor.disable(p, body, ip);
   }
 
   @Post('recovery-codes')
   @HttpCode(200)
   @Endpoint({
     summary: 'Replace the recovery codes (needs a current code or a recovery code); the new ones are shown once',
+    description: 'A wrong code answers 400; after 5 wrong codes in 15 minutes, 429.',
     tags: ['auth'],
     body: SecondFactorSchema,
     response: RecoveryCodesResponseSchema,
     status: 200,
     errors: [409],
   })
-  async renew(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof SecondFactorSchema>) {
-    return { recoveryCodes: await this.twoFactor.renewRecoveryCodes(p, body) };
+  async renew(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof SecondFactorSchema>, @Ip() ip: string) {
+    return { recoveryCodes: await this.twoFactor.renewRecoveryCodes(p, body, ip) };
   }
 }

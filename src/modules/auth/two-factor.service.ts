@@ -8,7 +8,9 @@ import { SecretBox } from '../../platform/crypto/crypto.js';
 import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { UsersService, type UserRow } from '../users/index.js';
+import { checkGuess } from './guess-guard.js';
 import { RecoveryCodesRepository } from './recovery-codes.repository.js';
 import { RECOVERY_CODE_COUNT, newRecoveryCode, normalizeRecoveryCode } from './two-factor.rules.js';
 
@@ -28,6 +30,8 @@ export interface SecondFactor {
  */
 @Injectable()
 export class TwoFactorService {
+  private readonly wrongCodes: Limiter;
+
   constructor(
     private readonly users: UsersService,
     private readonly recoveryCodes: RecoveryCodesRepository,
@@ -35,7 +39,12 @@ export class TwoFactorService {
     private readonly audit: AuditService,
     private readonly dbService: DbService,
     private readonly hashes: KeyedHash,
-  ) {}
+    rateLimits: RateLimitService,
+  ) {
+    // Per user, outside sign-in (turning on, turning off, renewing recovery codes): 5 wrong codes in
+    // 15 minutes, then 429 until the window ends, for a right code too.
+    this.wrongCodes = rateLimits.limiter({ name: 'second-factor-check', points: 5, durationS: 15 * 60 });
+  }
 
   /** A new secret (not yet in force) and a new set of recovery codes, shown once. */
   async setup(principal: Principal): Promise<TotpSetupResponse> {
@@ -52,18 +61,18 @@ export class TwoFactorService {
   }
 
   /** The first valid code from the authenticator turns two-factor sign-in on. */
-  async enable(principal: Principal, code: string): Promise<void> {
+  async enable(principal: Principal, code: string, ip: string): Promise<void> {
     const user = await this.requireUser(principal.userId);
     if (user.totpEnabled) throw AppError.conflict('Two-factor sign-in is already on');
     if (!user.totpSecretEnc) throw AppError.conflict('Start the two-factor setup first');
-    if (!(await this.totpMatches(user, code))) throw AppError.badRequest('Invalid two-factor code');
+    await this.checkCode(user, ip, 'enable', () => this.totpMatches(user, code));
     await this.users.setTotp(user.id, { enabled: true });
     await this.audit.record({ action: 'auth.2fa_enabled', userId: user.id, resourceId: user.id, impersonatorId: principal.impersonatorId });
   }
 
-  async disable(principal: Principal, factor: SecondFactor): Promise<void> {
+  async disable(principal: Principal, factor: SecondFactor, ip: string): Promise<void> {
     const user = await this.requireEnabled(principal.userId);
-    if (!(await this.passes(user, factor))) throw AppError.badRequest('Invalid two-factor code');
+    await this.checkCode(user, ip, 'disable', () => this.passes(user, factor));
     await this.dbService.transaction(async () => {
       await this.users.setTotp(user.id, { secretEnc: null, enabled: false });
       await this.recoveryCodes.replace(user.id, []);
@@ -72,9 +81,9 @@ export class TwoFactorService {
   }
 
   /** A fresh set of recovery codes; the old ones stop working. */
-  async renewRecoveryCodes(principal: Principal, factor: SecondFactor): Promise<string[]> {
+  async renewRecoveryCodes(principal: Principal, factor: SecondFactor, ip: string): Promise<string[]> {
     const user = await this.requireEnabled(principal.userId);
-    if (!(await this.passes(user, factor))) throw AppError.badRequest('Invalid two-factor code');
+    await this.checkCode(user, ip, 'recovery_codes', () => this.passes(user, factor));
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     await this.recoveryCodes.replace(user.id, codes.map((c) => this.hashes.of(recoveryInput(user.id, c))));
     await this.audit.record({ action: 'auth.2fa_recovery_codes_renewed', userId: user.id, resourceId: user.id, impersonatorId: principal.impersonatorId });
@@ -96,6 +105,15 @@ export class TwoFactorService {
       await this.audit.record({ action: 'auth.recovery_code_used', userId: user.id, resourceId: user.id, meta: { left: await this.recoveryCodes.countUnused(user.id) } });
     }
     return ok;
+  }
+
+  /** A code checked outside sign-in, against the user's budget of 5 wrong codes per 15 minutes; a wrong one answers 400. */
+  private async checkCode(user: UserRow, ip: string, action: string, check: () => Promise<boolean>): Promise<void> {
+    await checkGuess(
+      { limiter: this.wrongCodes, key: user.id, event: 'second_factor_failed', fields: { userId: user.id, ip, action }, lockedMessage: 'Too many wrong two-factor codes' },
+      check,
+      () => AppError.badRequest('Invalid two-factor code'),
+    );
   }
 
   private async passes(user: UserRow, factor: SecondFactor): Promise<boolean> {

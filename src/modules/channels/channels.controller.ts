@@ -41,7 +41,8 @@ export class IntegrationsController {
   @HttpCode(201)
   @OrgRoles(MANAGERS)
   @Endpoint({
-    summary: 'Connect a channel: externalId is the workspace or tenant id; config.whitelist the messaging-a sender numbers; secrets are write-only and sealed',
+    summary:
+      'Connect a channel: externalId is the workspace or tenant id; config.whitelist the messaging-a sender numbers; secrets are write-only and sealed (webhookSecret at least 32 characters). The binding starts pending with a verificationCode: its inbound traffic is quarantined (binding_unverified) until verified. Another org holding the same value is never revealed.',
     tags: TAGS,
     params: OrgParams,
     body: CreateIntegrationSchema,
@@ -62,9 +63,24 @@ export class IntegrationsController {
 
   @Patch('integrations/:id')
   @OrgRoles(MANAGERS)
-  @Endpoint({ summary: 'Change an integration (secrets given replace those names; the others stay)', tags: TAGS, params: IntegrationParams, body: UpdateIntegrationSchema, response: IntegrationDtoSchema, errors: [403, 404, 409] })
+  @Endpoint({ summary: 'Change an integration (secrets given replace those names; the others stay). A changed workspace, tenant, number or webhook secret is pending again, with a new code', tags: TAGS, params: IntegrationParams, body: UpdateIntegrationSchema, response: IntegrationDtoSchema, errors: [403, 404, 409] })
   update(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof IntegrationParams>, @ValidBody() body: z.infer<typeof UpdateIntegrationSchema>) {
     return this.integrations.update(actor, p.orgId, p.id, body);
+  }
+
+  @Post('integrations/:id/verify')
+  @HttpCode(204)
+  @PlatformRoles('superadmin', 'account_manager')
+  @Endpoint({
+    summary:
+      "Staff verification of a pending binding (account_manager or superadmin): its workspace, tenant, sender numbers or secret route to this org from now on. 409 when one of them is verified for another org. The org's own proof is a message through the channel that contains the integration's verificationCode; that message only verifies (it gets no turn).",
+    tags: TAGS,
+    params: IntegrationParams,
+    status: 204,
+    errors: [403, 404, 409],
+  })
+  async verify(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof IntegrationParams>) {
+    await this.integrations.verify(actor, p.orgId, p.id);
   }
 
   @Delete('integrations/:id')

@@ -28,6 +28,8 @@ export interface InboundAttachment {
   contentType: string;
   /** Fetched by the worker into the artifacts storage. */
   url?: string;
+  /** A vendor file id the worker resolves through the vendor's API (messaging-b `getFile`). */
+  fileId?: string;
   data?: Buffer;
 }
 
@@ -137,7 +139,20 @@ export interface MessagingBUpdate {
     chat?: { id?: number | string; type?: string };
     from?: { id?: number | string; is_bot?: boolean; first_name?: string; username?: string };
     reply_to_message?: { from?: { is_bot?: boolean } };
+    document?: { file_id?: unknown; file_name?: unknown; mime_type?: unknown };
+    /** One photo in several sizes, the largest last. */
+    photo?: Array<{ file_id?: unknown }>;
   };
+}
+
+/** A document, or the largest size of a photo: fetched by file id through the Bot API. */
+function messagingBFiles(m: NonNullable<MessagingBUpdate['message']>): InboundAttachment[] {
+  const files: InboundAttachment[] = [];
+  const doc = m.document;
+  if (doc && str(doc.file_id)) files.push({ name: str(doc.file_name) ?? 'document', contentType: str(doc.mime_type) ?? 'application/octet-stream', fileId: doc.file_id as string });
+  const photo = Array.isArray(m.photo) ? m.photo[m.photo.length - 1] : undefined;
+  if (photo && str(photo.file_id)) files.push({ name: 'photo.jpg', contentType: 'image/jpeg', fileId: photo.file_id as string });
+  return files;
 }
 
 export function parseMessagingB(update: MessagingBUpdate, botUsername: string | undefined): ParseResult {
@@ -160,7 +175,7 @@ export function parseMessagingB(update: MessagingBUpdate, botUsername: string | 
       addressed: direct || mentioned,
       completes: DONE.test(text),
       replyTarget: { chat_id: chatId, reply_to_message_id: m.message_id },
-      attachments: [],
+      attachments: messagingBFiles(m),
       subject: null,
     },
   };

@@ -79,20 +79,39 @@ export class ChannelsRepository {
     return row;
   }
 
-  /** Replaces an integration's bindings; a value bound to another integration is a unique violation. */
-  async replaceBindings(integrationId: string, orgId: string, channel: ChannelName, bindings: Array<{ kind: BindingKind; value: string }>): Promise<void> {
+  /** Replaces an integration's bindings; a value verified for another integration is a unique violation. */
+  async replaceBindings(integrationId: string, orgId: string, channel: ChannelName, bindings: Array<{ kind: BindingKind; value: string; verified: boolean }>): Promise<void> {
     await this.db.delete(channelBindings).where(eq(channelBindings.integrationId, integrationId));
     if (bindings.length > 0) await this.db.insert(channelBindings).values(bindings.map((b) => ({ ...b, channel, integrationId, orgId })));
   }
 
-  /** The integration a binding names (one indexed lookup). */
-  async resolveBinding(channel: ChannelName, kind: BindingKind, value: string): Promise<{ binding: ChannelBindingRow; integration: IntegrationRow } | undefined> {
-    const [row] = await this.db
+  /** The bindings of one or more integrations (by the integration index). */
+  bindingsOf(integrationIds: string | string[]): Promise<ChannelBindingRow[]> {
+    const ids = Array.isArray(integrationIds) ? integrationIds : [integrationIds];
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.select().from(channelBindings).where(inArray(channelBindings.integrationId, ids));
+  }
+
+  /**
+   * The integrations that claim a value (one indexed lookup on the binding's key): the verified
+   * one first, then pending claims oldest first.
+   */
+  bindingsOfValue(channel: ChannelName, kind: BindingKind, value: string, limit = 50): Promise<Array<{ binding: ChannelBindingRow; integration: IntegrationRow }>> {
+    return this.db
       .select({ binding: channelBindings, integration: orgIntegrations })
       .from(channelBindings)
       .innerJoin(orgIntegrations, eq(orgIntegrations.id, channelBindings.integrationId))
-      .where(and(eq(channelBindings.channel, channel), eq(channelBindings.kind, kind), eq(channelBindings.value, value)));
-    return row;
+      .where(and(eq(channelBindings.channel, channel), eq(channelBindings.kind, kind), eq(channelBindings.value, value)))
+      .orderBy(desc(channelBindings.verified), asc(orgIntegrations.createdAt))
+      .limit(limit);
+  }
+
+  /** Marks an integration's bindings verified (all, or the one named); a value verified elsewhere is a unique violation. */
+  async verifyBindings(integrationId: string, only?: { kind: BindingKind; value: string }): Promise<void> {
+    await this.db
+      .update(channelBindings)
+      .set({ verified: true })
+      .where(and(eq(channelBindings.integrationId, integrationId), only ? and(eq(channelBindings.kind, only.kind), eq(channelBindings.value, only.value)) : undefined));
   }
 
   // The inbound queue

@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { ChannelName } from '../../contracts/channels.js';
+import type { ChannelName, VerificationStatus } from '../../contracts/channels.js';
 import { orgs } from '../orgs/orgs.tables.js';
 
 /**
  * An org's integration with one channel (spec 4.6, 5.7): one per org and channel. Secrets are
- * sealed with AES-256-GCM (the key id kept for rotation) and never returned.
+ * sealed with AES-256-GCM (the key id kept for rotation) and never returned. A new integration
+ * is `pending` with a verification code until its org proves control of the source.
  */
 export const orgIntegrations = pgTable(
   'org_integrations',
@@ -21,6 +22,13 @@ export const orgIntegrations = pgTable(
     /** The id of the key the secrets were sealed with (rotation). */
     secretsKeyId: text('secrets_key_id'),
     enabled: boolean('enabled').notNull().default(true),
+    verificationStatus: text('verification_status').$type<VerificationStatus>().notNull().default('pending'),
+    /**
+     * Shown to the org while pending, null once verified. The service writes its own codes; the
+     * default gives rows that predate verification a code of 8 unambiguous characters too.
+     */
+    verificationCode: text('verification_code').default(sql`translate(upper(substr(md5(random()::text), 1, 8)), '01', 'GH')`),
+    verifiedAt: timestamp('verified_at', { withTimezone: true }),
     createdBy: uuid('created_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -32,10 +40,12 @@ export type IntegrationRow = typeof orgIntegrations.$inferSelect;
 export type BindingKind = 'workspace' | 'tenant' | 'sender_number' | 'secret_sha256';
 
 /**
- * How an inbound call finds its org (spec 4.8 rule 5): explicit, indexed, unique bindings written
- * with the integration, never a scan of credentials. A chat-a workspace id, an enterprise-chat
- * tenant id, a messaging-a sender number, or the SHA-256 of a messaging-b webhook secret (found
- * first, then compared in constant time) belongs to one integration of one org.
+ * How an inbound call finds its org (spec 4.8 rule 5): explicit, indexed bindings written with the
+ * integration, never a scan of credentials. A chat-a workspace id, an enterprise-chat tenant id, a
+ * messaging-a sender number, or the SHA-256 of a messaging-b webhook secret (found first, then
+ * compared in constant time). Several orgs may claim one value while pending (claiming reveals
+ * nothing about the others); only a verified binding routes, and a value is verified for one
+ * integration at most (the partial unique index).
  */
 export const channelBindings = pgTable(
   'channel_bindings',
@@ -47,8 +57,13 @@ export const channelBindings = pgTable(
       .notNull()
       .references(() => orgIntegrations.id, { onDelete: 'cascade' }),
     orgId: uuid('org_id').notNull(),
+    verified: boolean('verified').notNull().default(false),
   },
-  (t) => [primaryKey({ columns: [t.channel, t.kind, t.value] }), index('channel_bindings_integration_idx').on(t.integrationId)],
+  (t) => [
+    primaryKey({ columns: [t.channel, t.kind, t.value, t.integrationId] }),
+    uniqueIndex('channel_bindings_verified').on(t.channel, t.kind, t.value).where(sql`${t.verified}`),
+    index('channel_bindings_integration_idx').on(t.integrationId),
+  ],
 );
 export type ChannelBindingRow = typeof channelBindings.$inferSelect;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { ChannelName, QuarantineReason } from '../../contracts/channels.js';
 import type { ConversationChannel } from '../../contracts/conversations.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
@@ -8,9 +8,11 @@ import { DbService } from '../../platform/db/db.service.js';
 import { storableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
+import { securityEvent } from '../../platform/observability/security-log.js';
 import { ConversationsService } from '../conversations/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsService } from '../specialists/index.js';
+import { AttachmentFetcher, AttachmentRefused, MAX_ATTACHMENT_BYTES } from './attachments.fetch.js';
 import { ARTIFACT_STORAGE, type ArtifactStorage } from './artifacts.storage.js';
 import {
   chatABotUser,
@@ -21,25 +23,31 @@ import {
   parseMessagingB,
   parseBody,
   type ChatAEnvelope,
+  type ParseResult,
   type EnterpriseChatActivity,
   type InboundAttachment,
   type InboundMessage,
   type MessagingBUpdate,
 } from './channels.parse.js';
 import { ChannelsRepository } from './channels.repository.js';
-import type { InboundEventRow, IntegrationRow } from './channels.tables.js';
+import type { BindingKind, InboundEventRow, IntegrationRow } from './channels.tables.js';
 import { formParams } from './channels.verify.js';
 import { parseEmail } from './email.parse.js';
+import { IntegrationsService } from './integrations.service.js';
+import { OutboundService } from './outbound.service.js';
 
-const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** Deeper stored JSON is hostile (API-MAP.md: the HTTP layer refuses it too): never parsed. */
+const MAX_JSON_DEPTH = 64;
 const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
 /** Channels whose group conversations need the bot addressed (an engagement) before it answers. */
 const ENGAGEMENT_CHANNELS: readonly ChannelName[] = ['chat-a', 'enterprise-chat', 'messaging-b'];
 
 type Outcome =
-  | { status: 'done'; orgId: string; conversationId: string; messageId: string }
+  | { status: 'done'; orgId: string; conversationId: string; messageId: string; note?: string }
   | { status: 'ignored'; reason: string; orgId?: string }
   | { status: 'quarantined'; reason: QuarantineReason; orgId?: string; integrationId?: string };
+
+type Route = Routed | { ignore: string; orgId?: string };
 
 interface Routed {
   orgId: string;
@@ -55,8 +63,54 @@ class Quarantine extends Error {
   constructor(
     readonly reason: QuarantineReason,
     readonly orgId?: string,
+    readonly integrationId?: string,
   ) {
     super(reason);
+  }
+}
+
+/**
+ * The nesting depth of a JSON text, counted without parsing it (no recursion, so no stack to
+ * exhaust): brackets outside strings.
+ */
+export function jsonDepth(raw: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * A stored JSON body as an object, or a quarantine: too deep, not JSON, or not an object. Pure
+ * and deterministic, so a retry could never help.
+ */
+function storedObject<T>(raw: string): T {
+  if (jsonDepth(raw) > MAX_JSON_DEPTH) throw new Quarantine('malformed_body');
+  let parsed: unknown;
+  try {
+    parsed = parseBody(raw);
+  } catch {
+    throw new Quarantine('malformed_body');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Quarantine('malformed_body');
+  return parsed as T;
+}
+
+/** A pure parser over hostile input: whatever it throws (a field of an unexpected type) quarantines. */
+function parsing<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch {
+    throw new Quarantine('malformed_body');
   }
 }
 
@@ -67,7 +121,9 @@ class Quarantine extends Error {
  * quarantined with its reason.
  */
 @Injectable()
-export class InboundProcessor {
+export class InboundProcessor implements OnModuleDestroy {
+  private readonly attachments: AttachmentFetcher;
+
   constructor(
     private readonly repo: ChannelsRepository,
     private readonly conversations: ConversationsService,
@@ -75,8 +131,16 @@ export class InboundProcessor {
     private readonly assignments: AssignmentsService,
     private readonly dbService: DbService,
     @Inject(ARTIFACT_STORAGE) private readonly storage: ArtifactStorage,
+    private readonly integrations: IntegrationsService,
+    private readonly outbound: OutboundService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.attachments = new AttachmentFetcher({ hosts: config.channels.attachmentHosts });
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.attachments.close();
+  }
 
   /** Processes one event unless another worker has it. `final`: no retry follows a failure. */
   async process(eventId: string, final = true): Promise<void> {
@@ -88,7 +152,7 @@ export class InboundProcessor {
       outcome = await this.handle(event);
     } catch (err) {
       if (err instanceof Quarantine) {
-        outcome = { status: 'quarantined', reason: err.reason, orgId: err.orgId };
+        outcome = { status: 'quarantined', reason: err.reason, orgId: err.orgId, integrationId: err.integrationId };
       } else {
         const message = err instanceof Error ? err.message : String(err);
         logger.error({ err, eventId, channel: event.channel }, 'inbound event processing failed');
@@ -99,12 +163,12 @@ export class InboundProcessor {
       }
     }
     if (outcome.status === 'done') {
-      await this.repo.finishEvent(event.id, 'done', { orgId: outcome.orgId, conversationId: outcome.conversationId, messageId: outcome.messageId });
+      await this.repo.finishEvent(event.id, 'done', { orgId: outcome.orgId, conversationId: outcome.conversationId, messageId: outcome.messageId, ...(outcome.note ? { lastError: outcome.note } : {}) });
     } else if (outcome.status === 'ignored') {
       await this.repo.finishEvent(event.id, 'ignored', { reason: outcome.reason, orgId: outcome.orgId ?? null });
     } else {
       logger.info({ eventId, channel: event.channel, reason: outcome.reason }, 'inbound event quarantined');
-      await this.repo.finishEvent(event.id, 'quarantined', { reason: outcome.reason, orgId: outcome.orgId ?? null });
+      await this.repo.finishEvent(event.id, 'quarantined', { reason: outcome.reason, orgId: outcome.orgId ?? null, integrationId: outcome.integrationId ?? null });
     }
   }
 
@@ -117,11 +181,12 @@ export class InboundProcessor {
 
     const conversationId = await this.conversationFor(routed);
     if (conversationId === null) return { status: 'ignored', reason: message.completes ? 'engagement_completed' : 'unaddressed', orgId };
-    const content = await this.withAttachments(orgId, conversationId, message);
+    const { content, refused } = await this.withAttachments(routed, conversationId);
+    const note = refused.length ? storableText(`attachments not fetched: ${refused.join('; ')}`).slice(0, 2000) : undefined;
     if (!content) return { status: 'ignored', reason: 'empty', orgId };
     try {
       const received = await this.conversations.receiveFromChannel({ conversationId, orgId, channel: message.channel as ConversationChannel, messageKey: message.messageKey, content });
-      return { status: 'done', orgId, conversationId, messageId: received.message.id };
+      return { status: 'done', orgId, conversationId, messageId: received.message.id, note };
     } catch (err) {
       if (err instanceof AppError && err.code === 'rate_limit') throw new Quarantine('quota_exceeded', orgId);
       throw err;
@@ -129,33 +194,32 @@ export class InboundProcessor {
   }
 
   /** Parses the event and finds its org through the bindings (never a scan of credentials). */
-  private async route(event: InboundEventRow): Promise<Routed | { ignore: string; orgId?: string }> {
+  private async route(event: InboundEventRow): Promise<Route> {
     const raw = event.body;
     switch (event.channel) {
       case 'chat-a': {
-        const envelope = parseBody(raw) as ChatAEnvelope;
-        const bound = typeof envelope.team_id === 'string' && envelope.team_id ? await this.repo.resolveBinding('chat-a', 'workspace', envelope.team_id) : undefined;
-        if (!bound) throw new Quarantine('unresolved_org');
-        const parsed = parseChatA(envelope, chatABotUser(envelope, bound.integration.config.botUserId));
-        return parsed.ok ? { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.integration.orgId };
+        const envelope = storedObject<ChatAEnvelope>(raw);
+        const workspace = typeof envelope.team_id === 'string' ? envelope.team_id : '';
+        return this.throughBinding('chat-a', 'workspace', workspace, (integration) => parseChatA(envelope, chatABotUser(envelope, integration.config.botUserId)));
       }
       case 'messaging-a': {
-        const parsed = parseMessagingA(Object.fromEntries(Object.entries(formParams(Buffer.from(raw))).map(([k, v]) => [k, storableText(v)])));
+        const parsed = parsing(() => parseMessagingA(Object.fromEntries(Object.entries(formParams(Buffer.from(raw))).map(([k, v]) => [k, storableText(v)]))));
         if (!parsed.ok) return { ignore: parsed.ignore };
-        const bound = await this.repo.resolveBinding('messaging-a', 'sender_number', parsed.message.sender.id);
-        if (!bound) throw new Quarantine('unresolved_org');
-        return { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message };
+        return this.throughBinding('messaging-a', 'sender_number', parsed.message.sender.id, () => parsed);
       }
       case 'messaging-b': {
+        // The door proved the secret of this integration; its binding names the secret's hash.
         const integrationId = String(event.meta.integrationId ?? '');
-        const update = parseBody(raw) as MessagingBUpdate;
-        const bound = await this.repo.findIntegrationByIdAny(integrationId);
-        if (!bound) throw new Quarantine('unresolved_org');
-        const parsed = parseMessagingB(update, typeof bound.config.botUsername === 'string' ? bound.config.botUsername : undefined);
-        return parsed.ok ? { orgId: bound.orgId, integration: bound, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.orgId };
+        const update = storedObject<MessagingBUpdate>(raw);
+        const known = await this.repo.findIntegrationByIdAny(integrationId);
+        const secret = known ? (await this.repo.bindingsOf(known.id)).find((b) => b.kind === 'secret_sha256') : undefined;
+        return this.throughBinding('messaging-b', 'secret_sha256', secret?.value ?? '', (integration) =>
+          parseMessagingB(update, typeof integration.config.botUsername === 'string' ? integration.config.botUsername : undefined),
+        );
       }
       case 'email': {
-        const body = JSON.parse(raw) as { rawMessage: string };
+        const body = storedObject<{ rawMessage?: unknown }>(raw);
+        if (typeof body.rawMessage !== 'string') throw new Quarantine('malformed_body');
         const mail = await parseEmail(Buffer.from(body.rawMessage, 'base64'));
         for (const address of mail.recipients) {
           const osa = await this.assignments.findByAlias(address);
@@ -185,14 +249,40 @@ export class InboundProcessor {
         throw new Quarantine('unresolved_org');
       }
       case 'enterprise-chat': {
-        const activity = parseBody(raw) as EnterpriseChatActivity;
-        const tenant = enterpriseChatTenant(activity);
-        const bound = tenant ? await this.repo.resolveBinding('enterprise-chat', 'tenant', tenant) : undefined;
-        if (!bound) throw new Quarantine('unresolved_org');
-        const parsed = parseEnterpriseChat(activity);
-        return parsed.ok ? { orgId: bound.integration.orgId, integration: bound.integration, message: parsed.message } : { ignore: parsed.ignore, orgId: bound.integration.orgId };
+        const activity = storedObject<EnterpriseChatActivity>(raw);
+        const tenant = parsing(() => enterpriseChatTenant(activity)) ?? '';
+        // Replies carry the connector token: only to the serviceUrl the inbound token vouched for.
+        const serviceUrl = typeof event.meta.serviceUrl === 'string' ? event.meta.serviceUrl : undefined;
+        return this.throughBinding('enterprise-chat', 'tenant', tenant, () => {
+          const parsed = parseEnterpriseChat(activity);
+          if (parsed.ok) parsed.message.replyTarget.serviceUrl = serviceUrl;
+          return parsed;
+        });
       }
     }
+  }
+
+  /**
+   * Routes a message through the binding of its source (API-MAP.md "Channel bindings"): the
+   * verified integration gets it; pending claims get nothing (quarantined `binding_unverified`)
+   * unless the message carries one's code, which verifies that source and ends there (no turn: the
+   * message was the proof, written before the binding routed anything).
+   */
+  private async throughBinding(channel: ChannelName, kind: BindingKind, value: string, parse: (integration: IntegrationRow) => ParseResult): Promise<Route> {
+    const holder = value ? await this.integrations.resolveSource(channel, kind, value) : undefined;
+    if (!holder) throw new Quarantine('unresolved_org');
+    if ('verified' in holder) {
+      const { integration } = holder.verified;
+      const parsed = parsing(() => parse(integration));
+      return parsed.ok ? { orgId: integration.orgId, integration, message: parsed.message } : { ignore: parsed.ignore, orgId: integration.orgId };
+    }
+    for (const claim of holder.pending) {
+      const parsed = parsing(() => parse(claim.integration));
+      if (parsed.ok && (await this.integrations.verifyByMessage(claim, parsed.message.text))) return { ignore: 'binding_verified', orgId: claim.integration.orgId };
+    }
+    // One claimant: the event is that org's (its health counts it); several: nobody's yet.
+    const [only, ...others] = holder.pending;
+    throw others.length === 0 ? new Quarantine('binding_unverified', only!.integration.orgId, only!.integration.id) : new Quarantine('binding_unverified');
   }
 
   /**
@@ -244,31 +334,82 @@ export class InboundProcessor {
 
   /**
    * Attachments go to the conversation's artifacts storage and reach the agent as resource blocks
-   * (a reference, never the bytes inlined).
+   * (a reference, never the bytes inlined). One that cannot or may not be fetched is left out and
+   * the reason returned: the message keeps its turn.
    */
-  private async withAttachments(orgId: string, conversationId: string, message: InboundMessage): Promise<string> {
+  private async withAttachments(routed: Routed, conversationId: string): Promise<{ content: string; refused: string[] }> {
+    const { orgId, message } = routed;
     const blocks: string[] = [];
+    const refused: string[] = [];
     for (const attachment of message.attachments) {
-      const data = await this.fetchAttachment(attachment).catch((err: Error) => {
-        logger.warn({ err: err.message, channel: message.channel }, 'inbound attachment not fetched');
-        return undefined;
-      });
-      if (!data) continue;
+      let data: Buffer;
+      try {
+        data = await this.fetchAttachment(attachment, routed);
+      } catch (err) {
+        const reason = err instanceof AttachmentRefused ? err.reason : 'unreachable';
+        refused.push(`${attachment.name}: ${reason}`);
+        const fields = { channel: message.channel, orgId, host: err instanceof AttachmentRefused ? err.host : undefined, reason };
+        if (reason === 'host_not_allowed' || reason === 'private_address') securityEvent('attachment_refused', fields);
+        else logger.warn({ ...fields, err: err instanceof AttachmentRefused ? undefined : String(err) }, 'inbound attachment not fetched');
+        continue;
+      }
       const id = randomUUID();
       const storageKey = `${orgId}/${conversationId}/${id}`;
       await this.storage.put(storageKey, data);
       await this.repo.insertArtifact({ id, orgId, conversationId, name: attachment.name, contentType: attachment.contentType, size: data.length, storageKey });
       blocks.push(`[resource uri="artifact://${id}" name="${attachment.name.replace(/"/g, "'")}" mimeType="${attachment.contentType}" size="${data.length}"]`);
     }
-    return [message.text, ...blocks].filter(Boolean).join('\n');
+    return { content: [message.text, ...blocks].filter(Boolean).join('\n'), refused };
   }
 
-  private async fetchAttachment(attachment: InboundAttachment): Promise<Buffer | undefined> {
-    if (attachment.data) return attachment.data.length <= MAX_ATTACHMENT_BYTES ? attachment.data : undefined;
-    if (!attachment.url || !/^https?:\/\//.test(attachment.url)) return undefined;
-    const res = await fetch(attachment.url, { signal: AbortSignal.timeout(15_000) });
-    if (!res.ok) throw new Error(`attachment answered ${res.status}`);
-    const data = Buffer.from(await res.arrayBuffer());
-    return data.length <= MAX_ATTACHMENT_BYTES ? data : undefined;
+  private async fetchAttachment(attachment: InboundAttachment, routed: Routed): Promise<Buffer> {
+    if (attachment.data) {
+      if (attachment.data.length > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', 'email');
+      return attachment.data;
+    }
+    if (attachment.fileId !== undefined) return this.fetchMessagingBFile(attachment.fileId, routed);
+    if (!attachment.url) throw new AttachmentRefused('bad_url', '');
+    return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment.url) });
+  }
+
+  /** messaging-b: the Bot API `getFile` names the file's path, then the file is downloaded; both from ATTACHMENT_HOSTS. */
+  private async fetchMessagingBFile(fileId: string, routed: Routed): Promise<Buffer> {
+    const base = this.config.channelApis.messagingBApiBaseUrl;
+    const botToken = routed.integration ? this.integrations.secretsOf(routed.integration).botToken : undefined;
+    if (!base || !botToken) throw new AttachmentRefused('bad_url', 'messaging-b');
+    const answer = await this.attachments.fetch({ url: `${base}/bot${botToken}/getFile?file_id=${encodeURIComponent(fileId)}` });
+    let filePath: unknown;
+    try {
+      filePath = (JSON.parse(answer.toString('utf8')) as { result?: { file_path?: unknown } }).result?.file_path;
+    } catch {
+      filePath = undefined;
+    }
+    if (typeof filePath !== 'string' || !filePath) throw new AttachmentRefused('bad_status', new URL(base).host);
+    return this.attachments.fetch({ url: `${base}/file/bot${botToken}/${filePath.split('/').map(encodeURIComponent).join('/')}` });
+  }
+
+  /**
+   * The channel's own credential for its file host (API-MAP "Channel bindings and vendor traffic"):
+   * chat-a's bot token; enterprise-chat's connector token, only on the verified serviceUrl's origin.
+   */
+  private async credentialFor(routed: Routed, url: string): Promise<Record<string, string> | undefined> {
+    const { channel, replyTarget } = routed.message;
+    if (channel === 'chat-a' && routed.integration) {
+      const botToken = this.integrations.secretsOf(routed.integration).botToken;
+      return botToken ? { authorization: `Bearer ${botToken}` } : undefined;
+    }
+    if (channel === 'enterprise-chat' && typeof replyTarget.serviceUrl === 'string' && sameOrigin(url, replyTarget.serviceUrl)) {
+      const token = await this.outbound.connectorToken().catch(() => undefined);
+      return token ? { authorization: `Bearer ${token}` } : undefined;
+    }
+    return undefined;
+  }
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
   }
 }

@@ -5,6 +5,7 @@ import type { AppConfig } from '../../platform/config/config.js';
 import { safeEqual, sha256Hex } from '../../platform/crypto/crypto.js';
 import { isStorableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { securityEvent } from '../../platform/observability/security-log.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
 import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { ChannelsRepository } from './channels.repository.js';
@@ -28,6 +29,15 @@ const BACKPRESSURED: readonly ChannelName[] = ['chat-a', 'email', 'messaging-a',
 function header(headers: WebhookCall['headers'], name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** A JSON object body, or undefined when the body is none. */
+function jsonOrNothing<T>(raw: Buffer): T | undefined {
+  try {
+    return json<T>(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 function json<T>(raw: Buffer): T {
@@ -87,7 +97,9 @@ export class IngressService {
     const raw = this.body(call);
     const token = header(call.headers, 'x-messaging-b-secret-token');
     if (!token) throw invalidSignature();
-    const bound = await this.repo.resolveBinding('messaging-b', 'secret_sha256', sha256Hex(token));
+    // The verified holder of the secret, else the oldest pending claim (its worker may verify it).
+    const holder = await this.integrations.resolveSource('messaging-b', 'secret_sha256', sha256Hex(token));
+    const bound = holder ? ('verified' in holder ? holder.verified : holder.pending[0]) : undefined;
     const secret = bound ? this.integrations.secretsOf(bound.integration).webhookSecret : undefined;
     if (!bound || !secret || !safeEqual(token, secret)) throw invalidSignature();
     const update = json<{ update_id?: number }>(raw);
@@ -107,10 +119,14 @@ export class IngressService {
 
   async enterpriseChat(call: WebhookCall): Promise<Record<string, unknown>> {
     const raw = this.body(call);
-    const claims = await this.enterpriseChatAuth.verify(header(call.headers, 'authorization'));
-    if (!claims) throw invalidSignature();
-    const activity = json<{ id?: string; conversation?: { id?: string } }>(raw);
-    return this.accept('enterprise-chat', `${keyPart(activity.conversation?.id) ?? ''}:${keyPart(activity.id) ?? sha256Hex(raw)}`, raw, { issuer: claims.iss });
+    const activity = jsonOrNothing<{ id?: string; serviceUrl?: unknown; channelId?: unknown; conversation?: { id?: string } }>(raw) ?? {};
+    const verdict = await this.enterpriseChatAuth.verify(header(call.headers, 'authorization'), activity);
+    if (!verdict.ok) {
+      securityEvent('webhook_signature_invalid', { channel: 'enterprise-chat', reason: verdict.reason });
+      throw invalidSignature();
+    }
+    // The reply goes to the serviceUrl the token vouches for, never to one the body names alone.
+    return this.accept('enterprise-chat', `${keyPart(activity.conversation?.id) ?? ''}:${keyPart(activity.id) ?? sha256Hex(raw)}`, raw, { issuer: verdict.claims.iss, serviceUrl: verdict.serviceUrl });
   }
 
   private body(call: WebhookCall): Buffer {

@@ -8,8 +8,9 @@ import { SecretBox, sha256Hex } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { OrgsService } from '../orgs/index.js';
+import { containsVerificationCode, newVerificationCode } from './binding-verification.js';
 import { ChannelsRepository } from './channels.repository.js';
-import type { BindingKind, IntegrationRow } from './channels.tables.js';
+import type { BindingKind, ChannelBindingRow, IntegrationRow } from './channels.tables.js';
 
 /** The webhook path of each channel, under the API base (spec 4.8). */
 export const WEBHOOK_PATHS: Record<ChannelName, string[]> = {
@@ -25,9 +26,25 @@ function isUniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || e?.cause?.code === '23505';
 }
 
+/** One integration's claim on an inbound source (a workspace, tenant, sender number or secret). */
+export interface SourceClaim {
+  binding: ChannelBindingRow;
+  integration: IntegrationRow;
+}
+
+/**
+ * Who an inbound source belongs to: the enabled integration that verified it, else the enabled
+ * integrations still waiting for proof; undefined when nobody (or a disabled owner) holds it.
+ */
+export type SourceResolution = { verified: SourceClaim } | { pending: SourceClaim[] } | undefined;
+
+const key = (b: { kind: BindingKind; value: string }) => `${b.kind}:${b.value}`;
+
 /**
  * Org integrations (spec 4.6, 5.7): one per channel, secrets sealed at rest and never returned,
- * bindings that route inbound calls to exactly one org.
+ * bindings that route inbound calls to exactly one org once that org proved control of the source
+ * (API-MAP.md "Channel bindings and vendor traffic"): a message through the channel carrying the
+ * integration's code, or an account manager's verification.
  */
 @Injectable()
 export class IntegrationsService {
@@ -42,11 +59,13 @@ export class IntegrationsService {
 
   async list(orgId: string): Promise<IntegrationDto[]> {
     await this.orgs.get(orgId);
-    return (await this.repo.listIntegrations(orgId)).map((r) => this.toDto(r));
+    const rows = await this.repo.listIntegrations(orgId);
+    const bindings = await this.repo.bindingsOf(rows.map((r) => r.id));
+    return rows.map((r) => this.toDto(r, bindings));
   }
 
   async get(orgId: string, id: string): Promise<IntegrationDto> {
-    return this.toDto(await this.require(orgId, id));
+    return this.dtoOf(await this.require(orgId, id));
   }
 
   async create(actor: Principal, orgId: string, input: CreateIntegrationInput): Promise<IntegrationDto> {
@@ -60,13 +79,14 @@ export class IntegrationsService {
         config: input.config ?? {},
         ...this.sealed(input.secrets ?? {}),
         enabled: input.enabled ?? true,
+        verificationStatus: 'pending',
+        verificationCode: newVerificationCode(),
         createdBy: actor.userId,
       });
-      await this.bind(created, input.secrets ?? {});
-      return created;
+      return this.bind(created, input.secrets ?? {});
     });
     await this.audit.record({ action: 'integration.created', userId: actor.userId, resourceId: row.id, orgId, impersonatorId: actor.impersonatorId, meta: { channel: row.channel, externalId: row.externalId, secretNames: Object.keys(input.secrets ?? {}) } });
-    return this.toDto(row);
+    return this.dtoOf(row);
   }
 
   async update(actor: Principal, orgId: string, id: string, input: UpdateIntegrationInput): Promise<IntegrationDto> {
@@ -80,11 +100,66 @@ export class IntegrationsService {
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
         ...(secrets ? this.sealed(secrets) : {}),
       }))!;
-      await this.bind(updated, secrets ?? this.secretsOf(updated));
-      return updated;
+      return this.bind(updated, secrets ?? this.secretsOf(updated));
     });
-    await this.audit.record({ action: 'integration.updated', userId: actor.userId, resourceId: id, orgId, impersonatorId: actor.impersonatorId, meta: { channel: row.channel, fields: Object.keys(input), secretNames: Object.keys(input.secrets ?? {}) } });
-    return this.toDto(row);
+    await this.audit.record({ action: 'integration.updated', userId: actor.userId, resourceId: id, orgId, impersonatorId: actor.impersonatorId, meta: { channel: row.channel, fields: Object.keys(input), secretNames: Object.keys(input.secrets ?? {}), verificationStatus: row.verificationStatus } });
+    return this.dtoOf(row);
+  }
+
+  /**
+   * Staff verification (account_manager or superadmin; the controller checks the role): every
+   * source of the integration becomes this org's. 409 when one is verified for another org.
+   */
+  async verify(actor: Principal, orgId: string, id: string): Promise<void> {
+    let row: IntegrationRow;
+    try {
+      row = await this.dbService.transaction(async () => {
+        const current = await this.require(orgId, id);
+        await this.repo.verifyBindings(current.id);
+        return this.markVerified(current);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw AppError.conflict('This workspace, tenant, number or secret is already verified for another organization');
+      throw err;
+    }
+    await this.audit.record({ action: 'integration.verified', userId: actor.userId, resourceId: id, orgId, impersonatorId: actor.impersonatorId, meta: { channel: row.channel, externalId: row.externalId, method: 'staff' } });
+  }
+
+  /** Who holds an inbound source (spec 4.8 rule 5: one indexed lookup of the binding). */
+  async resolveSource(channel: ChannelName, kind: BindingKind, value: string): Promise<SourceResolution> {
+    const claims = await this.repo.bindingsOfValue(channel, kind, value);
+    const verified = claims.find((c) => c.binding.verified);
+    if (verified) return verified.integration.enabled ? { verified } : undefined;
+    const pending = claims.filter((c) => c.integration.enabled);
+    return pending.length > 0 ? { pending } : undefined;
+  }
+
+  /**
+   * Proof through the channel: a message from a pending claim's source that carries its code
+   * verifies that source (the integration is verified once all its sources are). False when the
+   * text has no code, or when another org verified the source first (the code path refuses too).
+   */
+  async verifyByMessage(claim: SourceClaim, text: string): Promise<boolean> {
+    const { binding, integration } = claim;
+    if (binding.verified || !containsVerificationCode(text, integration.verificationCode)) return false;
+    let row: IntegrationRow;
+    try {
+      row = await this.dbService.transaction(async () => {
+        await this.repo.verifyBindings(integration.id, binding);
+        const remaining = (await this.repo.bindingsOf(integration.id)).filter((b) => !b.verified);
+        return remaining.length === 0 ? this.markVerified(integration) : integration;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+    await this.audit.record({
+      action: 'integration.verified',
+      resourceId: integration.id,
+      orgId: integration.orgId,
+      meta: { channel: integration.channel, source: binding.kind === 'secret_sha256' ? 'webhook secret' : binding.value, method: 'inbound_code', verificationStatus: row.verificationStatus },
+    });
+    return true;
   }
 
   async remove(actor: Principal, orgId: string, id: string): Promise<void> {
@@ -108,26 +183,43 @@ export class IntegrationsService {
     try {
       return await this.dbService.transaction(fn);
     } catch (err) {
-      if (isUniqueViolation(err)) throw AppError.conflict('This workspace, tenant, number or secret is already bound to an integration');
+      // Only this org's own second integration of a channel (two at once) gets here: binding
+      // values are never unique while pending, so the answer reveals nothing about other orgs.
+      if (isUniqueViolation(err)) throw AppError.conflict('This org already has an integration of this channel');
       throw err;
     }
+  }
+
+  private async markVerified(row: IntegrationRow): Promise<IntegrationRow> {
+    if (row.verificationStatus === 'verified') return row;
+    return (await this.repo.updateIntegration(row.orgId, row.id, { verificationStatus: 'verified', verificationCode: null, verifiedAt: new Date() }))!;
   }
 
   private sealed(secrets: Record<string, string>) {
     return Object.keys(secrets).length === 0 ? { secretsSealed: null, secretsKeyId: null } : { secretsSealed: this.box.seal(JSON.stringify(secrets)), secretsKeyId: this.box.keyId };
   }
 
-  /** The explicit bindings of spec 4.8 rule 5, written with the integration. */
-  private async bind(row: IntegrationRow, secrets: Record<string, string>): Promise<void> {
-    const bindings: Array<{ kind: BindingKind; value: string }> = [];
-    if (row.externalId && row.channel === 'chat-a') bindings.push({ kind: 'workspace', value: row.externalId });
-    if (row.externalId && row.channel === 'enterprise-chat') bindings.push({ kind: 'tenant', value: row.externalId });
+  /**
+   * The explicit bindings of spec 4.8 rule 5, written with the integration (kept while it is
+   * disabled, so that it keeps its verified sources). A source stays verified only while its value
+   * is unchanged; a new one makes the integration pending again, with a fresh code.
+   */
+  private async bind(row: IntegrationRow, secrets: Record<string, string>): Promise<IntegrationRow> {
+    const wanted: Array<{ kind: BindingKind; value: string }> = [];
+    if (row.externalId && row.channel === 'chat-a') wanted.push({ kind: 'workspace', value: row.externalId });
+    if (row.externalId && row.channel === 'enterprise-chat') wanted.push({ kind: 'tenant', value: row.externalId });
     if (row.channel === 'messaging-a') {
       const whitelist = Array.isArray(row.config.whitelist) ? (row.config.whitelist as string[]) : [];
-      for (const number of new Set(whitelist)) bindings.push({ kind: 'sender_number', value: number });
+      for (const number of new Set(whitelist)) wanted.push({ kind: 'sender_number', value: number });
     }
-    if (row.channel === 'messaging-b' && secrets.webhookSecret) bindings.push({ kind: 'secret_sha256', value: sha256Hex(secrets.webhookSecret) });
-    await this.repo.replaceBindings(row.id, row.orgId, row.channel, row.enabled ? bindings : []);
+    if (row.channel === 'messaging-b' && secrets.webhookSecret) wanted.push({ kind: 'secret_sha256', value: sha256Hex(secrets.webhookSecret) });
+    const verifiedBefore = new Set((await this.repo.bindingsOf(row.id)).filter((b) => b.verified).map(key));
+    const bindings = wanted.map((b) => ({ ...b, verified: verifiedBefore.has(key(b)) }));
+    await this.repo.replaceBindings(row.id, row.orgId, row.channel, bindings);
+    if (bindings.length === 0) return row;
+    if (bindings.every((b) => b.verified)) return this.markVerified(row);
+    if (row.verificationStatus === 'pending') return row;
+    return (await this.repo.updateIntegration(row.orgId, row.id, { verificationStatus: 'pending', verificationCode: newVerificationCode(), verifiedAt: null }))!;
   }
 
   private async require(orgId: string, id: string): Promise<IntegrationRow> {
@@ -136,7 +228,12 @@ export class IntegrationsService {
     return row;
   }
 
-  private toDto(row: IntegrationRow): IntegrationDto {
+  private async dtoOf(row: IntegrationRow): Promise<IntegrationDto> {
+    return this.toDto(row, await this.repo.bindingsOf(row.id));
+  }
+
+  private toDto(row: IntegrationRow, bindings: ChannelBindingRow[]): IntegrationDto {
+    const pending = row.verificationStatus === 'pending';
     return {
       id: row.id,
       orgId: row.orgId,
@@ -145,6 +242,11 @@ export class IntegrationsService {
       config: row.config,
       secretNames: Object.keys(this.secretsOf(row)).sort(),
       enabled: row.enabled,
+      verificationStatus: row.verificationStatus,
+      verificationCode: pending ? row.verificationCode : null,
+      // A messaging-b secret is a secret: its binding is never named.
+      pendingSources: bindings.filter((b) => b.integrationId === row.id && !b.verified && b.kind !== 'secret_sha256').map((b) => b.value),
+      verifiedAt: row.verifiedAt?.toISOString() ?? null,
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
     };

@@ -1,6 +1,7 @@
 import type { ChannelName } from '../../contracts/channels.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import type { MailService } from '../../platform/mail/mail.service.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 
 /** One reply to deliver: the outbox row's content and target, with the integration's secrets. */
 export interface OutboundSend {
@@ -38,8 +39,8 @@ async function post(url: string, init: { headers: Record<string, string>; body: 
   }
 }
 
-/** A client-credentials token for enterprise-chat, cached until shortly before it expires. */
-class TokenCache {
+/** A client-credentials token for enterprise-chat (the connector token), cached until shortly before it expires. */
+export class TokenCache {
   private token?: { value: string; expiresAt: number };
 
   constructor(private readonly config: SenderConfig) {}
@@ -66,8 +67,7 @@ class TokenCache {
  * One HTTP sender per channel, to the vendor API at a configurable base URL. Each is wrapped in
  * a circuit breaker by the dispatcher. Email leaves through the mail service (SMTP or outbox).
  */
-export function createSenders(config: SenderConfig, mail: MailService): Record<ChannelName, Sender> {
-  const tokens = new TokenCache(config);
+export function createSenders(config: SenderConfig, mail: MailService, tokens = new TokenCache(config)): Record<ChannelName, Sender> {
   const t = config.requestTimeoutMs;
   return {
     'chat-a': async ({ outboundId, content, target, secrets }) => {
@@ -102,13 +102,15 @@ export function createSenders(config: SenderConfig, mail: MailService): Record<C
       const subject = typeof target.subject === 'string' && target.subject ? (/^re:/i.test(target.subject) ? target.subject : `Re: ${target.subject}`) : 'Re: your message';
       const references = Array.isArray(target.references) ? (target.references as string[]) : [];
       const messageId = `<${outboundId}@${String(target.from).split('@')[1] ?? 'workspace.invalid'}>`;
-      await mail.send({
-        to: String(target.to),
-        from: String(target.from),
-        subject,
-        text: content,
-        headers: { 'Message-ID': messageId, ...(target.messageId ? { 'In-Reply-To': String(target.messageId) } : {}), ...(references.length ? { References: references.join(' ') } : {}) },
-      });
+      await mail.send(
+        composeMail({
+          to: String(target.to),
+          from: String(target.from),
+          subject,
+          paragraphs: content.split(/\r?\n\r?\n/),
+          headers: { 'Message-ID': messageId, ...(target.messageId ? { 'In-Reply-To': String(target.messageId) } : {}), ...(references.length ? { References: references.join(' ') } : {}) },
+        }),
+      );
       return { externalId: messageId };
     },
     'enterprise-chat': async ({ outboundId, content, target }) => {

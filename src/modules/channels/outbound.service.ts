@@ -12,7 +12,7 @@ import { AssignmentsService } from '../specialists/index.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { OutboundRow } from './channels.tables.js';
 import { IntegrationsService } from './integrations.service.js';
-import { MESSAGING_A_MAX_CHARS, createSenders, type OutboundSend, type Sender } from './outbound.senders.js';
+import { MESSAGING_A_MAX_CHARS, TokenCache, createSenders, type OutboundSend, type Sender } from './outbound.senders.js';
 import './channels.jobs.js';
 
 /** spec 8 (chat-a, and every channel): 4 attempts, waiting 1, 5 and 10 minutes between them. */
@@ -31,6 +31,7 @@ export type BreakerState = 'closed' | 'open' | 'half_open';
 @Injectable()
 export class OutboundService implements OutboundPort {
   private readonly breakers = new Map<ChannelName, CircuitBreaker<[OutboundSend], { externalId: string | null }>>();
+  private readonly connectorTokens: TokenCache;
 
   constructor(
     private readonly repo: ChannelsRepository,
@@ -41,7 +42,9 @@ export class OutboundService implements OutboundPort {
     mail: MailService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    const senders = createSenders({ ...config.channelApis, requestTimeoutMs: 10_000 }, mail);
+    const senderConfig = { ...config.channelApis, requestTimeoutMs: 10_000 };
+    this.connectorTokens = new TokenCache(senderConfig);
+    const senders = createSenders(senderConfig, mail, this.connectorTokens);
     for (const channel of CHANNEL_NAMES) this.breakers.set(channel, this.breakerFor(channel, senders[channel], config.channelApis.breakerResetMs));
   }
 
@@ -66,6 +69,11 @@ export class OutboundService implements OutboundPort {
       lastError: held ? 'mailbox suspended' : null,
     });
     if (row && !held) this.dbService.afterCommit(() => this.queue.send('channels.outbound', { outboundId: row.id }, { singletonKey: row.id }));
+  }
+
+  /** The enterprise-chat connector token replies carry (also what its attachments on the serviceUrl need). */
+  connectorToken(): Promise<string> {
+    return this.connectorTokens.get();
   }
 
   /** Sends one outbox row if it is due and nobody else holds it. */

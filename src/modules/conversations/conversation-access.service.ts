@@ -51,8 +51,8 @@ export class ConversationAccess {
     return orgId;
   }
 
-  /** The join_conversation check of the socket gateway. */
-  async mayFollow(principal: Principal, conversationId: string): Promise<boolean> {
-    return (await this.repo.findVisible(await this.reachOf(principal), conversationId)) !== undefined;
+  /** The join_conversation check of the socket gateway: the thread's org when the caller may follow it, else null. */
+  async followableOrg(principal: Principal, conversationId: string): Promise<string | null> {
+    return (await this.repo.findVisible(await this.reachOf(principal), conversationId))?.orgId ?? null;
   }
 }

@@ -18,7 +18,8 @@ import {
   ThreadQuerySchema,
   type StreamEvent,
 } from '../../contracts/conversations.js';
-import { CurrentPrincipal } from '../../platform/auth/auth.decorators.js';
+import { PLATFORM_ROLES } from '../../contracts/roles.js';
+import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { toErrorResponse } from '../../platform/errors/to-error-response.js';
@@ -33,6 +34,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 const TAGS = ['conversations'];
 const CreatedSchema = ConversationDtoSchema.extend({ messages: z.array(MessageDtoSchema) });
 const RevisionSchema = z.object({ id: z.uuid(), previousContent: z.string(), correctedBy: z.string(), reason: z.string().nullable(), createdAt: z.string() });
+/** API-MAP "Sessions, sockets and hardening": ai_operator reads conversations but writes none (403 before anything else). */
+const Writes = () => PlatformRoles(...PLATFORM_ROLES.filter((role) => role !== 'ai_operator'));
 const IDEMPOTENCY_HEADER = { 'Idempotency-Key': 'Optional. A repeated key returns the first result and creates nothing.' };
 
 function idempotencyKey(raw: string | undefined): string | undefined {
@@ -47,20 +50,21 @@ function deprecated(reply: FastifyReply, successor: string): void {
   reply.header('link', `<${successor}>; rel="successor-version"`);
 }
 
-/** Conversations (spec 4.4; API-MAP.md "Conversations"). Any signed-in user; the service scopes every thread. */
+/** Conversations (spec 4.4; API-MAP.md "Conversations"). Any signed-in user reads (ai_operator only reads); the service scopes every thread. */
 @Controller('conversations')
 export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Post()
   @HttpCode(201)
+  @Writes()
   @Endpoint({
     summary: "Start a conversation with an org's Specialist (default: the primary), optionally with a first message",
     tags: TAGS,
     body: CreateConversationSchema,
     response: CreatedSchema,
     status: 201,
-    errors: [404, 409, 429],
+    errors: [403, 404, 409, 429],
   })
   create(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof CreateConversationSchema>) {
     return this.conversations.create(p, body);
@@ -86,6 +90,7 @@ export class ConversationsController {
 
   @Post(':id/messages')
   @HttpCode(201)
+  @Writes()
   @Endpoint({
     summary: 'Send a message: a client message gets one Specialist reply; staff write a follow-up shown as the Specialist, or an internal note',
     tags: TAGS,
@@ -101,6 +106,7 @@ export class ConversationsController {
   }
 
   @Post(':id/messages/stream')
+  @Writes()
   @Endpoint({
     summary: 'Send a message and stream the reply as server-sent events: message, delta*, (retry), reply or error, done',
     description: 'The streamed reply is the same single stored message as the non-streamed path. Errors before the stream opens answer as JSON.',
@@ -140,6 +146,7 @@ export class ConversationsController {
   }
 
   @Patch(':id/messages/:messageId')
+  @Writes()
   @Endpoint({ summary: 'Correct a delivered reply (Experts; audited, the original kept)', tags: TAGS, params: MessageParams, body: CorrectMessageSchema, response: MessageDtoSchema, errors: [403, 404, 409] })
   correct(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof MessageParams>, @ValidBody() body: z.infer<typeof CorrectMessageSchema>) {
     return this.conversations.correct(p, params.id, params.messageId, body);
@@ -153,50 +160,58 @@ export class ConversationsController {
 
   @Post(':id/escalate')
   @HttpCode(201)
-  @Endpoint({ summary: 'Ask for a human: the thread goes on the Expert attention list', tags: TAGS, params: Params, body: EscalateSchema, response: ConversationDtoSchema, status: 201, errors: [404] })
+  @Writes()
+  @Endpoint({ summary: 'Ask for a human: the thread goes on the Expert attention list', tags: TAGS, params: Params, body: EscalateSchema, response: ConversationDtoSchema, status: 201, errors: [403, 404] })
   escalate(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>, @ValidBody() body: z.infer<typeof EscalateSchema>) {
     return this.conversations.escalate(p, params.id, body.reason);
   }
 
   @Patch(':id/status')
+  @Writes()
   @Endpoint({ summary: 'Set the status (expert, account_manager, superadmin); snoozed needs snoozeUntil', tags: TAGS, params: Params, body: SetStatusSchema, response: ConversationDtoSchema, errors: [403, 404] })
   setStatus(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>, @ValidBody() body: z.infer<typeof SetStatusSchema>) {
     return this.conversations.changeStatus(p, params.id, { kind: 'set_status', to: body.status }, body);
   }
 
   @Patch(':id/resolve')
-  @Endpoint({ summary: 'Resolve (pending or awaiting_client -> resolved)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [404, 409] })
+  @Writes()
+  @Endpoint({ summary: 'Resolve (pending or awaiting_client -> resolved)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [403, 404, 409] })
   resolve(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>) {
     return this.conversations.changeStatus(p, params.id, { kind: 'resolve' });
   }
 
   @Patch(':id/archive')
-  @Endpoint({ summary: 'Deprecated alias of resolve (spec 9.3)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [404, 409] })
+  @Writes()
+  @Endpoint({ summary: 'Deprecated alias of resolve (spec 9.3)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [403, 404, 409] })
   archive(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>, @Res({ passthrough: true }) reply: FastifyReply) {
     deprecated(reply, `/api/conversations/${params.id}/resolve`);
     return this.conversations.changeStatus(p, params.id, { kind: 'resolve' });
   }
 
   @Patch(':id/reopen')
-  @Endpoint({ summary: 'Reopen (resolved -> pending)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [404, 409] })
+  @Writes()
+  @Endpoint({ summary: 'Reopen (resolved -> pending)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [403, 404, 409] })
   reopen(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>) {
     return this.conversations.changeStatus(p, params.id, { kind: 'reopen' });
   }
 
   @Patch(':id/unarchive')
-  @Endpoint({ summary: 'Deprecated alias of reopen (spec 9.3)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [404, 409] })
+  @Writes()
+  @Endpoint({ summary: 'Deprecated alias of reopen (spec 9.3)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [403, 404, 409] })
   unarchive(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>, @Res({ passthrough: true }) reply: FastifyReply) {
     deprecated(reply, `/api/conversations/${params.id}/reopen`);
     return this.conversations.changeStatus(p, params.id, { kind: 'reopen' });
   }
 
   @Patch(':id/dismiss')
+  @Writes()
   @Endpoint({ summary: 'Dismiss (client only; awaiting_client -> resolved)', tags: TAGS, params: Params, response: ConversationDtoSchema, errors: [403, 404, 409] })
   dismiss(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>) {
     return this.conversations.changeStatus(p, params.id, { kind: 'dismiss' });
   }
 
   @Patch(':id/assign')
+  @Writes()
   @Endpoint({ summary: 'Assign the thread to an Expert who covers it (null clears)', tags: TAGS, params: Params, body: AssignExpertSchema, response: ConversationDtoSchema, errors: [403, 404, 409] })
   assign(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>, @ValidBody() body: z.infer<typeof AssignExpertSchema>) {
     return this.conversations.assign(p, params.id, body.expertId);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AUDIENCE_CLIENT_ROOM as AUDIENCE_CLIENT, EXPERTS_ROOM, conversationRoom, orgRoom, type ConversationStatus } from '../../contracts/realtime.js';
+import { conversationRoom, orgRoom, type ConversationStatus } from '../../contracts/realtime.js';
 import { RealtimeService } from '../../platform/realtime/realtime.service.js';
 import { toMessageDto, toQueueItemPayload } from './conversations.dto.js';
 import type { ConversationRow, MessageRow, QueueItemRow } from './conversations.tables.js';
@@ -39,16 +39,16 @@ export class ConversationEvents {
   }
 
   queueItemAdded(item: QueueItemRow): void {
-    this.realtime.emit([EXPERTS_ROOM, orgRoom(item.orgId)], 'expert_queue_item_added', toQueueItemPayload(item), AUDIENCE_CLIENT);
+    this.realtime.toQueue(item.orgId, 'expert_queue_item_added', toQueueItemPayload(item));
   }
 
   queueItemUpdated(item: QueueItemRow): void {
-    this.realtime.emit([EXPERTS_ROOM, orgRoom(item.orgId)], 'queue_item_updated', toQueueItemPayload(item), AUDIENCE_CLIENT);
+    this.realtime.toQueue(item.orgId, 'queue_item_updated', toQueueItemPayload(item));
   }
 
   queueItemStatus(item: QueueItemRow, from: ConversationStatus): void {
     const payload = { id: item.id, conversationId: item.conversationId, orgId: item.orgId, from, to: item.status, updatedAt: item.updatedAt.toISOString() };
-    this.realtime.emit([EXPERTS_ROOM, orgRoom(item.orgId)], 'queue_item_status_updated', payload, AUDIENCE_CLIENT);
-    if (item.status === 'resolved') this.realtime.emit([EXPERTS_ROOM, orgRoom(item.orgId)], 'queue_item_resolved', payload, AUDIENCE_CLIENT);
+    this.realtime.toQueue(item.orgId, 'queue_item_status_updated', payload);
+    if (item.status === 'resolved') this.realtime.toQueue(item.orgId, 'queue_item_resolved', payload);
   }
 }

@@ -32,6 +32,6 @@ export class ConversationsModule implements OnModuleInit {
 
   onModuleInit(): void {
     // join_conversation: the same reach as REST (cross-org refused; client roles their own org only).
-    this.realtime.setConversationAccess((principal, conversationId) => this.access.mayFollow(principal, conversationId));
+    this.realtime.setConversationAccess((principal, conversationId) => this.access.followableOrg(principal, conversationId));
   }
 }

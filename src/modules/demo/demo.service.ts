@@ -10,7 +10,7 @@ import { OrgsService } from '../orgs/index.js';
 import { AssignmentsService, SpecialistsService } from '../specialists/index.js';
 import { UsersService } from '../users/index.js';
 import { DEMO_ORG, DEMO_ORG_PRIMARY_SPECIALIST, DEMO_PASSWORD, DEMO_SPECIALISTS, DEMO_USERS } from './demo.data.js';
-import type { Principal } from '../../platform/auth/principal.js';
+import { INTERNAL_SESSION_ID, type Principal } from '../../platform/auth/principal.js';
 
 const DEMO_SEED_LOCK = 7_410_225;
 
@@ -76,7 +76,7 @@ export class DemoService {
 
   private async principalOf(userId: string): Promise<Principal> {
     const record = (await this.users.load(userId))!;
-    return { userId, email: record.email, name: record.name, platformRole: record.platformRole, orgMemberships: record.orgMemberships, issuedAtMs: Date.now(), record };
+    return { userId, email: record.email, name: record.name, platformRole: record.platformRole, orgMemberships: record.orgMemberships, issuedAtMs: Date.now(), sessionId: INTERNAL_SESSION_ID, record };
   }
 
   accounts() {

@@ -1,4 +1,5 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
+import { expertsOrgRoom, orgRoom } from '../../contracts/realtime.js';
 import { RealtimeService } from '../../platform/realtime/realtime.service.js';
 import { OrgsModule, OrgsService } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
@@ -22,7 +23,7 @@ export class ExpertsModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.orgs.setPhase0Indicators({ expertMapped: (orgId) => this.experts.hasGrant(orgId) });
-    // An Expert's socket joins the org rooms of the orgs its grants cover.
-    this.realtime.addOrgRoomSource((p) => (p.platformRole === 'expert' ? this.experts.orgIdsOf(p.userId) : Promise.resolve([])));
+    // An Expert's socket joins the org room and the org's part of `experts` for each org its grants cover.
+    this.realtime.addRoomSource(async (p) => (p.platformRole === 'expert' ? (await this.experts.orgIdsOf(p.userId)).flatMap((id) => [orgRoom(id), expertsOrgRoom(id)]) : []));
   }
 }

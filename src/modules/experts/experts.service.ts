@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CreateGrantInput, GrantDto } from '../../contracts/experts.js';
+import { AccessEvents } from '../../platform/auth/access-events.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { DbService } from '../../platform/db/db.service.js';
@@ -32,6 +33,7 @@ export class ExpertsService {
     private readonly assignments: AssignmentsService,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
+    private readonly accessEvents: AccessEvents,
   ) {}
 
   async experts(): Promise<ExpertSummary[]> {
@@ -73,6 +75,8 @@ export class ExpertsService {
       }
       return this.repo.insert({ orgId, expertId: expert.id, scope: input.scope, specialistIds, createdBy: actor.userId });
     });
+    // The Expert's open sockets join the org's rooms.
+    this.accessEvents.emit({ kind: 'reach_changed', userId: row.expertId });
     await this.audit.record({ action: 'expert_grant.created', userId: actor.userId, resourceId: row.id, orgId, impersonatorId: actor.impersonatorId, meta: { expertId: row.expertId, scope: row.scope, specialistIds: row.specialistIds } });
     return (await this.toDtos([row]))[0]!;
   }
@@ -117,6 +121,8 @@ export class ExpertsService {
   async revoke(actor: Principal, orgId: string, grantId: string): Promise<void> {
     const row = await this.repo.delete(orgId, grantId);
     if (!row) throw AppError.notFound('Grant');
+    // The Expert's open sockets leave what no other grant of theirs covers.
+    this.dbService.afterCommit(() => this.accessEvents.emit({ kind: 'reach_changed', userId: row.expertId }));
     await this.audit.record({ action: 'expert_grant.removed', userId: actor.userId, resourceId: grantId, orgId, impersonatorId: actor.impersonatorId, meta: { expertId: row.expertId, scope: row.scope } });
   }
 

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { TokenResponseSchema } from '../../contracts/auth.js';
 import { CurrentPrincipal, PlatformRoles, Public } from '../../platform/auth/auth.decorators.js';
@@ -49,9 +49,16 @@ export class OnboardingController {
   @Post('auth/send-invite-otp')
   @Public()
   @HttpCode(204)
-  @Endpoint({ summary: "Mail a 6-digit onboarding code to the invite's admin email", tags: ['onboarding'], body: InviteTokenBodySchema, status: 204, errors: [404, 410] })
-  async sendOtp(@ValidBody() body: z.infer<typeof InviteTokenBodySchema>) {
-    await this.onboarding.sendInviteOtp(body.token);
+  @Endpoint({
+    summary: "Mail a 6-digit onboarding code to the invite's admin email",
+    description: 'At most 5 codes per invite in 15 minutes (429 after).',
+    tags: ['onboarding'],
+    body: InviteTokenBodySchema,
+    status: 204,
+    errors: [404, 410],
+  })
+  async sendOtp(@ValidBody() body: z.infer<typeof InviteTokenBodySchema>, @Ip() ip: string) {
+    await this.onboarding.sendInviteOtp(body.token, ip);
   }
 
   @Post('auth/verify-invite-otp')
@@ -59,14 +66,15 @@ export class OnboardingController {
   @HttpCode(200)
   @Endpoint({
     summary: 'Sign the invited admin in with the onboarding code (single use per invite: then 410 invite_used)',
+    description: 'At most 5 wrong codes per invite in total, whatever the number of codes sent: then 429 until the account manager sends the invite again.',
     tags: ['onboarding'],
     body: VerifyInviteOtpSchema,
     response: TokenResponseSchema,
     status: 200,
     errors: [401, 404, 410],
   })
-  verifyOtp(@ValidBody() body: z.infer<typeof VerifyInviteOtpSchema>) {
-    return this.onboarding.verifyInviteOtp(body.token, body.code);
+  verifyOtp(@ValidBody() body: z.infer<typeof VerifyInviteOtpSchema>, @Ip() ip: string) {
+    return this.onboarding.verifyInviteOtp(body.token, body.code, ip);
   }
 
   @Get('onboarding/:token')

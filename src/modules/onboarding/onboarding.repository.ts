@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import { orgInvites, type OrgInviteRow } from './onboarding.tables.js';
 
@@ -40,6 +40,24 @@ export class InvitesRepository {
       .where(and(eq(orgInvites.id, id), isNull(orgInvites.otpUsedAt)))
       .returning({ id: orgInvites.id });
     return rows.length === 1;
+  }
+
+  /** Counts one onboarding-code guess unless `max` are spent (parallel guesses included): the count after, or undefined. */
+  async takeOtpAttempt(id: string, max: number): Promise<number | undefined> {
+    const [row] = await this.db
+      .update(orgInvites)
+      .set({ otpFailedAttempts: sql`${orgInvites.otpFailedAttempts} + 1` })
+      .where(and(eq(orgInvites.id, id), lt(orgInvites.otpFailedAttempts, max)))
+      .returning({ attempts: orgInvites.otpFailedAttempts });
+    return row?.attempts;
+  }
+
+  /** Gives back the attempt of a right guess. */
+  async returnOtpAttempt(id: string): Promise<void> {
+    await this.db
+      .update(orgInvites)
+      .set({ otpFailedAttempts: sql`greatest(${orgInvites.otpFailedAttempts} - 1, 0)` })
+      .where(eq(orgInvites.id, id));
   }
 
   async markCompleted(id: string, at: Date): Promise<boolean> {

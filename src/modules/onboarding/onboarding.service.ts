@@ -9,7 +9,10 @@ import type { AppConfig } from '../../platform/config/config.js';
 import { SecretBox, randomToken, sha256Hex } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService } from '../../platform/mail/mail.service.js';
+import { securityEvent } from '../../platform/observability/security-log.js';
+import { RateLimitService, rateLimitError, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { AuthService, OtpService } from '../auth/index.js';
 import { OrgsService, toOrgDto, type OrgRow } from '../orgs/index.js';
 import { AssignmentsService, SpecialistsService } from '../specialists/index.js';
@@ -19,6 +22,8 @@ import type { CompleteOnboardingSchema } from './onboarding.schemas.js';
 import type { OrgInviteRow } from './onboarding.tables.js';
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60_000;
+/** Wrong onboarding codes per invite, whatever the number of codes mailed, until the AM sends the invite again. */
+export const INVITE_OTP_MAX_WRONG = 5;
 
 type CompleteInput = z.infer<typeof CompleteOnboardingSchema>;
 
@@ -28,6 +33,8 @@ type CompleteInput = z.infer<typeof CompleteOnboardingSchema>;
  */
 @Injectable()
 export class OnboardingService {
+  private readonly codeMails: Limiter;
+
   constructor(
     private readonly invites: InvitesRepository,
     private readonly orgs: OrgsService,
@@ -42,7 +49,11 @@ export class OnboardingService {
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    rateLimits: RateLimitService,
+  ) {
+    // Per invite: 5 onboarding-code mails in 15 minutes, then 429.
+    this.codeMails = rateLimits.limiter({ name: 'invite-otp-send', points: 5, durationS: 15 * 60 });
+  }
 
   private link(token: string): string {
     return `${this.config.publicUrl}/onboarding/start?token=${encodeURIComponent(token)}`;
@@ -75,22 +86,22 @@ export class OnboardingService {
       const invite = await this.ensureInvite(orgId);
       if (invite.completedAt) throw AppError.conflict('The client has already completed onboarding');
       const now = this.clock.now();
-      const updated = await this.invites.update(invite.id, { adminUserId: admin.id, sentAt: now, expiresAt: new Date(now.getTime() + INVITE_TTL_MS) });
+      // Sent again: the client gets a fresh budget of wrong onboarding codes.
+      const updated = await this.invites.update(invite.id, { adminUserId: admin.id, sentAt: now, expiresAt: new Date(now.getTime() + INVITE_TTL_MS), otpFailedAttempts: 0 });
       const token = this.secrets.open(updated.tokenSealed);
-      await this.mail.send({
-        to: org.adminEmail,
-        subject: `You're invited to set up ${org.legalName}`,
-        sensitive: true,
-        text: [
-          `Hello,`,
-          ``,
-          `Your account manager has set up ${org.legalName}. Confirm your company details, choose your password and meet your Specialist:`,
-          ``,
-          this.link(token),
-          ``,
-          `This link expires on ${updated.expiresAt!.toISOString().slice(0, 10)}.`,
-        ].join('\n'),
-      });
+      await this.mail.send(
+        composeMail({
+          to: org.adminEmail,
+          subject: `You're invited to set up ${org.legalName}`,
+          sensitive: true,
+          paragraphs: [
+            'Hello,',
+            `Your account manager has set up ${org.legalName}. Confirm your company details, choose your password and meet your Specialist:`,
+            { href: this.link(token) },
+            `This link expires on ${updated.expiresAt!.toISOString().slice(0, 10)}.`,
+          ],
+        }),
+      );
       return { org, invite: updated, token, resend: before?.status === 'pending_client_confirmation' };
     });
     await this.audit.record({ action: resend ? 'org.invite_resent' : 'org.invite_sent', userId: actor.userId, resourceId: orgId, orgId, impersonatorId: actor.impersonatorId });
@@ -118,25 +129,45 @@ export class OnboardingService {
     return invite;
   }
 
-  async sendInviteOtp(token: string): Promise<void> {
+  async sendInviteOtp(token: string, ip: string): Promise<void> {
     const invite = await this.open(token, { forSignIn: true });
+    const budget = await this.codeMails.consume(invite.id);
+    if (!budget.allowed) {
+      securityEvent('otp_send_limited', { inviteId: invite.id, orgId: invite.orgId, ip });
+      throw rateLimitError(budget, 'Too many onboarding codes requested for this invite');
+    }
     const org = (await this.orgs.findById(invite.orgId))!;
     await this.dbService.transaction(async () => {
       const code = await this.otp.issue({ email: org.adminEmail, purpose: 'invite', subjectId: invite.id });
-      await this.mail.send({
-        to: org.adminEmail,
-        subject: `Your ${org.legalName} onboarding code: ${code}`,
-        sensitive: true,
-        text: `Your onboarding code is ${code}. It expires in 10 minutes.`,
-      });
+      await this.mail.send(composeMail({ to: org.adminEmail, subject: `Your ${org.legalName} onboarding code: ${code}`, sensitive: true, paragraphs: [`Your onboarding code is ${code}. It expires in 10 minutes.`] }));
     });
   }
 
-  /** Signs the invited admin in once per invite; a second verify answers 410 invite_used. */
-  async verifyInviteOtp(token: string, code: string): Promise<TokenResponse> {
+  /**
+   * Signs the invited admin in once per invite; a second verify answers 410 invite_used. Every guess
+   * is counted on the invite before the compare (so parallel guesses cannot pass the limit) and a
+   * right one given back: after 5 wrong codes the invite answers 429 until the AM sends it again.
+   */
+  async verifyInviteOtp(token: string, code: string, ip: string): Promise<TokenResponse> {
     const invite = await this.open(token, { forSignIn: true });
     const org = (await this.orgs.findById(invite.orgId))!;
-    await this.otp.redeem({ email: org.adminEmail, purpose: 'invite', subjectId: invite.id }, code);
+    const who = { inviteId: invite.id, orgId: invite.orgId, userId: invite.adminUserId, ip, method: 'invite_otp' };
+    const attempts = await this.invites.takeOtpAttempt(invite.id, INVITE_OTP_MAX_WRONG);
+    if (attempts === undefined) {
+      securityEvent('otp_failed', { ...who, reason: 'locked_out' });
+      throw rateLimitError(
+        { allowed: false, limit: INVITE_OTP_MAX_WRONG, remaining: 0, resetAtMs: invite.expiresAt!.getTime() },
+        'Too many wrong onboarding codes: ask your account manager to send the invite again',
+      );
+    }
+    try {
+      await this.otp.redeem({ email: org.adminEmail, purpose: 'invite', subjectId: invite.id }, code);
+    } catch (err) {
+      securityEvent('otp_failed', who);
+      if (attempts === INVITE_OTP_MAX_WRONG) securityEvent('lockout', { ...who, after: 'otp_failed' });
+      throw err;
+    }
+    await this.invites.returnOtpAttempt(invite.id);
     if (!(await this.invites.markOtpUsed(invite.id, this.clock.now()))) throw new AppError('invite_used', 'This invite has already been used to sign in');
     const admin = invite.adminUserId ? await this.users.findById(invite.adminUserId) : undefined;
     if (!admin) throw AppError.notFound('Invite');
@@ -198,18 +229,22 @@ export class OnboardingService {
       await this.users.setName(invite.adminUserId!, input.name);
       const admin = await this.users.setPassword(invite.adminUserId!, input.password);
       if (!(await this.invites.markCompleted(invite.id, now))) throw new AppError('invite_used', 'This invite has already been used');
-      await this.mail.send({
-        to: admin.email,
-        subject: `Welcome to ${org.legalName}'s workspace`,
-        text: `Welcome, ${input.name}! ${org.legalName} is set up${org.trialEndDate ? `; your trial runs until ${org.trialEndDate}` : ''}. Sign in at ${this.config.publicUrl}/login.`,
-      });
+      await this.mail.send(
+        composeMail({
+          to: admin.email,
+          subject: `Welcome to ${org.legalName}'s workspace`,
+          paragraphs: [[`Welcome, ${input.name}! ${org.legalName} is set up${org.trialEndDate ? `; your trial runs until ${org.trialEndDate}` : ''}. Sign in at `, { href: `${this.config.publicUrl}/login` }, '.']],
+        }),
+      );
       const am = org.assignedAmId ? await this.users.findById(org.assignedAmId) : undefined;
       if (am) {
-        await this.mail.send({
-          to: am.email,
-          subject: `${org.legalName} completed onboarding`,
-          text: `${input.name} (${admin.email}) confirmed ${org.legalName} (${org.slug}). The org is active${org.trialEndDate ? ` with a trial until ${org.trialEndDate}` : ''}.`,
-        });
+        await this.mail.send(
+          composeMail({
+            to: am.email,
+            subject: `${org.legalName} completed onboarding`,
+            paragraphs: [`${input.name} (${admin.email}) confirmed ${org.legalName} (${org.slug}). The org is active${org.trialEndDate ? ` with a trial until ${org.trialEndDate}` : ''}.`],
+          }),
+        );
       }
       return { org, admin };
     });

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { orgs } from '../orgs/orgs.tables.js';
 import { users } from '../users/users.tables.js';
 
@@ -21,6 +21,8 @@ export const orgInvites = pgTable(
     sentAt: timestamp('sent_at', { withTimezone: true }),
     /** An onboarding code signed the admin in: the code cannot sign in again. */
     otpUsedAt: timestamp('otp_used_at', { withTimezone: true }),
+    /** Wrong onboarding codes since the AM last sent the invite (at most 5, whatever the number of codes mailed). */
+    otpFailedAttempts: integer('otp_failed_attempts').notNull().default(0),
     completedAt: timestamp('completed_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,4 +1,5 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
+import { orgRoom } from '../../contracts/realtime.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { SchedulerService } from '../../platform/queue/scheduler.service.js';
 import { RealtimeService } from '../../platform/realtime/realtime.service.js';
@@ -20,7 +21,7 @@ export class OrgsModule implements OnModuleInit {
 
   onModuleInit(): void {
     // An AM's socket joins the org rooms of the orgs it is the assigned AM of.
-    this.realtime.addOrgRoomSource((p) => (p.platformRole === 'account_manager' ? this.orgs.orgIdsAssignedTo(p.userId) : Promise.resolve([])));
+    this.realtime.addRoomSource(async (p) => (p.platformRole === 'account_manager' ? (await this.orgs.orgIdsAssignedTo(p.userId)).map(orgRoom) : []));
     this.scheduler.every('orgs.lifecycle-sweep', 60 * 60_000, async () => void (await this.orgs.runLifecycleSweep(this.clock.now())));
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CreateOrgInput, Phase0Status, SlugAvailability, UpdateOrgInput } from '../../contracts/orgs.js';
 import type { FieldError } from '../../contracts/errors.js';
+import { AccessEvents } from '../../platform/auth/access-events.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { DbService } from '../../platform/db/db.service.js';
@@ -35,6 +36,7 @@ export class OrgsService {
     private readonly users: UsersService,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
+    private readonly accessEvents: AccessEvents,
   ) {}
 
   /** The assignments and Expert modules report their part of the Phase 0 status here. */
@@ -228,6 +230,10 @@ export class OrgsService {
       impersonatorId: actor.impersonatorId,
       meta: { changes: diff(before, after, Object.keys(changes) as Array<keyof OrgRow>) },
     });
+    if (changes.assignedAmId) {
+      // The AM's sockets follow: the former one leaves the org's room, the new one joins it.
+      for (const userId of [before.assignedAmId, changes.assignedAmId]) if (userId) this.accessEvents.emit({ kind: 'reach_changed', userId });
+    }
     return toOrgDto(after);
   }
 

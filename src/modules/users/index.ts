@@ -1,4 +1,4 @@
 export { UsersModule } from './users.module.js';
-export { UsersService, type CreateUserInput, type UserFieldChanges } from './users.service.js';
+export { UsersService, clientRoleFor, type CreateUserInput, type UserFieldChanges } from './users.service.js';
 export type { MembershipRecord, OrgMemberRecord, UserSearch } from './users.repository.js';
 export type { UserRow } from './users.tables.js';

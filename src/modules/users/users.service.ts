@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
 import { ADMIN_MESSAGES } from '../../contracts/admin.js';
 import { ASSIGNABLE_PLATFORM_ROLES, CLIENT_ROLES, type OrgRole, type PlatformRole, type UserStatus } from '../../contracts/roles.js';
+import { AccessEvents, type AccessChange } from '../../platform/auth/access-events.js';
 import type { PrincipalLoader, PrincipalRecord } from '../../platform/auth/principal.js';
+import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { UsersRepository, type MembershipRecord, type OrgMemberRecord, type UserSearch } from './users.repository.js';
@@ -33,7 +35,11 @@ export interface CreateUserInput {
 /** Users and their memberships: the rules (role assignability, password hashing, session revocation). */
 @Injectable()
 export class UsersService implements PrincipalLoader {
-  constructor(private readonly repo: UsersRepository) {}
+  constructor(
+    private readonly repo: UsersRepository,
+    private readonly dbService: DbService,
+    private readonly accessEvents: AccessEvents,
+  ) {}
 
   /** PrincipalLoader port of the auth layer: the user's current state, memberships included. */
   async load(userId: string): Promise<PrincipalRecord | null> {
@@ -90,6 +96,7 @@ export class UsersService implements PrincipalLoader {
 
   async addMembership(orgId: string, userId: string, orgRole: OrgRole): Promise<void> {
     await this.repo.upsertMembership(orgId, userId, orgRole);
+    this.announce({ kind: 'reach_changed', userId });
   }
 
   /** True when the password matches; false for users without a password. Constant work for unknown users. */
@@ -106,6 +113,7 @@ export class UsersService implements PrincipalLoader {
   async setPassword(userId: string, password: string): Promise<UserRow> {
     const row = await this.repo.update(userId, { passwordHash: await hash(password, ARGON2), passwordChangedAt: new Date() });
     if (!row) throw AppError.notFound('User');
+    this.announce({ kind: 'user_revoked', userId });
     return row;
   }
 
@@ -120,6 +128,7 @@ export class UsersService implements PrincipalLoader {
   async setStatus(userId: string, status: UserStatus): Promise<UserRow> {
     const row = await this.repo.update(userId, status === 'active' ? { status } : { status, passwordChangedAt: new Date() });
     if (!row) throw AppError.notFound('User');
+    if (status !== 'active') this.announce({ kind: 'user_revoked', userId });
     return row;
   }
 
@@ -136,6 +145,7 @@ export class UsersService implements PrincipalLoader {
     try {
       const row = await this.repo.update(userId, { ...changes, ...(opts.revokeSessions ? { passwordChangedAt: new Date() } : {}) });
       if (!row) throw AppError.notFound('User');
+      if (opts.revokeSessions) this.announce({ kind: 'user_revoked', userId });
       return row;
     } catch (err) {
       if (pgCode(err) === '23505') throw emailInUse();
@@ -161,6 +171,7 @@ export class UsersService implements PrincipalLoader {
       passwordChangedAt: new Date(),
     });
     if (!row) throw AppError.notFound('User');
+    this.announce({ kind: 'user_revoked', userId });
     return row;
   }
 
@@ -168,6 +179,7 @@ export class UsersService implements PrincipalLoader {
   async hardDelete(userId: string): Promise<void> {
     try {
       if (!(await this.repo.delete(userId))) throw AppError.notFound('User');
+      this.announce({ kind: 'user_revoked', userId });
     } catch (err) {
       if (pgCode(err) === '23503') throw AppError.conflict('Other records still refer to this user: remove without hard=true to anonymise instead');
       throw err;
@@ -210,11 +222,13 @@ export class UsersService implements PrincipalLoader {
   async setOrgRole(orgId: string, userId: string, orgRole: OrgRole): Promise<void> {
     if (!(await this.repo.setMembershipRole(orgId, userId, orgRole))) throw AppError.notFound('Member');
     await this.syncClientRole(userId);
+    this.announce({ kind: 'reach_changed', userId });
   }
 
   async removeMembership(orgId: string, userId: string): Promise<void> {
     if (!(await this.repo.removeMembership(orgId, userId))) throw AppError.notFound('Member');
     await this.syncClientRole(userId);
+    this.announce({ kind: 'reach_changed', userId });
   }
 
   /**
@@ -224,8 +238,7 @@ export class UsersService implements PrincipalLoader {
   async syncClientRole(userId: string): Promise<void> {
     const user = await this.repo.findById(userId);
     if (!user || !(CLIENT_ROLES as readonly string[]).includes(user.platformRole)) return;
-    const ms = await this.repo.memberships(userId);
-    const role: PlatformRole = ms.some((m) => m.orgRole === 'owner' || m.orgRole === 'admin') ? 'org_admin' : 'org_member';
+    const role = clientRoleFor((await this.repo.memberships(userId)).map((m) => m.orgRole));
     if (role !== user.platformRole) await this.repo.update(userId, { platformRole: role });
   }
 
@@ -242,6 +255,16 @@ export class UsersService implements PrincipalLoader {
   countSuperadmins(opts: { activeOnly?: boolean; excludeId?: string } = {}): Promise<number> {
     return this.repo.countByRole('superadmin', opts);
   }
+
+  /** Open sockets follow the change once it has committed (the transaction's, when one is open). */
+  private announce(change: AccessChange): void {
+    this.dbService.afterCommit(() => this.accessEvents.emit(change));
+  }
+}
+
+/** The platform role of a client user with these org roles: org_admin while an owner or admin of some org. */
+export function clientRoleFor(orgRoles: readonly OrgRole[]): PlatformRole {
+  return orgRoles.some((r) => r === 'owner' || r === 'admin') ? 'org_admin' : 'org_member';
 }
 
 function assertAssignable(role: PlatformRole): void {

@@ -1,58 +1,83 @@
-import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { catchError, concatMap, from, mergeMap, throwError, type Observable } from 'rxjs';
 import { toErrorResponse } from '../errors/to-error-response.js';
 import { AuditService } from './audit.service.js';
 
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const HTTP_CODE_METADATA = '__httpCode__';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set once the request's `impersonation.action` row is written: one row per request. */
+    impersonationAudited?: boolean;
+  }
+}
+
 /**
- * The one place that audits what a SuperAdmin does while impersonating (spec 5.8): every
- * mutating request made with an impersonation token that reaches its handler leaves an
- * `impersonation.action` row with both ids (the user acted as, and the impersonator), the
- * route and its outcome, whether or not the domain audits the action itself.
+ * The one place that audits what a SuperAdmin does while impersonating (spec 5.8; API-MAP
+ * "Sessions, sockets and hardening"): every request made with an impersonation token, reads
+ * included, leaves an `impersonation.action` row with both ids (the user acted as, and the
+ * impersonator), the method, the route, the target and the outcome, whether or not the domain
+ * audits the action itself. A request that reaches its handler is recorded here, before the answer
+ * leaves (a streamed answer too); one refused before it (a role, an org, the throttle) is recorded
+ * by the same code from a hook as its error answer goes out.
  */
 @Injectable()
-export class ImpersonationAuditInterceptor implements NestInterceptor {
-  constructor(private readonly audit: AuditService) {}
+export class ImpersonationAuditInterceptor implements NestInterceptor, OnModuleInit {
+  constructor(
+    private readonly audit: AuditService,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (!fastify) return;
+    fastify.addHook('onSend', async (request, reply, payload) => {
+      await this.record(request, reply.statusCode);
+      return payload;
+    });
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const principal = request.principal;
-    if (!principal?.impersonatorId || !MUTATING.has(request.method)) return next.handle();
+    if (!request.principal?.impersonatorId) return next.handle();
 
-    const params = (request.params ?? {}) as Record<string, string | undefined>;
-    let recorded = false;
-    const record = async (statusCode: number): Promise<void> => {
-      // A streaming handler emits many values: one row per request.
-      if (recorded) return;
-      recorded = true;
-      await this.audit.record({
-        action: 'impersonation.action',
-        userId: principal.userId,
-        impersonatorId: principal.impersonatorId,
-        resourceId: principal.impersonationId ?? null,
-        orgId: params.orgId && UUID.test(params.orgId) ? params.orgId : null,
-        meta: {
-          impersonationId: principal.impersonationId,
-          method: request.method,
-          route: request.routeOptions?.url ?? null,
-          path: request.url.split('?')[0],
-          statusCode,
-        },
-      });
-    };
     const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? (request.method === 'POST' ? 201 : 200);
     // The row is written before the answer leaves, so whoever sees the answer can find the row.
     return next.handle().pipe(
       concatMap(async (value: unknown) => {
-        await record(successStatus);
+        await this.record(request, successStatus);
         return value;
       }),
-      catchError((err: unknown) => from(record(toErrorResponse(err, request.id).status)).pipe(mergeMap(() => throwError(() => err)))),
+      catchError((err: unknown) => from(this.record(request, toErrorResponse(err, request.id).status)).pipe(mergeMap(() => throwError(() => err)))),
     );
+  }
+
+  private async record(request: FastifyRequest, statusCode: number): Promise<void> {
+    const principal = request.principal;
+    // A streaming handler emits many values, and the hook sees every answer: one row per request.
+    if (!principal?.impersonatorId || request.impersonationAudited) return;
+    request.impersonationAudited = true;
+    const params = (request.params ?? {}) as Record<string, string | undefined>;
+    const target = params.id ?? params.userId ?? params.orgId ?? null;
+    await this.audit.record({
+      action: 'impersonation.action',
+      userId: principal.userId,
+      impersonatorId: principal.impersonatorId,
+      resourceId: principal.impersonationId ?? null,
+      orgId: params.orgId && UUID.test(params.orgId) ? params.orgId : null,
+      meta: {
+        impersonationId: principal.impersonationId,
+        method: request.method,
+        route: request.routeOptions?.url ?? null,
+        // A path with a token in it (an invitation) is kept as its route only.
+        path: params.token === undefined ? request.url.split('?')[0] : null,
+        target,
+        statusCode,
+      },
+    });
   }
 }

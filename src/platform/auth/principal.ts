@@ -15,12 +15,18 @@ export interface Principal {
   /** Milliseconds since epoch when the token was issued (the `pwv` claim). */
   issuedAtMs: number;
   /** The server-side session the token belongs to (the `sid` claim). */
-  sessionId?: string;
+  sessionId: string;
   impersonatorId?: string;
   impersonationId?: string;
   /** The user's row as read for this request (no second read needed to describe the caller). */
   record: PrincipalRecord;
 }
+
+/**
+ * The `sessionId` of a principal the service makes up for its own work (seeding demo data), not
+ * read from a token: no session has this id, so nothing can end or resume it.
+ */
+export const INTERNAL_SESSION_ID = '00000000-0000-0000-0000-000000000000';
 
 /** The current state of a user as the auth layer needs it; filled by the users module. */
 export interface PrincipalRecord {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { securityEvent } from '../observability/security-log.js';
 import { PRINCIPAL_LOADER, type Principal, type PrincipalLoader } from './principal.js';
 import { TokenService } from './token.service.js';
 
@@ -23,6 +24,16 @@ export interface ImpersonationClaims {
 /** True while the impersonation session is open (not stopped, not expired, the impersonator still a SuperAdmin). */
 export type ImpersonationCheck = (claims: ImpersonationClaims) => Promise<boolean>;
 
+/** A server-side session as the authenticator needs it, for the `sid` of a token. */
+export interface SessionState {
+  userId: string;
+  expiresAt: Date;
+  endedAt: Date | null;
+  endReason: string | null;
+}
+/** The session of a `sid`, or null when there is none; answered by the module that keeps sessions. */
+export type SessionLookup = (sessionId: string) => Promise<SessionState | null>;
+
 export function bearerToken(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;
@@ -32,12 +43,17 @@ export function bearerToken(header: string | string[] | undefined): string | und
 
 /**
  * Resolves the caller of a request once: the token verified, then the user's current row
- * (status and `passwordChangedAt`, compared at millisecond precision).
+ * (status and `passwordChangedAt`, compared at millisecond precision) and the token's server-side
+ * session (not ended, not expired, the user's own), read side by side. Every refusal leaves a
+ * `security.token_refused` (the token itself is bad) or `security.token_revoked` (a good token
+ * whose session or user no longer allows it) line, never with the token in it.
  */
 @Injectable()
 export class RequestAuthenticator {
   // Fails closed until the module that owns impersonation sessions answers.
   private impersonationOpen: ImpersonationCheck = async () => false;
+  // Fails closed until the module that keeps sessions answers.
+  private sessionOf: SessionLookup = async () => null;
 
   constructor(
     private readonly tokens: TokenService,
@@ -46,6 +62,10 @@ export class RequestAuthenticator {
 
   setImpersonationCheck(check: ImpersonationCheck): void {
     this.impersonationOpen = check;
+  }
+
+  setSessionLookup(lookup: SessionLookup): void {
+    this.sessionOf = lookup;
   }
 
   resolve(request: FastifyRequest): Promise<AuthOutcome> {
@@ -59,18 +79,33 @@ export class RequestAuthenticator {
 
   async authenticate(token: string | undefined): Promise<AuthOutcome> {
     if (!token) return { reason: 'missing' };
-    const claims = await this.tokens.verify(token);
-    if (!claims) return { reason: 'invalid' };
-    const user = await this.loader.load(claims.sub);
-    if (!user) return { reason: 'invalid' };
-    if (user.status !== 'active') return { reason: 'inactive' };
-    if (user.passwordChangedAt.getTime() > claims.pwv) return { reason: 'revoked' };
+    const checked = await this.tokens.check(token);
+    if (!checked.claims) {
+      securityEvent('token_refused', { reason: checked.refused, userId: checked.userId });
+      return { reason: 'invalid' };
+    }
+    const claims = checked.claims;
+    const [user, session] = await Promise.all([this.loader.load(claims.sub), this.sessionOf(claims.sid)]);
+    const revoked = (reason: string, fields: Record<string, unknown> = {}, outcome: 'revoked' | 'invalid' | 'inactive' = 'revoked'): AuthOutcome => {
+      securityEvent('token_revoked', { reason, userId: claims.sub, sessionId: claims.sid, ...fields });
+      return { reason: outcome };
+    };
+    if (!user) return revoked('user_removed', {}, 'invalid');
+    if (user.status !== 'active') return revoked('user_inactive', { status: user.status }, 'inactive');
+    if (user.passwordChangedAt.getTime() > claims.pwv) return revoked('password_changed');
+    if (!session) return revoked('session_unknown');
+    if (session.userId !== user.id) {
+      securityEvent('token_refused', { reason: 'session_of_another_user', userId: claims.sub, sessionId: claims.sid });
+      return { reason: 'invalid' };
+    }
+    if (session.endedAt) return revoked('session_ended', { endReason: session.endReason });
+    if (session.expiresAt.getTime() <= Date.now()) return revoked('session_expired');
     if (claims.impersonationId || claims.impersonatorId) {
       const open =
         claims.impersonationId !== undefined &&
         claims.impersonatorId !== undefined &&
         (await this.impersonationOpen({ impersonationId: claims.impersonationId, impersonatorId: claims.impersonatorId, targetUserId: user.id }));
-      if (!open) return { reason: 'revoked' };
+      if (!open) return revoked('impersonation_closed', { impersonatorId: claims.impersonatorId, impersonationId: claims.impersonationId });
     }
     return {
       principal: {

@@ -2,12 +2,13 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT, importPKCS8 } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.js';
 import { TokenService, type TokenSubject } from './token.service.js';
 
 const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-const subject: TokenSubject = { userId: randomUUID(), email: 'a@example.com', name: 'A', platformRole: 'expert', orgMemberships: [] };
+const subject: TokenSubject = { userId: randomUUID(), email: 'a@example.com', name: 'A', platformRole: 'expert', orgMemberships: [], sessionId: randomUUID() };
 
 describe('TokenService while its key pair rotates', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cos-tokens-'));
@@ -31,5 +32,44 @@ describe('TokenService while its key pair rotates', () => {
 
   it('refuses a JWT_PUBLIC_KEY_PREVIOUS that holds no public key', () => {
     expect(() => loadConfig({ APP_ENV: 'test', DATA_DIR: dataDir, JWT_PUBLIC_KEY_PREVIOUS: 'not a key' })).toThrow(/JWT_PUBLIC_KEY_PREVIOUS/);
+  });
+});
+
+describe('TokenService lifetime rules', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cos-tokens-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const keys = pair();
+  const tokens = new TokenService(loadConfig({ APP_ENV: 'test', DATA_DIR: dataDir, JWT_PRIVATE_KEY: keys.privateKey, JWT_PUBLIC_KEY: keys.publicKey }));
+  /** A token signed with the service's own key, with the given `iat` and `exp` (seconds) and claims. */
+  const signed = async (iat: number, exp: number, claims: Record<string, unknown> = {}) =>
+    new SignJWT({ email: subject.email, name: subject.name, platformRole: subject.platformRole, orgMemberships: [], pwv: iat * 1000, sid: subject.sessionId, ...claims })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
+      .setSubject(subject.userId)
+      .setIssuer('client-organization-service')
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(await importPKCS8(keys.privateKey, 'RS256'));
+  const nowS = Math.floor(Date.now() / 1000);
+  const day = 24 * 3600;
+
+  it('carries the session id, and accepts a lifetime of exactly 7 days and an iat up to 60 s ahead', async () => {
+    expect(await tokens.verify(await tokens.sign(subject))).toMatchObject({ sub: subject.userId, sid: subject.sessionId });
+    expect((await tokens.check(await signed(nowS, nowS + 7 * day))).claims).toBeDefined();
+    expect((await tokens.check(await signed(nowS + 60, nowS + 60 + day), nowS * 1000)).claims).toBeDefined();
+  });
+
+  it('refuses a lifetime over 7 days, an iat more than 60 s ahead, and a token without sid, though the signature is good', async () => {
+    expect(await tokens.check(await signed(nowS, nowS + 7 * day + 1))).toEqual({ refused: 'lifetime_too_long', userId: subject.userId });
+    expect(await tokens.check(await signed(nowS - 300 * day, nowS + 300 * day))).toEqual({ refused: 'lifetime_too_long', userId: subject.userId });
+    expect(await tokens.check(await signed(nowS + 61, nowS + 61 + day), nowS * 1000)).toEqual({ refused: 'issued_in_future', userId: subject.userId });
+    expect(await tokens.check(await signed(nowS, nowS + day, { sid: undefined }))).toEqual({ refused: 'no_session', userId: subject.userId });
+    expect(await tokens.check(await signed(nowS - 8 * day, nowS - day))).toEqual({ refused: 'expired', userId: subject.userId });
+    expect(await tokens.check('not-a-jwt')).toEqual({ refused: 'malformed' });
+    expect(await tokens.verify(await signed(nowS, nowS + 7 * day + 1))).toBeNull();
+  });
+
+  it('never signs a lifetime over 7 days', async () => {
+    const claims = (await tokens.verify(await tokens.sign(subject, Date.now(), 30 * day)))!;
+    expect(claims.exp - claims.iat).toBe(7 * day);
   });
 });

@@ -7,6 +7,8 @@ import type { AppConfig } from '../config/config.js';
 import type { PrincipalMembership } from './principal.js';
 
 export const TOKEN_LIFETIME_S = 7 * 24 * 60 * 60;
+/** How far in the future an `iat` may lie (clock skew between instances). */
+export const MAX_IAT_SKEW_S = 60;
 const ISSUER = 'client-organization-service';
 
 export interface TokenSubject {
@@ -15,6 +17,8 @@ export interface TokenSubject {
   name: string;
   platformRole: z.infer<typeof PlatformRoleSchema>;
   orgMemberships: PrincipalMembership[];
+  /** The server-side session the token belongs to (`sid`). */
+  sessionId: string;
   impersonatorId?: string;
   impersonationId?: string;
 }
@@ -26,13 +30,17 @@ const ClaimsSchema = z.object({
   platformRole: PlatformRoleSchema,
   orgMemberships: z.array(z.object({ orgId: z.uuid(), orgRole: OrgRoleSchema })),
   pwv: z.number().int().nonnegative(),
-  sid: z.uuid().optional(),
+  sid: z.uuid(),
   iat: z.number(),
   exp: z.number(),
   impersonatorId: z.uuid().optional(),
   impersonationId: z.uuid().optional(),
 });
 export type TokenClaims = z.infer<typeof ClaimsSchema>;
+
+/** Why a token was refused before any row was read (for the `security.token_refused` line). */
+export type TokenRefusal = 'malformed' | 'bad_signature' | 'expired' | 'claims_invalid' | 'no_session' | 'lifetime_too_long' | 'issued_in_future';
+export type TokenCheck = { claims: TokenClaims; refused?: undefined } | { claims?: undefined; refused: TokenRefusal; userId?: string };
 
 /** RS256 user tokens (spec 5.1), with `pwv`: the issue time in milliseconds, for revocation. */
 @Injectable()
@@ -59,6 +67,7 @@ export class TokenService {
       platformRole: subject.platformRole,
       orgMemberships: subject.orgMemberships.map((m) => ({ orgId: m.orgId, orgRole: m.orgRole })),
       pwv: now,
+      sid: subject.sessionId,
     };
     if (subject.impersonatorId) payload.impersonatorId = subject.impersonatorId;
     if (subject.impersonationId) payload.impersonationId = subject.impersonationId;
@@ -72,21 +81,43 @@ export class TokenService {
       .sign(privateKey);
   }
 
-  /** The claims of a valid token, or null (bad signature, expired, malformed). */
+  /** The claims of a valid token, or null (bad signature, expired, malformed, lifetime rules). */
   async verify(token: string): Promise<TokenClaims | null> {
+    return (await this.check(token)).claims ?? null;
+  }
+
+  /**
+   * The claims of a valid token, or why it is refused. Beyond the signature and expiry, a token may
+   * live at most 7 days (`exp - iat`) and may not be issued more than 60 s ahead of this clock,
+   * whoever signed it with our key.
+   */
+  async check(token: string, nowMs = Date.now()): Promise<TokenCheck> {
     const { publicKey, previous } = await this.getKeys();
     // While a key pair rotates, a token signed with the other key of the rotation is good too.
     for (const key of [publicKey, ...previous]) {
+      let payload: JWTPayload;
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['RS256'], issuer: ISSUER });
-        const parsed = ClaimsSchema.safeParse(payload);
-        return parsed.success ? parsed.data : null;
+        ({ payload } = await jwtVerify(token, key, { algorithms: ['RS256'], issuer: ISSUER, currentDate: new Date(nowMs) }));
       } catch (err) {
         if (err instanceof joseErrors.JWSSignatureVerificationFailed) continue;
-        if (err instanceof joseErrors.JOSEError) return null;
+        if (err instanceof joseErrors.JWTExpired) return { refused: 'expired', userId: verifiedSubject(err.payload) };
+        if (err instanceof joseErrors.JWTClaimValidationFailed) return { refused: 'claims_invalid', userId: verifiedSubject(err.payload) };
+        if (err instanceof joseErrors.JOSEError) return { refused: 'malformed' };
         throw err;
       }
+      const userId = verifiedSubject(payload);
+      if (typeof payload.iat !== 'number' || typeof payload.exp !== 'number') return { refused: 'claims_invalid', userId };
+      if (payload.exp - payload.iat > TOKEN_LIFETIME_S) return { refused: 'lifetime_too_long', userId };
+      if (payload.iat > nowMs / 1000 + MAX_IAT_SKEW_S) return { refused: 'issued_in_future', userId };
+      const parsed = ClaimsSchema.safeParse(payload);
+      if (!parsed.success) return { refused: payload.sid === undefined ? 'no_session' : 'claims_invalid', userId };
+      return { claims: parsed.data };
     }
-    return null;
+    return { refused: 'bad_signature' };
   }
+}
+
+/** The `sub` of a payload whose signature checked out (a user id for the log, when it is one). */
+function verifiedSubject(payload: JWTPayload): string | undefined {
+  return typeof payload.sub === 'string' && z.uuid().safeParse(payload.sub).success ? payload.sub : undefined;
 }

@@ -21,6 +21,9 @@ const optionalUrl = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
   .pipe(z.url({ message: 'must be a URL' }).optional());
 
+/** `host[:port]`, `*.domain[:port]` or `[ipv6][:port]`. */
+const ATTACHMENT_HOST = /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 /** The environment variables of API-MAP.md "Configuration", plus a few operational knobs. */
 export const EnvSchema = z.object({
   PORT: intFrom(3000, 0).pipe(z.number().max(65535)),
@@ -72,6 +75,12 @@ export const EnvSchema = z.object({
   ENTERPRISE_CHAT_APP_ID: optionalString,
   ENTERPRISE_CHAT_OPENID_METADATA_URL: optionalUrl,
   ENTERPRISE_CHAT_ISSUERS: optionalString,
+  ATTACHMENT_HOSTS: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => v.split(',').every((h) => h.trim() === '' || ATTACHMENT_HOST.test(h.trim())), 'must be a comma-separated list of host[:port] (a leading *. matches subdomains)')
+      .optional(),
+  ),
   CHANNEL_ENGAGEMENT_TTL_HOURS: intFrom(24, 1),
   CHAT_A_API_BASE_URL: optionalUrl,
   MESSAGING_A_API_BASE_URL: optionalUrl,

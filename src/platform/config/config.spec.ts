@@ -65,6 +65,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/ENCRYPTION_KEY: must be 32 bytes/);
   });
 
+  it('lists the vendors\' public file hosts for attachments unless ATTACHMENT_HOSTS says otherwise', () => {
+    const DATA_DIR = tmp();
+    const defaults = loadConfig({ DATA_DIR }).channels.attachmentHosts;
+    expect(defaults).toEqual(expect.arrayContaining(['files.slack.com', 'api.telegram.org', 'smba.trafficmanager.net']));
+    expect(defaults.some((h) => /^(127\.|localhost|\[)/.test(h))).toBe(false);
+    expect(loadConfig({ DATA_DIR, ATTACHMENT_HOSTS: ' Files.Example.com , 127.0.0.1:8080,*.cdn.example.com,[::1]:9000' }).channels.attachmentHosts).toEqual(['files.example.com', '127.0.0.1:8080', '*.cdn.example.com', '[::1]:9000']);
+    expect(() => loadConfig({ DATA_DIR, ATTACHMENT_HOSTS: 'https://files.example.com/' })).toThrow(/ATTACHMENT_HOSTS: must be a comma-separated list of host\[:port\]/);
+    expect(() => loadConfig({ DATA_DIR, ATTACHMENT_HOSTS: 'user@files.example.com' })).toThrow(/ATTACHMENT_HOSTS/);
+  });
+
   it('checks the LLM provider settings: a hosted provider needs its key, openai-compatible its URL and model', () => {
     const DATA_DIR = tmp();
     expect(loadConfig({ DATA_DIR }).llm).toMatchObject({ provider: 'offline', timeoutMs: 60_000 });

@@ -55,6 +55,8 @@ export interface AppConfig {
     enterpriseChatAppId?: string;
     enterpriseChatOpenIdMetadataUrl?: string;
     enterpriseChatIssuers: string[];
+    /** Where inbound attachments may be fetched from: `host[:port]` (`*.` matches subdomains). */
+    attachmentHosts: string[];
   };
   /** An engagement with the bot (chat-a, enterprise-chat, messaging-b groups) lasts this long after the last message. */
   readonly channelEngagementTtlHours: number;
@@ -84,6 +86,21 @@ export interface AppConfig {
   readonly logLevel: ParsedEnv['LOG_LEVEL'];
   readonly seedDemoData: boolean;
 }
+
+/**
+ * The vendors' public file hosts (docs/configuration.md): chat-a files, messaging-a media and its
+ * CDN, messaging-b Bot API file downloads, enterprise-chat connector attachments and shared files.
+ */
+export const DEFAULT_ATTACHMENT_HOSTS: readonly string[] = [
+  'files.slack.com',
+  'api.twilio.com',
+  'media.twiliocdn.com',
+  'api.telegram.org',
+  'smba.trafficmanager.net',
+  '*.botframework.com',
+  '*.asm.skype.com',
+  '*.sharepoint.com',
+];
 
 const list = (v: string | undefined) =>
   (v ?? '')
@@ -163,6 +180,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       enterpriseChatAppId: e.ENTERPRISE_CHAT_APP_ID,
       enterpriseChatOpenIdMetadataUrl: e.ENTERPRISE_CHAT_OPENID_METADATA_URL,
       enterpriseChatIssuers: list(e.ENTERPRISE_CHAT_ISSUERS),
+      attachmentHosts: e.ATTACHMENT_HOSTS ? list(e.ATTACHMENT_HOSTS.toLowerCase()) : [...DEFAULT_ATTACHMENT_HOSTS],
     },
     channelEngagementTtlHours: e.CHANNEL_ENGAGEMENT_TTL_HOURS,
     channelApis: {

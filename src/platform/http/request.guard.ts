@@ -31,7 +31,7 @@ export class RequestGuard implements CanActivate {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.orgThrottle = rateLimits.limiter({ name: 'throttle-org', points: config.limits.throttleOrgPerMinute, durationS: 60 });
-    this.ipThrottle = rateLimits.limiter({ name: 'throttle-ip', points: config.limits.throttleIpPerMinute, durationS: 60 });
+    this.ipThrottle = rateLimits.ipThrottle();
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -22,6 +22,11 @@ export interface LimitResult {
   resetAtMs: number;
 }
 
+/** One point taken ahead of a guess (a password, a code): given back when the guess was right. */
+export interface Reservation extends LimitResult {
+  refund(): Promise<void>;
+}
+
 /** One limiter: a fixed window of `points` per `durationS`, shared by every instance through Redis when configured. */
 export class Limiter {
   constructor(
@@ -40,6 +45,16 @@ export class Limiter {
       }
       throw rej;
     }
+  }
+
+  /**
+   * Takes a point before a guess is checked, so that parallel wrong guesses cannot pass the limit
+   * together; the caller refunds it when the guess was right. Once the budget is spent the answer
+   * is `allowed: false` for a right guess too, until the window ends.
+   */
+  async reserve(key: string): Promise<Reservation> {
+    const result = await this.consume(key);
+    return { ...result, refund: () => this.impl.reward(key, 1).then(() => undefined) };
   }
 
   /** Usage so far in the current window, without consuming. */
@@ -90,6 +105,14 @@ export class RateLimitService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis,
   ) {}
+
+  /**
+   * The per-IP part of the global throttle (spec 7.1, 8): `THROTTLE_IP_PER_MINUTE` per `ip:<address>`,
+   * one budget for anonymous HTTP requests and socket handshakes.
+   */
+  ipThrottle(): Limiter {
+    return this.limiter({ name: 'throttle-ip', points: this.config.limits.throttleIpPerMinute, durationS: 60 });
+  }
 
   limiter(definition: LimitDefinition): Limiter {
     const id = `${definition.name}:${definition.points}:${definition.durationS}`;

@@ -7,47 +7,79 @@ import type { Server as HttpServer } from 'node:http';
 import {
   AUDIENCE_CLIENT_ROOM,
   AUDIENCE_STAFF_ROOM,
+  EXPERTS_ALL_ORGS_ROOM,
   EXPERTS_ROOM,
+  MAX_SOCKETS_PER_USER,
   REALTIME_NAMESPACE,
   conversationRoom,
+  expertsOrgRoom,
   orgRoom,
+  sessionRoom,
   userRoom,
   type ClientToServerEvents,
   type RoomAck,
   type ServerEventName,
   type ServerEventPayload,
   type ServerToClientEvents,
+  type SocketRefusal,
 } from '../../contracts/realtime.js';
 import { CLIENT_ROLES, type PlatformRole } from '../../contracts/roles.js';
+import { AuditService } from '../audit/audit.service.js';
+import { AccessEvents, type AccessChange } from '../auth/access-events.js';
 import type { Principal } from '../auth/principal.js';
 import { RequestAuthenticator, bearerToken } from '../auth/request-auth.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
 import { logger } from '../observability/logger.js';
+import { securityEvent } from '../observability/security-log.js';
+import { RateLimitService, type Limiter } from '../rate-limit/rate-limit.service.js';
 import { REDIS_CLIENT } from '../redis/redis.js';
 
 interface SocketData {
   principal: Principal;
 }
-type NotificationsNamespace = Namespace<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
-type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+/** What the instances of one deployment tell each other (through the Redis adapter). */
+interface InterServerEvents {
+  access_change: (change: AccessChange) => void;
+  count_user_sockets: (userId: string, ack: (count: number) => void) => void;
+}
+type NotificationsNamespace = Namespace<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+type Handshake = AppSocket['handshake'];
 
-/** Extra orgs whose room a non-client socket joins (AM assignments, Expert grants). */
-export type OrgRoomSource = (principal: Principal) => Promise<string[]>;
-/** Whether a caller may follow a conversation; filled by the conversations module. */
-export type ConversationAccessCheck = (principal: Principal, conversationId: string) => Promise<boolean>;
+/**
+ * Rooms a non-client socket joins besides its memberships' org rooms (AM assignments, Expert
+ * grants); asked again whenever the user's reach changes.
+ */
+export type RoomSource = (principal: Principal) => Promise<string[]>;
+/** The org of a conversation the caller may follow, or null; filled by the conversations module. */
+export type ConversationAccessCheck = (principal: Principal, conversationId: string) => Promise<string | null>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EXPERT_ROOM_ROLES: readonly PlatformRole[] = ['expert', 'superadmin'];
+const CONVERSATION_ROOM_PREFIX = conversationRoom('');
+/** How long a handshake waits for the other instances' socket counts before counting its own alone. */
+const CLUSTER_ANSWER_MS = 2000;
 
 export function isClientRole(role: PlatformRole): boolean {
   return (CLIENT_ROLES as readonly PlatformRole[]).includes(role);
 }
 
+class SocketRefused extends Error {
+  constructor(
+    message: string,
+    readonly data: SocketRefusal,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * The Socket.IO surface of spec 5.5 / 6.1. The identity comes from the verified token only
- * (revocation included); the rooms follow from it. With Redis, the Redis adapter carries every
- * emit to the sockets of every instance.
+ * (revocation included); the rooms follow from it, and keep following it: every access change
+ * (AccessEvents) reaches the user's sockets on every instance, and join_conversation checks the
+ * token and the user's reach again. With Redis, the Redis adapter carries every emit and every
+ * access change to the sockets of every instance.
  */
 @Injectable()
 export class RealtimeService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -56,19 +88,33 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
   private ns?: NotificationsNamespace;
   private pub?: Redis;
   private sub?: Redis;
-  private readonly orgRoomSources: OrgRoomSource[] = [];
-  private conversationAccess: ConversationAccessCheck = async () => false;
+  private readonly roomSources: RoomSource[] = [];
+  private conversationAccess: ConversationAccessCheck = async () => null;
+  private readonly ipThrottle: Limiter;
+  /** The token each local socket signed in with: kept here, never in `socket.data` (which other instances may fetch). */
+  private readonly tokens = new WeakMap<AppSocket, string>();
+  /** Handshakes and access changes of one user run one at a time on this instance. */
+  private readonly userQueues = new Map<string, Promise<unknown>>();
+  /** Access changes applied so far here, and the count each socket's handshake started from. */
+  private accessChanges = 0;
+  private readonly changesSeen = new WeakMap<AppSocket, number>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly authenticator: RequestAuthenticator,
+    private readonly audit: AuditService,
+    accessEvents: AccessEvents,
+    rateLimits: RateLimitService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis,
-  ) {}
+  ) {
+    this.ipThrottle = rateLimits.ipThrottle();
+    accessEvents.on((change) => this.follow(change));
+  }
 
-  /** Modules that give a user reach over an org (assignments, grants) add it here at init. */
-  addOrgRoomSource(source: OrgRoomSource): void {
-    this.orgRoomSources.push(source);
+  /** Modules that give a user reach over an org (assignments, grants) add its rooms here at init. */
+  addRoomSource(source: RoomSource): void {
+    this.roomSources.push(source);
   }
 
   /** The conversations module decides who may join a conversation room. Until then, nobody. */
@@ -90,21 +136,22 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
       this.pub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
       this.sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
       for (const c of [this.pub, this.sub]) c.on('error', () => undefined);
-      io.adapter(createAdapter(this.pub, this.sub, { key: `${this.config.redisKeyPrefix}socket.io` }));
+      io.adapter(createAdapter(this.pub, this.sub, { key: `${this.config.redisKeyPrefix}socket.io`, requestsTimeout: CLUSTER_ANSWER_MS }));
     }
     const ns = io.of(REALTIME_NAMESPACE) as NotificationsNamespace;
     // Authenticated and in its rooms before `connect` reaches the client: nothing is missed.
     ns.use((socket, next) => {
-      this.authenticate(socket)
-        .then(async () => {
-          await socket.join(await this.roomsFor(socket.data.principal));
-        })
-        .then(
-          () => next(),
-          (err: Error) => next(err),
-        );
+      this.admit(socket).then(
+        () => next(),
+        (err: Error) => next(err),
+      );
     });
     ns.on('connection', (socket) => this.onConnection(socket));
+    // From the other instances: an access change committed there, a count of this user's sockets here.
+    ns.on('access_change', (change) => void this.applyHere(change));
+    ns.on('count_user_sockets', (userId, ack) => {
+      if (typeof ack === 'function') ack(this.localSocketCount(userId));
+    });
     this.io = io;
     this.ns = ns;
   }
@@ -161,8 +208,12 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     return this.emit(orgRoom(orgId), event, payload);
   }
 
-  toExperts<E extends ServerEventName>(event: E, payload: ServerEventPayload<E>): boolean {
-    return this.emit(EXPERTS_ROOM, event, payload);
+  /**
+   * An org's Expert-queue event: to the Experts whose grants cover the org and the superadmins
+   * (never to `experts` as a whole), and to the org room's staff; never to client sockets.
+   */
+  toQueue<E extends ServerEventName>(orgId: string, event: E, payload: ServerEventPayload<E>): boolean {
+    return this.emit([expertsOrgRoom(orgId), EXPERTS_ALL_ORGS_ROOM, orgRoom(orgId)], event, payload, AUDIENCE_CLIENT_ROOM);
   }
 
   toConversation<E extends ServerEventName>(conversationId: string, event: E, payload: ServerEventPayload<E>): boolean {
@@ -179,40 +230,62 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     return staff && client;
   }
 
-  private async authenticate(socket: AppSocket): Promise<void> {
-    const hs = socket.handshake;
-    const fromAuth = typeof hs.auth?.token === 'string' ? (hs.auth.token as string).replace(/^Bearer\s+/i, '') : undefined;
-    const fromQuery = typeof hs.query.token === 'string' ? hs.query.token : undefined;
-    const token = fromAuth || fromQuery || bearerToken(hs.headers.authorization);
-    const outcome = await this.authenticator.authenticate(token);
-    if (!outcome.principal) throw Object.assign(new Error('unauthorized'), { data: { code: 'unauthorized', reason: outcome.reason } });
-    socket.data.principal = outcome.principal;
+  /**
+   * The handshake: the per-IP throttle, the token, at most MAX_SOCKETS_PER_USER sockets per user
+   * over every instance, then the rooms. A refusal is a `connect_error` whose `data` says why.
+   */
+  private async admit(socket: AppSocket): Promise<void> {
+    const ip = handshakeIp(socket.handshake, this.config.trustProxy);
+    try {
+      const budget = await this.ipThrottle.consume(`ip:${ip}`);
+      if (!budget.allowed) {
+        const retryAfterS = Math.max(1, Math.ceil((budget.resetAtMs - Date.now()) / 1000));
+        throw new SocketRefused(`Too many connection attempts; retry after ${retryAfterS} seconds`, { code: 'rate_limit', retryAfterS });
+      }
+      const token = handshakeToken(socket.handshake);
+      this.changesSeen.set(socket, this.accessChanges);
+      const outcome = await this.authenticator.authenticate(token);
+      if (!outcome.principal) throw new SocketRefused('unauthorized', { code: 'unauthorized', reason: outcome.reason });
+      const principal = outcome.principal;
+      socket.data.principal = principal;
+      this.tokens.set(socket, token!);
+      await this.oneAtATime(principal.userId, async () => {
+        if ((await this.socketCount(principal.userId)) >= MAX_SOCKETS_PER_USER) {
+          throw new SocketRefused(`At most ${MAX_SOCKETS_PER_USER} open sockets per user`, { code: 'too_many_sockets', limit: MAX_SOCKETS_PER_USER });
+        }
+        await socket.join(await this.roomsFor(principal));
+      });
+    } catch (err) {
+      if (err instanceof SocketRefused) {
+        const { code, ...detail } = err.data;
+        securityEvent('socket_refused', { refusal: code, ...detail, ip, userId: socket.data.principal?.userId });
+      }
+      throw err;
+    }
   }
 
-  /** The rooms of spec 6.1, from the verified identity only. */
+  /** The rooms of spec 6.1, from the verified identity only (plus the server-side rooms of its session and audience). */
   async roomsFor(principal: Principal): Promise<string[]> {
     const rooms = [userRoom(principal.userId), isClientRole(principal.platformRole) ? AUDIENCE_CLIENT_ROOM : AUDIENCE_STAFF_ROOM];
+    if (principal.sessionId) rooms.push(sessionRoom(principal.sessionId));
     if (!isClientRole(principal.platformRole)) {
-      const orgIds = new Set(principal.orgMemberships.map((m) => m.orgId));
-      for (const source of this.orgRoomSources) for (const id of await source(principal)) orgIds.add(id);
-      for (const id of orgIds) rooms.push(orgRoom(id));
+      for (const m of principal.orgMemberships) rooms.push(orgRoom(m.orgId));
+      for (const source of this.roomSources) rooms.push(...(await source(principal)));
     }
     if (EXPERT_ROOM_ROLES.includes(principal.platformRole)) rooms.push(EXPERTS_ROOM);
-    return rooms;
+    if (principal.platformRole === 'superadmin') rooms.push(EXPERTS_ALL_ORGS_ROOM);
+    return [...new Set(rooms)];
   }
 
   private onConnection(socket: AppSocket): void {
-    const principal = socket.data.principal;
+    // Access changes applied during the handshake did not see this socket (not connected yet): look again.
+    if (this.changesSeen.get(socket) !== this.accessChanges) void this.oneAtATime(socket.data.principal.userId, () => this.recheck(socket));
     socket.on('join_conversation', (conversationId, ack) => {
       const reply = typeof ack === 'function' ? ack : () => undefined;
-      if (typeof conversationId !== 'string' || !UUID.test(conversationId)) return reply({ ok: false, error: 'invalid' } satisfies RoomAck);
-      void this.conversationAccess(principal, conversationId)
-        .catch(() => false)
-        .then(async (allowed) => {
-          if (!allowed) return reply({ ok: false, error: 'forbidden' });
-          await socket.join(conversationRoom(conversationId));
-          reply({ ok: true });
-        });
+      void this.joinConversation(socket, conversationId).then(reply, (err: unknown) => {
+        logger.warn({ err }, 'join_conversation failed');
+        reply({ ok: false, error: 'forbidden' });
+      });
     });
     socket.on('leave_conversation', (conversationId, ack) => {
       const reply = typeof ack === 'function' ? ack : () => undefined;
@@ -221,9 +294,180 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     });
   }
 
+  /**
+   * With the access of now, not of the handshake: the token checked again (a session that ended
+   * closes the socket), the user's orgs and grants read again. Made while impersonating, it leaves
+   * an `impersonation.action` audit row, as every request does (spec 5.8).
+   */
+  private async joinConversation(socket: AppSocket, conversationId: unknown): Promise<RoomAck> {
+    const valid = typeof conversationId === 'string' && UUID.test(conversationId);
+    const outcome = await this.authenticator.authenticate(this.tokens.get(socket));
+    const principal = outcome.principal;
+    let answer: RoomAck = { ok: false, error: valid ? 'forbidden' : 'invalid' };
+    let orgId: string | null = null;
+    if (principal && valid) {
+      socket.data.principal = principal;
+      orgId = await this.conversationAccess(principal, conversationId);
+      if (orgId) {
+        await socket.join(conversationRoom(conversationId));
+        answer = { ok: true };
+      }
+    }
+    const actor = principal ?? socket.data.principal;
+    if (actor.impersonatorId) {
+      await this.audit.record({
+        action: 'impersonation.action',
+        userId: actor.userId,
+        impersonatorId: actor.impersonatorId,
+        resourceId: actor.impersonationId ?? null,
+        orgId,
+        meta: {
+          impersonationId: actor.impersonationId,
+          method: 'SOCKET',
+          route: 'join_conversation',
+          path: REALTIME_NAMESPACE,
+          target: valid ? conversationId : null,
+          statusCode: !principal ? 401 : answer.ok ? 200 : answer.error === 'invalid' ? 400 : 403,
+          conversationId: valid ? conversationId : null,
+        },
+      });
+    }
+    // The authenticator logged why the token no longer signs in; its socket goes.
+    if (!principal) setImmediate(() => socket.disconnect(true));
+    return answer;
+  }
+
+  /**
+   * An access change committed on this instance: applied to this instance's sockets, and told to
+   * the other instances (each applies it to its own). Without Redis there is only this one.
+   */
+  private async follow(change: AccessChange): Promise<void> {
+    if (!this.ns) return;
+    if (this.redis) this.ns.serverSideEmit('access_change', change);
+    await this.applyHere(change);
+  }
+
+  /**
+   * Suspension, deactivation, password change, logout: the sockets of the user (or of the ended
+   * session) are closed. A changed reach: each socket of the user leaves the org, Expert and
+   * conversation rooms it may no longer be in (and joins those it may now be in).
+   */
+  private async applyHere(change: AccessChange): Promise<void> {
+    this.accessChanges++;
+    if (!this.ns || !change || typeof change !== 'object') return;
+    if (change.kind === 'session_ended') {
+      for (const socket of this.localSockets(sessionRoom(change.sessionId))) socket.disconnect(true);
+      return;
+    }
+    const sockets = this.localSockets(userRoom(change.userId));
+    if (change.kind === 'user_revoked') {
+      for (const socket of sockets) socket.disconnect(true);
+      return;
+    }
+    if (change.kind !== 'reach_changed' || sockets.length === 0) return;
+    await this.oneAtATime(change.userId, async () => {
+      for (const socket of sockets) await this.recheck(socket);
+    });
+  }
+
+  /**
+   * Brings a socket to its access of now: its rooms follow; a token that no longer signs in closes
+   * it for good. When the access cannot be read now, the connection is dropped without a goodbye:
+   * the client reconnects by itself and its handshake checks everything afresh.
+   */
+  private async recheck(socket: AppSocket): Promise<void> {
+    try {
+      if (!(await this.refresh(socket))) socket.disconnect(true);
+    } catch (err) {
+      logger.warn({ err, userId: socket.data.principal.userId }, 'socket access unreadable; dropping the connection');
+      socket.conn.close();
+    }
+  }
+
+  /** Brings a socket's rooms to what its user may see now; false when its token no longer signs in. */
+  private async refresh(socket: AppSocket): Promise<boolean> {
+    const outcome = await this.authenticator.authenticate(this.tokens.get(socket));
+    if (!outcome.principal) return false;
+    const principal = outcome.principal;
+    socket.data.principal = principal;
+    const wanted = new Set(await this.roomsFor(principal));
+    const leave: string[] = [];
+    for (const room of socket.rooms) {
+      if (room === socket.id || wanted.has(room)) continue;
+      if (room.startsWith(CONVERSATION_ROOM_PREFIX) && (await this.conversationAccess(principal, room.slice(CONVERSATION_ROOM_PREFIX.length)))) continue;
+      leave.push(room);
+    }
+    for (const room of leave) await socket.leave(room);
+    const join = [...wanted].filter((room) => !socket.rooms.has(room));
+    if (join.length > 0) await socket.join(join);
+    return true;
+  }
+
+  /** The connected sockets of this instance in a room. */
+  private localSockets(room: string): AppSocket[] {
+    const ids = this.ns?.adapter.rooms.get(room);
+    if (!ids) return [];
+    return [...ids].map((id) => this.ns!.sockets.get(id)).filter((s): s is AppSocket => s !== undefined);
+  }
+
+  /** This instance's sockets of a user, those still in their handshake included. */
+  private localSocketCount(userId: string): number {
+    return this.ns?.adapter.rooms.get(userRoom(userId))?.size ?? 0;
+  }
+
+  /** The user's sockets on every instance; this instance's alone when the others do not answer in time. */
+  private async socketCount(userId: string): Promise<number> {
+    const here = this.localSocketCount(userId);
+    if (!this.redis || !this.ns) return here;
+    const ns = this.ns;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const answers = await Promise.race([
+        ns.serverSideEmitWithAck('count_user_sockets', userId),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('no answer from the other instances')), CLUSTER_ANSWER_MS);
+        }),
+      ]);
+      return here + answers.reduce((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
+    } catch (err) {
+      logger.warn({ err, userId }, 'socket count of the other instances unavailable; counting this instance only');
+      return here;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs `fn` after every earlier call for the same user on this instance has settled. */
+  private oneAtATime<T>(userId: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.userQueues.get(userId) ?? Promise.resolve()).then(fn);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.userQueues.set(userId, settled);
+    void settled.then(() => {
+      if (this.userQueues.get(userId) === settled) this.userQueues.delete(userId);
+    });
+    return run;
+  }
+
   /** Rooms a local socket is in (tests and diagnostics). */
   localRoomsOf(socketId: string): string[] {
     const socket = this.ns?.sockets.get(socketId);
     return socket ? [...socket.rooms].filter((r) => r !== socketId) : [];
   }
+}
+
+/** The token of a handshake: the `auth` object, the `?token=` query, or the Authorization header (spec 5.5). */
+function handshakeToken(hs: Handshake): string | undefined {
+  const fromAuth = typeof hs.auth?.token === 'string' ? (hs.auth.token as string).replace(/^Bearer\s+/i, '') : undefined;
+  const fromQuery = typeof hs.query.token === 'string' ? hs.query.token : undefined;
+  return fromAuth || fromQuery || bearerToken(hs.headers.authorization);
+}
+
+/** The client's address as the HTTP throttle sees it (fastify's `request.ip`): behind a trusted proxy, the first forwarded address. */
+function handshakeIp(hs: Handshake, trustProxy: boolean): string {
+  const forwarded = hs.headers['x-forwarded-for'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return trustProxy && first ? first : hs.address;
 }

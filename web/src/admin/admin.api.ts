@@ -3,8 +3,10 @@ import type {
   AdminUserDetail,
   AuditItem,
   ImpersonationSession,
+  ImpersonationStopped,
   InviteMemberInput,
   Member,
+  MemberInvitation,
   OrgRole,
   PlatformRole,
   UpdateUserInput,
@@ -40,7 +42,7 @@ export const adminApi = {
   impersonate: (id: string, reason: string) =>
     apiFetch<{ token: string; impersonation: ImpersonationSession }>(`/admin/impersonate/${encodeURIComponent(id)}`, { method: 'POST', body: { reason } }),
   stopImpersonation: (impersonationId?: string) =>
-    apiFetch<{ ended: ImpersonationSession[] }>('/admin/impersonate/stop', { method: 'POST', body: impersonationId ? { impersonationId } : {} }),
+    apiFetch<ImpersonationStopped>('/admin/impersonate/stop', { method: 'POST', body: impersonationId ? { impersonationId } : {} }),
   impersonations: (active: boolean | undefined, cursor: string | undefined, signal?: AbortSignal) =>
     apiFetch<PageOf<ImpersonationSession>>('/ops/impersonation', { query: { active: active === undefined ? undefined : String(active), limit: 50, cursor }, signal }),
 };
@@ -55,6 +57,9 @@ export const membersApi = {
     apiFetch<void>(`/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(userId)}`, { method: 'DELETE' }),
   transferOwnership: (orgId: string, userId: string) =>
     apiFetch<PageOf<Member>>(`/orgs/${encodeURIComponent(orgId)}/transfer-ownership`, { method: 'POST', body: { userId } }),
+  /** A mailed invitation, as its user sees it before accepting. */
+  invitation: (token: string, signal?: AbortSignal) => apiFetch<MemberInvitation>(`/admin/members/invitations/${encodeURIComponent(token)}`, { signal }),
+  acceptInvitation: (token: string) => apiFetch<Member>(`/admin/members/invitations/${encodeURIComponent(token)}/accept`, { method: 'POST' }),
 };
 
 export const adminKeys = {
@@ -65,4 +70,5 @@ export const adminKeys = {
   audit: (filter: AuditFilter) => ['admin', 'audit', filter] as const,
   impersonations: (active: boolean | undefined) => ['admin', 'impersonations', active ?? 'all'] as const,
   members: (orgId: string | undefined) => ['members', orgId ?? 'mine'] as const,
+  invitation: (token: string) => ['members', 'invitation', token] as const,
 };

@@ -1,7 +1,12 @@
-/** The session token lives in localStorage; components subscribe to it with useSyncExternalStore. */
+/**
+ * The session token lives in localStorage; components subscribe to it with useSyncExternalStore.
+ * Only one token is ever kept: while a SuperAdmin impersonates someone, the impersonation token;
+ * stopping asks the server for the SuperAdmin's session back (spec 5.8).
+ */
 const STORAGE_KEY = 'cos.token';
-/** While a SuperAdmin impersonates someone: their own token, kept aside (spec 5.8). */
-const OWN_TOKEN_KEY = 'cos.ownToken';
+/** Where earlier versions kept a SuperAdmin's own token aside while impersonating: never again. */
+const LEGACY_OWN_TOKEN_KEY = 'cos.ownToken';
+localStorage.removeItem(LEGACY_OWN_TOKEN_KEY);
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
@@ -19,20 +24,9 @@ export const tokenStore = {
     notify();
   },
   clear(): void {
-    // Signing out (or a refused token) also forgets a SuperAdmin token kept aside.
-    localStorage.removeItem(OWN_TOKEN_KEY);
     if (localStorage.getItem(STORAGE_KEY) === null) return;
     localStorage.removeItem(STORAGE_KEY);
     notify();
-  },
-  keepOwn(token: string): void {
-    localStorage.setItem(OWN_TOKEN_KEY, token);
-  },
-  /** The token kept aside, removed from storage. */
-  takeOwn(): string | null {
-    const token = localStorage.getItem(OWN_TOKEN_KEY);
-    localStorage.removeItem(OWN_TOKEN_KEY);
-    return token;
   },
   subscribe(listener: Listener): () => void {
     listeners.add(listener);

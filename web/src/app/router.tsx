@@ -8,6 +8,7 @@ import { InboxPage } from '../pages/client/InboxPage';
 import { clientSettingsRoute } from '../pages/client/settings/routes';
 import { DevMailPage } from '../pages/dev/DevMailPage';
 import { ErrorPage } from '../pages/ErrorPage';
+import { AcceptInvitationPage } from '../pages/invitations/AcceptInvitationPage';
 import { LoginPage } from '../pages/login/LoginPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { OnboardingPage } from '../pages/onboarding/OnboardingPage';
@@ -44,6 +45,8 @@ export const router = createBrowserRouter([
       { path: '/onboarding/start', element: <OnboardingPage /> },
       // The preserved entry for OTP, password and profile (spec 4.1): the same flow.
       { path: '/accept-invite', element: <OnboardingPage /> },
+      // The link of a member invitation mail: the signed-in invited user accepts it.
+      { path: '/invitations/accept', element: <AcceptInvitationPage /> },
       area('/ops', OPS_ROLES, [...opsClientRoutes, ...opsChannelRoutes, ...opsAdminRoutes, ...opsBillingRoutes]),
       area('/workspace', WORKSPACE_ROLES, [
         { path: 'queue', element: <QueuePage /> },

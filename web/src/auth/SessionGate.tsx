@@ -21,7 +21,7 @@ function SessionError({ error, retry }: { error: Error; retry: () => void }) {
         {error.message}
         <Group mt="md">
           <Button onClick={retry}>Try again</Button>
-          <Button variant="default" onClick={signOut}>
+          <Button variant="default" onClick={() => void signOut()}>
             Sign out
           </Button>
         </Group>

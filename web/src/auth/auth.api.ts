@@ -12,6 +12,8 @@ export const authApi = {
   requestOtp: (body: { email: string }) => apiFetch<void>('/auth/request-otp', { method: 'POST', body }),
   verifyOtp: (body: { email: string; code: string; totpCode?: string; recoveryCode?: string }) =>
     apiFetch<TokenResponse>('/auth/verify-otp', { method: 'POST', body }),
+  /** Ends the presented session on the server (with `all`, every session of the caller). */
+  logout: (all = false) => apiFetch<void>('/auth/logout', { method: 'POST', body: all ? { all: true } : {} }),
   me: (signal?: AbortSignal) => apiFetch<MeResponse>('/auth/me', { signal }),
   updateMe: (body: { name: string }) => apiFetch<MeResponse>('/auth/me', { method: 'PATCH', body }),
   /** Redeems the code of an administrator-initiated reset. */

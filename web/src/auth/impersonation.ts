@@ -5,14 +5,15 @@ import { adminApi } from '../admin/admin.api';
 import { tokenStore } from '../api/token';
 import { useSignIn } from './session';
 
-/** Starts acting as another user: the own token is kept, the impersonation token takes over. */
+/**
+ * Starts acting as another user: the impersonation token replaces the SuperAdmin's own, which the
+ * browser no longer holds (the server gives that session back when the impersonation stops).
+ */
 export function useBeginImpersonation(): (impersonationToken: string) => Promise<void> {
   const signIn = useSignIn();
   const queryClient = useQueryClient();
   return useCallback(
     async (impersonationToken: string) => {
-      const own = tokenStore.get();
-      if (own) tokenStore.keepOwn(own);
       queryClient.clear();
       await signIn(impersonationToken);
     },
@@ -21,20 +22,19 @@ export function useBeginImpersonation(): (impersonationToken: string) => Promise
 }
 
 /**
- * Ends the impersonation session on the server (its token stops working) and returns to the
- * SuperAdmin's own session, on the page of the user they impersonated.
+ * Ends the impersonation session on the server (its token stops working), which answers with the
+ * SuperAdmin's own session, and returns to it on the page of the user they impersonated. Without
+ * that session (it ended, or the SuperAdmin lost the role), the browser signs in again.
  */
 export function useStopImpersonation(): (targetUserId: string) => Promise<void> {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   return useCallback(
     async (targetUserId: string) => {
-      // Taken first: a refused (expired) impersonation token clears the store.
-      const own = tokenStore.takeOwn();
-      await adminApi.stopImpersonation().catch(() => undefined);
+      const stopped = await adminApi.stopImpersonation().catch(() => undefined);
       queryClient.clear();
-      if (own) {
-        tokenStore.set(own);
+      if (stopped?.token) {
+        tokenStore.set(stopped.token);
         await navigate(`/ops/users/${targetUserId}`, { replace: true });
       } else {
         tokenStore.clear();

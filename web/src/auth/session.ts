@@ -54,12 +54,17 @@ export function useSignIn(): (token: string) => Promise<void> {
   );
 }
 
-export function useSignOut(): () => void {
+/**
+ * Ends the session on the server first (its token stops working everywhere, sockets included),
+ * then forgets it here; an unreachable server does not keep the user signed in on this browser.
+ */
+export function useSignOut(): () => Promise<void> {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  return useCallback(() => {
+  return useCallback(async () => {
+    if (tokenStore.get() !== null) await authApi.logout().catch(() => undefined);
     tokenStore.clear();
     queryClient.clear();
-    void navigate('/login', { replace: true });
+    await navigate('/login', { replace: true });
   }, [queryClient, navigate]);
 }

@@ -56,7 +56,7 @@ const INFO: Record<ChannelName, Omit<ChannelInfo, 'channel'>> = {
     fields: {
       config: [{ key: 'botUsername', label: 'Bot username', description: 'Without the @, to recognise mentions of the bot in groups.', required: false, kind: 'text' }],
       secrets: [
-        { key: 'webhookSecret', label: 'Webhook secret', description: 'The secret token you set on the webhook; each update carries it.', required: true },
+        { key: 'webhookSecret', label: 'Webhook secret', description: 'The secret token you set on the webhook (at least 32 characters); each update carries it.', required: true },
         { key: 'botToken', label: 'Bot token', description: 'Used to send the replies.', required: true },
       ],
     },
@@ -86,6 +86,8 @@ export function channelLabel(channel: ChannelName): string {
 
 const REASON_LABELS: Record<QuarantineReason, string> = {
   unresolved_org: 'No organization',
+  binding_unverified: 'Binding not verified',
+  malformed_body: 'Malformed body',
   quota_exceeded: 'Message quota exceeded',
   mailbox_suspended: 'Mailbox suspended',
   org_inactive: 'Organization inactive',
@@ -96,6 +98,18 @@ export function reasonLabel(reason: string | null): string {
   if (!reason) return '—';
   return (REASON_LABELS as Record<string, string>)[reason] ?? reason;
 }
+
+/**
+ * How an org proves that a channel's source is its own: the code sent through that channel
+ * (API-MAP.md "Channel bindings and vendor traffic").
+ */
+export const PROOF_HINTS: Record<ChannelName, string> = {
+  'chat-a': 'Send the code to the bot from your workspace, in a direct message or a message that mentions it.',
+  'messaging-a': 'Text the code to the service number from each sender number still waiting.',
+  'messaging-b': 'Send the code to the bot in a private chat.',
+  email: '',
+  'enterprise-chat': 'Send the code to the bot from your tenant, in a personal chat or a message that mentions it.',
+};
 
 export const BREAKER_LABELS: Record<'closed' | 'open' | 'half_open', { label: string; color: string }> = {
   closed: { label: 'Closed', color: 'teal' },

@@ -31,6 +31,8 @@ export const channelsApi = {
   connect: (orgId: string, body: CreateIntegrationInput) => apiFetch<IntegrationDto>(`${org(orgId)}/integrations`, { method: 'POST', body }),
   update: (orgId: string, id: string, body: UpdateIntegrationInput) => apiFetch<IntegrationDto>(integration(orgId, id), { method: 'PATCH', body }),
   disconnect: (orgId: string, id: string) => apiFetch<void>(integration(orgId, id), { method: 'DELETE' }),
+  /** Staff only (account_manager, superadmin): the binding routes from now on. */
+  verify: (orgId: string, id: string) => apiFetch<void>(`${integration(orgId, id)}/verify`, { method: 'POST' }),
   status: (orgId: string, signal?: AbortSignal) => apiFetch<ChannelHealth[]>(`${org(orgId)}/channels/status`, { signal }),
   webhookUrls: (orgId: string, signal?: AbortSignal) => apiFetch<WebhookUrls>(`${org(orgId)}/channels/webhook-urls`, { signal }),
   specialists: (orgId: string, signal?: AbortSignal) => apiFetch<ClientSpecialist[]>('/client/specialists', { query: { orgId }, signal }),

@@ -39,7 +39,7 @@ export function AppLayout() {
             <Badge variant="light" data-testid="current-user-role">
               {roleLabel(user.platformRole)}
             </Badge>
-            <Button variant="default" size="xs" onClick={signOut}>
+            <Button variant="default" size="xs" onClick={() => void signOut()}>
               Sign out
             </Button>
           </Group>

@@ -6,13 +6,14 @@ import { OrgStatusBadge } from '../../../ops/OrgStatusBadge';
 import { QueryAlert, SectionLoader } from '../../../ops/QueryAlert';
 import { useOrg } from '../../../ops/queries';
 import { setupPath } from '../wizard/steps';
+import { ChannelList } from '../../client/settings/channels/ChannelsSettingsPage';
 import { CompanySummary } from './CompanySummary';
 import { SpecialistsTab } from './SpecialistsTab';
 
-const TABS = ['overview', 'specialists'] as const;
+const TABS = ['overview', 'specialists', 'channels'] as const;
 type Tab = (typeof TABS)[number];
 
-/** `/ops/clients/:id`: an org's overview; `?tab=specialists` opens its Specialists tab. */
+/** `/ops/clients/:id`: an org's overview; `?tab=specialists` and `?tab=channels` open those tabs. */
 export function OrgOverviewPage() {
   const { id = '' } = useParams();
   const [searchParams, setSearchParams] = useSearchParams();
@@ -46,12 +47,16 @@ export function OrgOverviewPage() {
             <Tabs.List>
               <Tabs.Tab value="overview">Overview</Tabs.Tab>
               <Tabs.Tab value="specialists">Specialists</Tabs.Tab>
+              <Tabs.Tab value="channels">Channels</Tabs.Tab>
             </Tabs.List>
             <Tabs.Panel value="overview" pt="md">
               <CompanySummary org={org.data} />
             </Tabs.Panel>
             <Tabs.Panel value="specialists" pt="md">
               <SpecialistsTab orgId={org.data.id} />
+            </Tabs.Panel>
+            <Tabs.Panel value="channels" pt="md">
+              <ChannelList orgId={org.data.id} />
             </Tabs.Panel>
           </Tabs>
         </>

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import type { ChannelInfo, IntegrationFields } from '../../../../channels/channel-info';
 import { channelKeys, channelsApi, type ChannelHealth } from '../../../../channels/channels.api';
+import { BindingVerification } from './BindingVerification';
 import { ChannelHealthTable } from './ChannelHealthTable';
 import { IntegrationForm } from './IntegrationForm';
 import { IntegrationSummary } from './IntegrationSummary';
@@ -13,7 +14,7 @@ import { WebhookUrlList } from './WebhookUrlList';
 export function ChannelFrame({ info, health, badge, children }: { info: ChannelInfo; health: ChannelHealth | undefined; badge: ReactNode; children: ReactNode }) {
   return (
     <Card withBorder component="section" aria-label={info.label} data-testid="channel-card" data-channel={info.channel}>
-      <Group justify="space-between" mb={4}>
+      <Group justify="space-between" mb={4} wrap="wrap" gap="xs">
         <Title order={2} size="h4">
           {info.label}
         </Title>
@@ -36,7 +37,13 @@ export function ChannelFrame({ info, health, badge, children }: { info: ChannelI
 }
 
 function StateBadge({ integration }: { integration: IntegrationDto | undefined }) {
-  const [color, label] = !integration ? ['gray', 'Not connected'] : integration.enabled ? ['teal', 'Connected'] : ['yellow', 'Disabled'];
+  const [color, label] = !integration
+    ? ['gray', 'Not connected']
+    : !integration.enabled
+      ? ['yellow', 'Disabled']
+      : integration.verificationStatus === 'pending'
+        ? ['orange', 'Awaiting verification']
+        : ['teal', 'Connected'];
   return (
     <Badge color={color} variant="light" data-testid="channel-state">
       {label}
@@ -97,6 +104,7 @@ export function ChannelCard({
       ) : integration ? (
         <>
           <IntegrationSummary fields={fields} integration={integration} />
+          <BindingVerification orgId={orgId} info={info} integration={integration} />
           {mode === 'disconnect' ? (
             <DisconnectConfirm orgId={orgId} info={info} integration={integration} onCancel={() => setMode('view')} />
           ) : (

@@ -24,8 +24,14 @@ function ReadOnlyNotice({ membership }: { membership: OrgMembership | undefined 
   );
 }
 
-function ChannelList({ orgId }: { orgId: string }) {
-  const integrations = useQuery({ queryKey: channelKeys.integrations(orgId), queryFn: ({ signal }) => channelsApi.integrations(orgId, signal) });
+/** The channels of one org: the client's settings page, and the Channels tab of an org for staff. */
+export function ChannelList({ orgId }: { orgId: string }) {
+  const integrations = useQuery({
+    queryKey: channelKeys.integrations(orgId),
+    queryFn: ({ signal }) => channelsApi.integrations(orgId, signal),
+    // A binding verified by a message through its channel shows up without a reload.
+    refetchInterval: (query) => (query.state.data?.some((i) => i.verificationStatus === 'pending') ? HEALTH_REFRESH_MS : false),
+  });
   const status = useQuery({
     queryKey: channelKeys.status(orgId),
     queryFn: ({ signal }) => channelsApi.status(orgId, signal),

@@ -45,6 +45,14 @@ export function IntegrationSummary({ fields, integration }: { fields: Integratio
           </Table.Tr>
         )}
         <Table.Tr>
+          <Table.Th w={200}>Verification</Table.Th>
+          <Table.Td data-testid="integration-verification">
+            {integration.verificationStatus === 'verified'
+              ? `Verified${integration.verifiedAt ? ` on ${new Date(integration.verifiedAt).toLocaleDateString()}` : ''}`
+              : 'Pending: messages are held until verified'}
+          </Table.Td>
+        </Table.Tr>
+        <Table.Tr>
           <Table.Th w={200}>Enabled</Table.Th>
           <Table.Td data-testid="integration-enabled">{integration.enabled ? 'Yes' : 'No: inbound messages are not routed'}</Table.Td>
         </Table.Tr>

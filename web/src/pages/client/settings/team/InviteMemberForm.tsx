@@ -8,7 +8,7 @@ import { ORG_ROLE_LABELS } from './org-roles';
 
 const ROLE_OPTIONS = GRANTABLE_ORG_ROLES.map((role) => ({ value: role, label: ORG_ROLE_LABELS[role] }));
 
-/** Invite someone with a role up to Admin (spec 4.6); they get a mail and sign in with an emailed code. */
+/** Invite someone with a role up to Admin (spec 4.6): a new address gets a mail and signs in with an emailed code; someone who already has an account gets an invitation to accept. */
 export function InviteMemberForm({ orgId }: { orgId: string }) {
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');

@@ -1,4 +1,4 @@
-import type { DevMailItem } from '../../../src/contracts/auth.js';
+import type { DevMailItem } from '../../src/contracts/auth.js';
 
 const WAIT_MS = 15_000;
 const POLL_MS = 250;
@@ -32,4 +32,11 @@ export async function waitForMailedCode(baseUrl: string, to: string, seenIds: Re
 /** The ids already in the outbox of `to`, so that a later wait finds only new mail. */
 export async function seenMailIds(baseUrl: string, to: string): Promise<Set<string>> {
   return new Set((await listMail(baseUrl, to)).map((mail) => mail.id));
+}
+
+/** Runs `send` and waits for the 6-digit code it mails to `to` (codes may go out from a queued job). */
+export async function codeMailedBy(baseUrl: string, to: string, send: () => Promise<unknown>): Promise<string> {
+  const seenIds = await seenMailIds(baseUrl, to);
+  await send();
+  return waitForMailedCode(baseUrl, to, seenIds);
 }

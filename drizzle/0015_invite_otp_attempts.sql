@@ -1,0 +1,1 @@
+ALTER TABLE "org_invites" ADD COLUMN "otp_failed_attempts" integer DEFAULT 0 NOT NULL;
