@@ -1,17 +1,21 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './platform/config/config.js';
+import { makePrivate, restrictNewFiles } from './platform/config/data-dir.js';
 import { openDatabase, type EmbeddedOptions } from './platform/db/database.js';
 import { DbService } from './platform/db/db.service.js';
 import { runMigrations } from './platform/db/migrate.js';
 import { answerClientError } from './platform/errors/client-error.js';
 import { sendError } from './platform/errors/http-exception.filter.js';
 import { InflightTracker } from './platform/http/inflight.interceptor.js';
+import { depthLimitedJsonParser } from './platform/http/json-body.js';
+import { BASE_SECURITY_HEADERS, installSecurityHeaders } from './platform/http/security-headers.js';
 import { mountWebApp } from './platform/http/web-app.js';
 import { RealtimeService } from './platform/realtime/realtime.service.js';
 import { configureLogger, logger, PinoNestLogger } from './platform/observability/logger.js';
@@ -33,6 +37,7 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
+const BODY_LIMIT = 1024 * 1024;
 const OPS_PATHS = new Set(['/health', '/ready', '/metrics']);
 /** Request ids: unique per instance and process (cheaper than a UUID per request). */
 const INSTANCE_ID = randomUUID().slice(0, 8);
@@ -41,7 +46,15 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Builds the whole service from a config: database migrated, Nest app initialised, web app mounted. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<RunningApp> {
+  restrictNewFiles();
   configureLogger(config.logLevel);
+  const repaired = makePrivate(config.dataDir);
+  if (repaired.length > 0) {
+    logger.warn(
+      { dataDir: config.dataDir, repaired: repaired.length, paths: repaired.slice(0, 20) },
+      `DATA_DIR was open to other users of this host: made ${repaired.length} path(s) private (directories 0700, files 0600)`,
+    );
+  }
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: options.embedded });
   const dbService = new DbService(handle);
   let redis: Redis | undefined;
@@ -54,11 +67,13 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     } else {
       logger.warn('REDIS_URL is not set: rate limits and real-time delivery are in memory (single instance only)');
     }
-    if (config.isProduction && !config.smtpUrl) logger.warn('SMTP_URL is not set: mail is written to the outbox table and not sent');
+    if (config.isProduction && !config.smtpUrl) {
+      logger.error('SMTP_URL is not set in production: no mail is sent (sign-in codes, password resets, invitations never reach anyone); set SMTP_URL');
+    }
 
     const adapter = new FastifyAdapter({
       trustProxy: config.trustProxy,
-      bodyLimit: 1024 * 1024,
+      bodyLimit: BODY_LIMIT,
       requestIdHeader: false,
       genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
         const given = req.headers['x-request-id'];
@@ -83,9 +98,15 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     });
     app.setGlobalPrefix('api');
     const fastify = app.getHttpAdapter().getInstance();
+    app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, depthLimitedJsonParser(fastify));
     metrics.install(fastify);
+    await installSecurityHeaders(app, config.publicUrl);
     await mountWebApp(app);
     await app.init();
+    // Before any handler, Socket.IO's included (it answers its own requests): every answer has the base headers.
+    (app.getHttpServer() as Server).prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+      for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) res.setHeader(name, value);
+    });
 
     if (options.seed ?? config.seedDemoData) await app.get(DemoService).seedIfEmpty();
 

@@ -1,9 +1,12 @@
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './platform/config/config.js';
+import { restrictNewFiles } from './platform/config/data-dir.js';
 import { logger } from './platform/observability/logger.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './modules/demo/index.js';
 
 async function main(): Promise<void> {
+  // Before anything is written: DATA_DIR (database, WAL, keys) is private to the service user.
+  restrictNewFiles();
   let config;
   try {
     config = loadConfig();

@@ -103,5 +103,7 @@ export const DevMailItemSchema = z.object({
   text: z.string(),
   html: z.string().nullable(),
   createdAt: z.string(),
+  /** Set once a mail that carried a code or link had its body erased (sent, or kept 24 hours). */
+  erasedAt: z.string().nullable(),
 });
 export type DevMailItem = z.infer<typeof DevMailItemSchema>;

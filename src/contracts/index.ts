@@ -12,3 +12,4 @@ export * from './client-briefs.js';
 export * from './channels.js';
 export * from './billing.js';
 export * from './admin.js';
+export * from './url.js';

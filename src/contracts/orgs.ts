@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CalendarDaySchema } from './dates.js';
+import { httpUrl } from './url.js';
 
 /** OrgStatus of spec 2.1, in lifecycle order. */
 export const ORG_STATUSES = [
@@ -75,9 +76,9 @@ export const OrgStep1Fields = {
     .min(1, 'At least one corporate domain')
     .max(MAX_CORPORATE_DOMAINS, `At most ${MAX_CORPORATE_DOMAINS} corporate domains`),
   adminEmail: z.string().trim().toLowerCase().pipe(z.email('Invalid email address')),
-  website: z.string().trim().min(1, 'Required').max(2048),
+  website: httpUrl(),
   timezone: z.string().trim().min(1, 'Required'),
-  logoUrl: z.url().max(2048).nullish(),
+  logoUrl: httpUrl().nullish(),
   billingEmail: z.string().trim().toLowerCase().pipe(z.email('Invalid email address')).nullish(),
   companySize: z.string().trim().max(50).nullish(),
   trialEndDate: isoDate.nullish(),

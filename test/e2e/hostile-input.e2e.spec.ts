@@ -261,6 +261,45 @@ describe('hostile input: every route, fuzzed from its schemas', () => {
     }
   });
 
+  it('refuses a JSON body nested deeper than 64 levels on every route that takes one (webhooks too, signed or not) with 400 validation_failed, and stores nothing', { timeout: 300_000 }, async () => {
+    const deep = (levels: number, kind: 'array' | 'object' | 'mixed') => {
+      const open = (i: number) => (kind === 'array' || (kind === 'mixed' && i % 2 === 0) ? '[' : '{"a":');
+      const close = (i: number) => (kind === 'array' || (kind === 'mixed' && i % 2 === 0) ? ']' : '}');
+      let text = '';
+      for (let i = 0; i < levels; i++) text += open(i);
+      text += '1';
+      for (let i = levels - 1; i >= 0; i--) text += close(i);
+      return text;
+    };
+    const payloads = [65, 10_000].flatMap((levels) => (['array', 'object', 'mixed'] as const).map((kind) => ({ name: `${levels} levels of ${kind}`, payload: deep(levels, kind) })));
+    // Inside a valid envelope, behind a valid signature: the parser refuses it before any handler.
+    const wrapped = `{"type":"event_callback","team_id":"${WORKSPACE}","event_id":"Ev-deep","event":{"type":"message","channel":"C1","user":"U1","ts":"1.1","text":${deep(100, 'mixed')}}}`;
+    const ts = String(Math.floor(Date.now() / 1000));
+    const signedChatA = { 'x-chat-a-request-timestamp': ts, 'x-chat-a-signature': `v0=${createHmac('sha256', SECRETS.chatA).update(`v0:${ts}:${wrapped}`).digest('hex')}` };
+    const problems: string[] = [];
+    const refusedDeep = (answer: RawAnswer) => {
+      const body = answer.body as { code?: string; details?: Array<{ field: string; message: string }> };
+      return answer.status === 400 && body.code === 'validation_failed' && errorShapeProblem(400, answer.headers, answer.body) === undefined && /deeper than 64/.test(body.details?.[0]?.message ?? '');
+    };
+    for (const op of ops.filter((o) => WRITES.has(o.method))) {
+      const role = callers(op)[0]!;
+      const path = fillPath(op.path, Object.fromEntries(Object.entries(paramRefs(op, POLICIES[op.key]!)).map(([n, r]) => [n, f.refs[r]])));
+      const cases = [...payloads.map((p) => ({ ...p, headers: {} as Record<string, string> })), ...(op.path === '/api/channels/chat-a/events' ? [{ name: 'signed chat-a event', payload: wrapped, headers: signedChatA }] : [])];
+      for (const { name, payload, headers } of cases) {
+        const before = await counts();
+        const answer = await send(op.method, { role, path, query: '', body: { contentType: 'application/json', payload }, headers });
+        if (!refusedDeep(answer)) problems.push(`${op.key} (${name}): ${answer.status} ${answer.text.slice(0, 200)}`);
+        const changes = countChanges(before, await counts());
+        if (changes.length > 0) problems.push(`${op.key} (${name}): stored rows (${changes.join('; ')})`);
+      }
+    }
+    expect(problems).toEqual([]);
+    // 64 levels are still JSON like any other: the route's own schema decides.
+    const at64 = await send('POST', { role: 'anonymous', path: '/api/auth/login', query: '', body: { contentType: 'application/json', payload: deep(64, 'array') }, headers: {} });
+    expect(at64.status).toBe(400);
+    expect((at64.body as { details: Array<{ message: string }> }).details[0]!.message).not.toMatch(/deeper than/);
+  });
+
   it('refuses a body over the limit on every route that takes one with 413 in the error body, and stores nothing', async () => {
     const big = JSON.stringify({ content: 'a'.repeat(1024 * 1024 + 10) });
     const problems: string[] = [];

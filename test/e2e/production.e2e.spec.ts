@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { productionEnv } from '../support/env.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const METRICS_TOKEN = 'metrics-token-of-the-production-test-0123456789';
 
 describe('APP_ENV=production', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ seeded: false, env: productionEnv({ BOOTSTRAP_TOKEN: 'prod-bootstrap-token' }) });
+    app = await startTestApp({ seeded: false, env: productionEnv({ BOOTSTRAP_TOKEN: 'prod-bootstrap-token', METRICS_TOKEN }) });
   });
   afterAll(async () => {
     await app?.close();
@@ -36,5 +39,48 @@ describe('APP_ENV=production', () => {
     const me = await app.get('/api/auth/me', { token: res.body.token });
     expect(me.body).toMatchObject({ platformRole: 'superadmin', landing: '/ops/clients' });
     expect((await app.get('/ready')).status).toBe(200);
+  });
+
+  it('serves /metrics only with the METRICS_TOKEN bearer, at the root and under /api', async () => {
+    for (const path of ['/metrics', '/api/metrics']) {
+      for (const authorization of [undefined, 'Bearer wrong', `Bearer ${METRICS_TOKEN}x`, `Bearer ${METRICS_TOKEN.slice(0, -1)}`, METRICS_TOKEN, `Basic ${METRICS_TOKEN}`]) {
+        const res = await app.get(path, { headers: authorization ? { authorization } : {} });
+        expect(res.status, `${path} ${authorization}`).toBe(401);
+        expect(res.body).toMatchObject({ statusCode: 401, code: 'unauthorized' });
+        expect(JSON.stringify(res.body)).not.toContain('process_cpu');
+      }
+      const ok = await app.get(path, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toContain('process_cpu_user_seconds_total');
+    }
+  });
+});
+
+describe('APP_ENV=production without METRICS_TOKEN or SMTP_URL', () => {
+  let app: TestApp;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    setLogDestination({ write: (line: string) => void lines.push(line) });
+    app = await startTestApp({ seeded: false, env: productionEnv({ LOG_LEVEL: 'error' }) });
+  });
+  afterAll(async () => {
+    await app?.close();
+    setLogDestination(undefined);
+  });
+
+  it('says at boot, at error level, that no mail will reach anyone', () => {
+    const said = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => /SMTP_URL/.test(l.msg));
+    expect(said).toEqual([expect.objectContaining({ level: 50, msg: expect.stringMatching(/no mail is sent .*sign-in codes.*never reach anyone/) })]);
+  });
+
+  it('hides /metrics (404), whatever is sent', async () => {
+    for (const path of ['/metrics', '/api/metrics']) {
+      for (const headers of [{}, { authorization: 'Bearer anything' }, { authorization: 'Bearer ' }] as Array<Record<string, string>>) {
+        const res = await app.get(path, { headers });
+        expect(res.status, path).toBe(404);
+        expect(res.body).toEqual({ statusCode: 404, code: 'not_found', error: 'Not Found', message: 'Route not found' });
+      }
+    }
+    expect((await app.get('/health')).status).toBe(200);
   });
 });

@@ -220,6 +220,30 @@ describe('mail through SMTP and the job queue', () => {
     expect(row.attempts).toBe(1);
     expect(rowsOf(await db.root.execute(sql`select 1 from mail_outbox where "to" = 'never@example.com'`))).toHaveLength(0);
   });
+
+  it('erases a mail that carried a sign-in code once it is sent: the row keeps neither the code nor the body', async () => {
+    const db = app.running.app.get(DbService);
+    const email = 'client@acme.demo.invalid';
+    expect((await app.post('/api/auth/request-otp', { email })).status).toBe(204);
+    const deadline = Date.now() + 20_000;
+    let row: any;
+    while (Date.now() < deadline) {
+      [row] = rowsOf(await db.root.execute(sql`select subject, text, html, sent_at, erased_at, sensitive from mail_outbox where "to" = ${email} order by created_at desc limit 1`));
+      if (row?.sent_at) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const delivered = received.find((m) => m.to.includes(email));
+    const code = /\b(\d{6})\b/.exec(delivered!.raw)![1]!;
+    expect(row).toMatchObject({ sensitive: true, text: '', html: null, sent_at: expect.anything(), erased_at: expect.anything() });
+    expect(row.subject).not.toContain(code);
+    expect(row.subject).toBe('Your sign-in code: ******');
+    expect(JSON.stringify(rowsOf(await db.root.execute(sql`select * from mail_outbox where "to" = ${email}`)))).not.toContain(code);
+    // The code still signs in: erasing the mail takes nothing from the person it was sent to.
+    expect((await app.post('/api/auth/verify-otp', { email, code })).status).toBe(200);
+    // A mail without a secret keeps its body after sending.
+    const [plain] = rowsOf(await db.root.execute(sql`select text, erased_at from mail_outbox where "to" = 'someone@example.com'`));
+    expect(plain).toEqual({ text: 'Body text', erased_at: null });
+  });
 });
 
 describe('users', () => {

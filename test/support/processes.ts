@@ -59,13 +59,22 @@ export interface ServiceProcess {
 
 /** Starts `node <args>` from the repository root with only the given environment on top of a cleaned one. */
 export function spawnNode(name: string, args: string[], env: Record<string, string | undefined>): ServiceProcess {
+  return spawnProcess(name, process.execPath, args, env);
+}
+
+/**
+ * Starts any command from the repository root, the same way (a package.json script run through
+ * `sh -c`). With `group`, it leads a process group of its own: stop it with `process.kill(-pid)`,
+ * which reaches the shell's children too.
+ */
+export function spawnProcess(name: string, command: string, args: string[], env: Record<string, string | undefined>, options: { group?: boolean } = {}): ServiceProcess {
   const full: NodeJS.ProcessEnv = { ...process.env };
   for (const k of PRIVATE_VARIABLES) delete full[k];
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete full[k];
     else full[k] = v;
   }
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: repoRoot, env: full, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group === true });
   const lines: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
   createInterface({ input: child.stderr! }).on('line', (l) => lines.push(l));

@@ -161,6 +161,7 @@ export class OrgMembersService {
     return composeMail({
       to,
       subject: `You have been invited to ${orgName}`,
+      sensitive: true,
       paragraphs: [
         `${inviter} invited you to join ${orgName} on Client Organization Service as ${orgRole === 'admin' ? 'an admin' : `a ${orgRole}`}.`,
         ['Sign in with this address, then accept the invitation: ', { href: `${this.config.publicUrl}/invitations/accept?token=${token}` }],

@@ -36,6 +36,7 @@ export class PasswordResetService {
         composeMail({
           to: user.email,
           subject: 'Reset your password',
+          sensitive: true,
           paragraphs: [
             `Hello${user.name ? ` ${user.name}` : ''},`,
             [`An administrator started a password reset for your account. Your reset code is ${code}.\nChoose a new password at `, { href: link }, ' within 30 minutes. The code works once.'],

@@ -93,6 +93,7 @@ export class OnboardingService {
         composeMail({
           to: org.adminEmail,
           subject: `You're invited to set up ${org.legalName}`,
+          sensitive: true,
           paragraphs: [
             'Hello,',
             `Your account manager has set up ${org.legalName}. Confirm your company details, choose your password and meet your Specialist:`,
@@ -138,7 +139,7 @@ export class OnboardingService {
     const org = (await this.orgs.findById(invite.orgId))!;
     await this.dbService.transaction(async () => {
       const code = await this.otp.issue({ email: org.adminEmail, purpose: 'invite', subjectId: invite.id });
-      await this.mail.send(composeMail({ to: org.adminEmail, subject: `Your ${org.legalName} onboarding code: ${code}`, paragraphs: [`Your onboarding code is ${code}. It expires in 10 minutes.`] }));
+      await this.mail.send(composeMail({ to: org.adminEmail, subject: `Your ${org.legalName} onboarding code: ${code}`, sensitive: true, paragraphs: [`Your onboarding code is ${code}. It expires in 10 minutes.`] }));
     });
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from '../../contracts/url.js';
 
 export const SPECIALIST_SLUG = /^[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/;
 
@@ -13,7 +14,7 @@ export const MonthlyRateConfigSchema = z.object({
 const fields = {
   name: z.string().trim().min(1).max(120),
   slug: z.string().trim().toLowerCase().regex(SPECIALIST_SLUG, 'Lowercase letters, digits and hyphens; 2 to 63 characters'),
-  avatarUrl: z.url().max(2048).nullish(),
+  avatarUrl: httpUrl().nullish(),
   routingEmail: z.email().max(254).nullish(),
   skillTags: z.array(z.string().trim().min(1).max(50)).max(50),
   persona: z.string().max(20_000),

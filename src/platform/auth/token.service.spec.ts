@@ -14,7 +14,7 @@ describe('TokenService while its key pair rotates', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cos-tokens-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const service = (keys: { privateKey: string; publicKey: string }, previous?: string) =>
-    new TokenService(loadConfig({ DATA_DIR: dataDir, JWT_PRIVATE_KEY: keys.privateKey, JWT_PUBLIC_KEY: keys.publicKey, JWT_PUBLIC_KEY_PREVIOUS: previous }));
+    new TokenService(loadConfig({ APP_ENV: 'test', DATA_DIR: dataDir, JWT_PRIVATE_KEY: keys.privateKey, JWT_PUBLIC_KEY: keys.publicKey, JWT_PUBLIC_KEY_PREVIOUS: previous }));
 
   it('accepts tokens of the keys in JWT_PUBLIC_KEY_PREVIOUS, and no others', async () => {
     const [old, next, stranger] = [pair(), pair(), pair()];
@@ -31,7 +31,7 @@ describe('TokenService while its key pair rotates', () => {
   });
 
   it('refuses a JWT_PUBLIC_KEY_PREVIOUS that holds no public key', () => {
-    expect(() => loadConfig({ DATA_DIR: dataDir, JWT_PUBLIC_KEY_PREVIOUS: 'not a key' })).toThrow(/JWT_PUBLIC_KEY_PREVIOUS/);
+    expect(() => loadConfig({ APP_ENV: 'test', DATA_DIR: dataDir, JWT_PUBLIC_KEY_PREVIOUS: 'not a key' })).toThrow(/JWT_PUBLIC_KEY_PREVIOUS/);
   });
 });
 
@@ -39,7 +39,7 @@ describe('TokenService lifetime rules', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cos-tokens-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const keys = pair();
-  const tokens = new TokenService(loadConfig({ DATA_DIR: dataDir, JWT_PRIVATE_KEY: keys.privateKey, JWT_PUBLIC_KEY: keys.publicKey }));
+  const tokens = new TokenService(loadConfig({ APP_ENV: 'test', DATA_DIR: dataDir, JWT_PRIVATE_KEY: keys.privateKey, JWT_PUBLIC_KEY: keys.publicKey }));
   /** A token signed with the service's own key, with the given `iat` and `exp` (seconds) and claims. */
   const signed = async (iat: number, exp: number, claims: Record<string, unknown> = {}) =>
     new SignJWT({ email: subject.email, name: subject.name, platformRole: subject.platformRole, orgMemberships: [], pwv: iat * 1000, sid: subject.sessionId, ...claims })

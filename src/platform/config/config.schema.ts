@@ -27,8 +27,10 @@ const ATTACHMENT_HOST = /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?
 /** The environment variables of API-MAP.md "Configuration", plus a few operational knobs. */
 export const EnvSchema = z.object({
   PORT: intFrom(3000, 0).pipe(z.number().max(65535)),
-  HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
-  APP_ENV: z.enum(['development', 'test', 'production']).optional().transform((v) => v ?? 'development'),
+  /** Unset: 0.0.0.0 in production, 127.0.0.1 elsewhere (config.ts). */
+  HOST: optionalString,
+  /** Unset means production: a development start says so (`npm start` does). */
+  APP_ENV: z.enum(['development', 'test', 'production']).optional().transform((v) => v ?? 'production'),
   PUBLIC_URL: optionalUrl,
   DATABASE_URL: optionalUrl,
   DATA_DIR: optionalString.transform((v) => v ?? './data'),
@@ -60,6 +62,7 @@ export const EnvSchema = z.object({
   THROTTLE_ORG_PER_MINUTE: intFrom(6000, 1),
   THROTTLE_IP_PER_MINUTE: intFrom(1200, 1),
   BOOTSTRAP_TOKEN: optionalString,
+  METRICS_TOKEN: optionalString,
   INBOUND_QUEUE_MAX_DEPTH: intFrom(10000, 1),
   BACKPRESSURE_RETRY_AFTER_S: intFrom(30, 1),
   TURN_LEASE_MS: intFrom(180_000, 1000),

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig as load } from './config.js';
+
+/** A development start (APP_ENV unset means production), unless the source says otherwise. */
+const loadConfig = (source: Record<string, string | undefined>) => load({ APP_ENV: 'development', ...source });
 
 describe('loadConfig', () => {
   const dirs: string[] = [];
@@ -14,6 +17,21 @@ describe('loadConfig', () => {
   };
   afterEach(() => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('takes APP_ENV unset as production: refuses without keys, listens on every interface', () => {
+    expect(() => load({ DATA_DIR: tmp() })).toThrow(/APP_ENV=production refuses to boot without ENCRYPTION_KEY/);
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const keys = { ENCRYPTION_KEY: randomBytes(32).toString('base64'), JWT_PRIVATE_KEY: pair.privateKey, JWT_PUBLIC_KEY: pair.publicKey };
+    const c = load({ DATA_DIR: tmp(), ...keys });
+    expect(c).toMatchObject({ env: 'production', isProduction: true, host: '0.0.0.0', seedDemoData: false, metricsToken: undefined });
+    expect(load({ DATA_DIR: tmp(), ...keys, HOST: '127.0.0.1', METRICS_TOKEN: 'm'.repeat(32) })).toMatchObject({ host: '127.0.0.1', metricsToken: 'm'.repeat(32) });
+  });
+
+  it('listens on the loopback interface only outside production, unless HOST says otherwise', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).host).toBe('127.0.0.1');
+    expect(loadConfig({ DATA_DIR: tmp(), APP_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ DATA_DIR: tmp(), HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
   });
 
   it('applies the defaults of API-MAP.md', () => {

@@ -45,6 +45,8 @@ export interface AppConfig {
     strandedAfterMs: number;
   };
   readonly bootstrapToken: string | undefined;
+  /** Production: `/metrics` answers only `Authorization: Bearer <METRICS_TOKEN>`, and is hidden (404) without one. */
+  readonly metricsToken: string | undefined;
   readonly channels: {
     chatASigningSecret?: string;
     messagingAAuthToken?: string;
@@ -148,7 +150,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: e.APP_ENV,
     isProduction,
     port: e.PORT,
-    host: e.HOST,
+    // Outside production the service is reachable from this machine only, unless told otherwise.
+    host: e.HOST ?? (isProduction ? '0.0.0.0' : '127.0.0.1'),
     trustProxy: e.TRUST_PROXY,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
@@ -168,6 +171,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     recovery: { turnLeaseMs: e.TURN_LEASE_MS, inboundLeaseMs: e.INBOUND_LEASE_MS, strandedAfterMs: e.STRANDED_AFTER_MS },
     bootstrapToken: e.BOOTSTRAP_TOKEN,
+    metricsToken: e.METRICS_TOKEN,
     channels: {
       chatASigningSecret: e.CHAT_A_SIGNING_SECRET,
       messagingAAuthToken: e.MESSAGING_A_AUTH_TOKEN,

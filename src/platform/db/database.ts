@@ -6,6 +6,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { makePrivate } from '../config/data-dir.js';
 
 /** The one database type every repository is written against (pg and PGlite alike). */
 export type Database = PgDatabase<PgQueryResultHKT>;
@@ -68,11 +69,13 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
     pglite = new PGlite({ loadDataDir: input.embedded.loadDataDir });
   } else {
     const dir = join(input.dataDir, 'pglite');
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     releaseLock = lockDataDir(dir);
     pglite = new PGlite(dir, { loadDataDir: input.embedded?.loadDataDir });
   }
   await pglite.waitReady;
+  // PGlite unpacks its initial files world-readable whatever the umask: make them private.
+  if (!input.embedded?.memory) makePrivate(join(input.dataDir, 'pglite'));
   const db = drizzlePglite(pglite) as unknown as Database;
   return {
     kind: 'pglite',

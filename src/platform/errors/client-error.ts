@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { BASE_SECURITY_HEADERS } from '../http/security-headers.js';
 import { errorBody } from './error-body.js';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 
@@ -19,7 +20,8 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
   const body = JSON.stringify(errorBody(code, message));
   const status = ERROR_CODES[code].status;
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const security = Object.entries(BASE_SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${security}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(err);
 }

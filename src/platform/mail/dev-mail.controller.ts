@@ -18,13 +18,13 @@ export class DevMailController {
   @Get()
   @Public()
   @Endpoint({
-    summary: 'List the development mail outbox, newest first (not in production)',
+    summary: 'List the development mail outbox, newest first (not in production); a mail that carried a code or link shows no body once erased (after 24 hours)',
     tags: ['dev'],
     query: DevMailQuerySchema,
     response: z.array(DevMailItemSchema),
   })
   async list(@ValidQuery() query: z.infer<typeof DevMailQuerySchema>) {
     const rows = await this.mail.list(query);
-    return rows.map((r) => ({ id: r.id, to: r.to, subject: r.subject, text: r.text, html: r.html, createdAt: r.createdAt.toISOString() }));
+    return rows.map((r) => ({ id: r.id, to: r.to, subject: r.subject, text: r.text, html: r.html, createdAt: r.createdAt.toISOString(), erasedAt: r.erasedAt?.toISOString() ?? null }));
   }
 }

@@ -11,6 +11,8 @@ export interface MailTemplate {
   paragraphs: readonly MailParagraph[];
   from?: string;
   headers?: Record<string, string>;
+  /** It carries a code or a link that signs in or grants access: see MailMessage.sensitive. */
+  sensitive?: boolean;
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -61,5 +63,6 @@ export function composeMail(template: MailTemplate): MailMessage {
     html,
     ...(template.from !== undefined ? { from: headerSafe(template.from) } : {}),
     ...(template.headers ? { headers: Object.fromEntries(Object.entries(template.headers).map(([k, v]) => [k, headerSafe(v)])) } : {}),
+    ...(template.sensitive ? { sensitive: true } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { Clock } from '../clock/clock.js';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
@@ -24,13 +25,32 @@ export interface MailMessage {
   from?: string;
   /** Threading headers of a reply: Message-ID, In-Reply-To, References. */
   headers?: Record<string, string>;
+  /**
+   * The mail carries a secret (a sign-in, reset or onboarding code, an invite or accept link):
+   * its subject's codes, text and html are erased once sent, and kept at most 24 hours unsent
+   * (the development outbox).
+   */
+  sensitive?: boolean;
 }
+
+/** How long a sensitive mail's body is kept when it is not sent (the development outbox is read by people). */
+export const SECRET_MAIL_RETENTION_MS = 24 * 60 * 60_000;
+const ERASE_EVERY_MS = 10 * 60_000;
+
+/** What is left of a sensitive mail: no body, and no run of digits (a code) in its subject. */
+const erased = (at: Date) => ({
+  text: '',
+  html: null,
+  subject: sql`regexp_replace(${mailOutbox.subject}, '[0-9]{4,}', '******', 'g')`,
+  erasedAt: at,
+});
 
 /**
  * Outgoing mail. Every message is written to the outbox in the caller's transaction, so a mail
  * is sent exactly when the business write commits. Without SMTP_URL the outbox is the delivery
  * (listed at /api/dev/mail outside production); with it a queued job sends through nodemailer,
- * and a periodic sweep re-queues anything left unsent.
+ * and a periodic sweep re-queues anything left unsent. A sensitive mail's secret lives until it is
+ * sent, and never longer than SECRET_MAIL_RETENTION_MS.
  */
 @Injectable()
 export class MailService implements OnModuleInit {
@@ -40,6 +60,7 @@ export class MailService implements OnModuleInit {
     private readonly dbService: DbService,
     private readonly queue: QueueService,
     private readonly scheduler: SchedulerService,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     if (config.smtpUrl) this.transport = nodemailer.createTransport(config.smtpUrl);
@@ -50,6 +71,7 @@ export class MailService implements OnModuleInit {
   }
 
   onModuleInit(): void {
+    this.scheduler.every('mail.erase-secrets', ERASE_EVERY_MS, () => this.eraseExpiredSecrets().then(() => undefined));
     if (!this.transport) return;
     this.queue.handle('mail.deliver', ({ outboxId }) => this.deliver(outboxId), { retryLimit: 8, retryDelaySeconds: 30, retryBackoff: true });
     this.scheduler.every('mail.resend-stuck', 5 * 60_000, () => this.requeueStuck());
@@ -58,7 +80,15 @@ export class MailService implements OnModuleInit {
   async send(message: MailMessage): Promise<void> {
     const [row] = await this.dbService.db
       .insert(mailOutbox)
-      .values({ to: message.to.toLowerCase(), subject: message.subject, text: message.text, html: message.html ?? null, fromAddress: message.from ?? null, headers: message.headers ?? null })
+      .values({
+        to: message.to.toLowerCase(),
+        subject: message.subject,
+        text: message.text,
+        html: message.html ?? null,
+        fromAddress: message.from ?? null,
+        headers: message.headers ?? null,
+        sensitive: message.sensitive ?? false,
+      })
       .returning({ id: mailOutbox.id });
     if (this.transport) {
       this.dbService.afterCommit(() => this.queue.send('mail.deliver', { outboxId: row!.id }, { singletonKey: row!.id }));
@@ -76,7 +106,8 @@ export class MailService implements OnModuleInit {
 
   private async deliver(outboxId: string): Promise<void> {
     const [row] = await this.dbService.db.select().from(mailOutbox).where(eq(mailOutbox.id, outboxId));
-    if (!row || row.sentAt) return;
+    // An erased mail has nothing left to send (it waited past its 24 hours).
+    if (!row || row.sentAt || row.erasedAt) return;
     try {
       await this.transport!.sendMail({
         from: row.fromAddress ?? this.config.mailFrom,
@@ -88,7 +119,11 @@ export class MailService implements OnModuleInit {
         inReplyTo: row.headers?.['In-Reply-To'],
         references: row.headers?.References,
       });
-      await this.dbService.db.update(mailOutbox).set({ sentAt: new Date(), attempts: sql`${mailOutbox.attempts} + 1` }).where(eq(mailOutbox.id, outboxId));
+      const sentAt = new Date();
+      await this.dbService.db
+        .update(mailOutbox)
+        .set({ sentAt, attempts: sql`${mailOutbox.attempts} + 1`, ...(row.sensitive ? erased(sentAt) : {}) })
+        .where(eq(mailOutbox.id, outboxId));
     } catch (err) {
       await this.dbService.db
         .update(mailOutbox)
@@ -103,8 +138,19 @@ export class MailService implements OnModuleInit {
     const stuck = await this.dbService.db
       .select({ id: mailOutbox.id })
       .from(mailOutbox)
-      .where(and(isNull(mailOutbox.sentAt), lt(mailOutbox.createdAt, new Date(Date.now() - 10 * 60_000)), lt(mailOutbox.attempts, 20)))
+      .where(and(isNull(mailOutbox.sentAt), isNull(mailOutbox.erasedAt), lt(mailOutbox.createdAt, new Date(Date.now() - 10 * 60_000)), lt(mailOutbox.attempts, 20)))
       .limit(500);
     for (const { id } of stuck) await this.queue.send('mail.deliver', { outboxId: id }, { singletonKey: id });
+  }
+
+  /** Erases the sensitive mails kept past SECRET_MAIL_RETENTION_MS (unsent: the outbox, or SMTP failing); answers how many. */
+  async eraseExpiredSecrets(): Promise<number> {
+    const now = this.clock.now();
+    const rows = await this.dbService.db
+      .update(mailOutbox)
+      .set(erased(now))
+      .where(and(eq(mailOutbox.sensitive, true), isNull(mailOutbox.erasedAt), lt(mailOutbox.createdAt, new Date(now.getTime() - SECRET_MAIL_RETENTION_MS))))
+      .returning({ id: mailOutbox.id });
+    return rows.length;
   }
 }

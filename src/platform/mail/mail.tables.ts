@@ -1,4 +1,5 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * Every outgoing mail is written here first (in the caller's transaction). Without SMTP the row is
@@ -20,7 +21,15 @@ export const mailOutbox = pgTable(
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Carries a secret (sign-in, reset or onboarding code, invite link): its body is erased once sent. */
+    sensitive: boolean('sensitive').notNull().default(false),
+    /** When the subject and body of a sensitive mail were erased (sent, or kept for their 24 hours). */
+    erasedAt: timestamp('erased_at', { withTimezone: true }),
   },
-  (t) => [index('mail_outbox_to_idx').on(t.to, t.createdAt), index('mail_outbox_created_at_idx').on(t.createdAt)],
+  (t) => [
+    index('mail_outbox_to_idx').on(t.to, t.createdAt),
+    index('mail_outbox_created_at_idx').on(t.createdAt),
+    index('mail_outbox_secrets_idx').on(t.createdAt).where(sql`${t.sensitive} and ${t.erasedAt} is null`),
+  ],
 );
 export type MailOutboxRow = typeof mailOutbox.$inferSelect;

@@ -1,7 +1,11 @@
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Header, Headers, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { Public } from '../auth/auth.decorators.js';
+import { APP_CONFIG } from '../config/config.token.js';
+import type { AppConfig } from '../config/config.js';
+import { safeEqual, sha256Hex } from '../crypto/crypto.js';
+import { AppError } from '../errors/app-error.js';
 import { DbService } from '../db/db.service.js';
 import { Endpoint } from '../http/endpoint.js';
 import { QueueService } from '../queue/queue.service.js';
@@ -20,6 +24,7 @@ export class HealthController {
     private readonly dbService: DbService,
     private readonly queue: QueueService,
     @Inject(Metrics) private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('health')
@@ -47,9 +52,23 @@ export class HealthController {
   @Get('metrics')
   @Public()
   @Header('Cache-Control', 'no-store')
-  @Endpoint({ summary: 'Prometheus metrics (text exposition format)', tags: ['operations'] })
-  async metricsText(@Res() reply: FastifyReply) {
+  @Endpoint({
+    summary: 'Prometheus metrics (text exposition format)',
+    description: 'In production only with `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise), and not there at all (404) when METRICS_TOKEN is unset.',
+    tags: ['operations'],
+    errors: [401],
+  })
+  async metricsText(@Res() reply: FastifyReply, @Headers('authorization') authorization?: string) {
+    if (this.config.isProduction) this.checkMetricsToken(authorization);
     const body = await this.metrics.registry.metrics();
     void reply.header('content-type', this.metrics.registry.contentType).send(body);
+  }
+
+  /** Production: the bearer token compared in constant time (hashes of equal length, so not even the length leaks). */
+  private checkMetricsToken(authorization: string | undefined): void {
+    const expected = this.config.metricsToken;
+    if (!expected) throw new AppError('not_found', 'Route not found');
+    const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1] ?? '';
+    if (!safeEqual(sha256Hex(given), sha256Hex(expected))) throw AppError.unauthorized('A valid metrics token is required');
   }
 }

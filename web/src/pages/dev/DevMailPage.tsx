@@ -19,9 +19,15 @@ function MailCard({ mail }: { mail: DevMailItem }) {
         To <span data-testid="mail-to">{mail.to}</span> ·{' '}
         <time dateTime={mail.createdAt}>{new Date(mail.createdAt).toLocaleString()}</time>
       </Text>
-      <Code block data-testid="mail-text" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-        {mail.text}
-      </Code>
+      {mail.erasedAt ? (
+        <Text size="sm" c="dimmed" fs="italic" data-testid="mail-erased">
+          It carried a code or a link: its body was erased on {new Date(mail.erasedAt).toLocaleString()}.
+        </Text>
+      ) : (
+        <Code block data-testid="mail-text" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+          {mail.text}
+        </Code>
+      )}
     </Card>
   );
 }

@@ -104,6 +104,7 @@ export function validateCompanyForm(values: CompanyFormValues): FieldErrors {
   // Plainer words than the schema's for fields left empty.
   if (!values.industry) errors.industry = 'Pick an industry';
   if (!values.adminEmail.trim()) errors.adminEmail = 'Required';
+  if (!values.website.trim()) errors.website = 'Required';
   values.corporateDomains.forEach((domain, index) => {
     if (!domain.trim()) errors[`corporateDomains.${index}`] = 'Required';
   });
