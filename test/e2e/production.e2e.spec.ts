@@ -54,6 +54,22 @@ describe('APP_ENV=production', () => {
       expect(ok.body).toContain('process_cpu_user_seconds_total');
     }
   });
+
+  it('takes the metrics bearer for its own secret, never for a refused user token (no security line per scrape)', async () => {
+    const lines: string[] = [];
+    setLogDestination({ write: (line: string) => void lines.push(line) });
+    const probe = await startTestApp({ seeded: false, env: productionEnv({ METRICS_TOKEN, LOG_LEVEL: 'info' }) });
+    try {
+      expect((await probe.get('/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(200);
+      expect((await probe.get('/api/auth/me', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(401);
+    } finally {
+      setLogDestination(undefined);
+      await probe.close();
+    }
+    const refused = lines.filter((l) => l.includes('security.token_refused'));
+    // The same bearer sent to a user route is a refused token; the scrape is not.
+    expect(refused).toHaveLength(1);
+  });
 });
 
 describe('APP_ENV=production without METRICS_TOKEN or SMTP_URL', () => {

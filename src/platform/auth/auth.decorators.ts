@@ -7,9 +7,16 @@ export const IS_PUBLIC = 'auth:public';
 export const PLATFORM_ROLES = 'auth:platformRoles';
 export const ORG_ROLES = 'auth:orgRoles';
 export const OPEN_WHILE_SUSPENDED = 'auth:openWhileSuspended';
+export const OWN_BEARER = 'auth:ownBearer';
 
 /** The route needs no user token (webhooks, bootstrap, login). Everything else fails closed. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/**
+ * A public route whose `Authorization: Bearer` is its own secret (the metrics token), not a user
+ * token: it is never verified as one (nor logged as a refused token, nor keys the throttle).
+ */
+export const OwnBearer = () => SetMetadata(OWN_BEARER, true);
 
 /**
  * The route stays reachable for client users of a suspended org (spec 3.6: they can still sign in

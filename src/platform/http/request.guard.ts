@@ -2,10 +2,10 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORG_WIDE_ROLES, type PlatformRole } from '../../contracts/roles.js';
-import { IS_PUBLIC, OPEN_WHILE_SUSPENDED, ORG_ROLES, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
+import { IS_PUBLIC, OPEN_WHILE_SUSPENDED, ORG_ROLES, OWN_BEARER, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
 import { OrgAccessGate } from '../auth/org-access-gate.js';
 import type { Principal } from '../auth/principal.js';
-import { RequestAuthenticator } from '../auth/request-auth.js';
+import { RequestAuthenticator, type AuthOutcome } from '../auth/request-auth.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
@@ -41,7 +41,8 @@ export class RequestGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
 
     reply.header('x-request-id', request.id);
-    const outcome = await this.authenticator.resolve(request);
+    const ownBearer = this.reflector.getAllAndOverride<boolean>(OWN_BEARER, targets) === true;
+    const outcome: AuthOutcome = ownBearer ? { reason: 'missing' } : await this.authenticator.resolve(request);
     await this.throttle(request, reply, outcome.principal);
 
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true;

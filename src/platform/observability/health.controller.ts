@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Headers, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { Public } from '../auth/auth.decorators.js';
+import { OwnBearer, Public } from '../auth/auth.decorators.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
 import { safeEqual, sha256Hex } from '../crypto/crypto.js';
@@ -51,6 +51,7 @@ export class HealthController {
 
   @Get('metrics')
   @Public()
+  @OwnBearer()
   @Header('Cache-Control', 'no-store')
   @Endpoint({
     summary: 'Prometheus metrics (text exposition format)',
