@@ -9,6 +9,7 @@ import { storableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../platform/http/json-body.js';
 import { ConversationsService } from '../conversations/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsService } from '../specialists/index.js';
@@ -36,8 +37,6 @@ import { parseEmail } from './email.parse.js';
 import { IntegrationsService } from './integrations.service.js';
 import { OutboundService } from './outbound.service.js';
 
-/** Deeper stored JSON is hostile (API-MAP.md: the HTTP layer refuses it too): never parsed. */
-const MAX_JSON_DEPTH = 64;
 const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
 /** Channels whose group conversations need the bot addressed (an engagement) before it answers. */
 const ENGAGEMENT_CHANNELS: readonly ChannelName[] = ['chat-a', 'enterprise-chat', 'messaging-b'];
@@ -70,31 +69,12 @@ class Quarantine extends Error {
 }
 
 /**
- * The nesting depth of a JSON text, counted without parsing it (no recursion, so no stack to
- * exhaust): brackets outside strings.
- */
-export function jsonDepth(raw: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return deepest;
-}
-
-/**
  * A stored JSON body as an object, or a quarantine: too deep, not JSON, or not an object. Pure
  * and deterministic, so a retry could never help.
  */
 function storedObject<T>(raw: string): T {
-  if (jsonDepth(raw) > MAX_JSON_DEPTH) throw new Quarantine('malformed_body');
+  // Deeper stored JSON is hostile (the HTTP layer refuses it too): never parsed.
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw new Quarantine('malformed_body');
   let parsed: unknown;
   try {
     parsed = parseBody(raw);

@@ -13,14 +13,16 @@ const CLOSE_OBJECT = 0x7d;
 
 /**
  * Whether arrays and objects in a JSON text nest deeper than `max`, read in one pass over the
- * bytes before anything is parsed (brackets inside strings do not count). A multi-byte UTF-8
- * character never contains these ASCII bytes, so bytes are enough.
+ * bytes (or UTF-16 units of a stored text) before anything is parsed: no recursion, so no stack to
+ * exhaust; brackets inside strings do not count. A multi-byte UTF-8 character never contains these
+ * ASCII bytes, so bytes are enough.
  */
-export function nestsDeeperThan(text: Uint8Array, max: number): boolean {
+export function nestsDeeperThan(text: Uint8Array | string, max: number): boolean {
+  const at = typeof text === 'string' ? (i: number) => text.charCodeAt(i) : (i: number) => text[i]!;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = at(i);
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
