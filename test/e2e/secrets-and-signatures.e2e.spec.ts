@@ -216,6 +216,10 @@ describe('secrets stay out of the logs; secrets are compared in constant time', 
     await expectCompared('billing forged', () => post('/api/billing/provider/webhook', billingBody, { 'x-billing-signature': header.replace(v1, '0'.repeat(64)) }), 401, '0'.repeat(64), false);
     await expectCompared('billing signed', () => post('/api/billing/provider/webhook', billingBody, { 'x-billing-signature': header }), 200, v1, true);
     used.add(v1);
+
+    // Every refused signature above left one structured security line naming its channel (the secrets check below reads them too).
+    const refusals = lines.map((l) => JSON.parse(l) as { event?: string; channel?: string }).filter((l) => l.event === 'security.webhook_signature_invalid');
+    for (const channel of ['chat-a', 'email', 'messaging-a', 'messaging-b', 'billing']) expect(refusals.map((r) => r.channel), channel).toContain(channel);
   });
 
   it('has no plain comparison of a secret anywhere in the sources (===, !==, == against a signature, secret, token, hash or digest)', () => {

@@ -5,6 +5,7 @@ import type { AppConfig } from '../../platform/config/config.js';
 import { unstorablePath } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { zodFieldErrors } from '../../platform/errors/zod-details.js';
+import { securityEvent } from '../../platform/observability/security-log.js';
 import { DunningService, type PaymentEventOutcome } from './dunning.service.js';
 import { verifyBillingSignature } from './webhook.verify.js';
 
@@ -19,6 +20,7 @@ export class BillingWebhookService {
   async receive(rawBody: Buffer | undefined, signature: string | string[] | undefined, body: unknown): Promise<PaymentEventOutcome> {
     const header = Array.isArray(signature) ? signature[0] : signature;
     if (!verifyBillingSignature(this.config.billing.webhookSecret, header, rawBody, Math.floor(Date.now() / 1000))) {
+      securityEvent('webhook_signature_invalid', { channel: 'billing', reason: header ? 'signature' : 'missing_signature' });
       throw AppError.unauthorized('Bad or missing X-Billing-Signature');
     }
     const event = BillingWebhookSchema.safeParse(body);

@@ -75,8 +75,8 @@ export class IngressService {
   }
 
   async chatA(call: WebhookCall): Promise<Record<string, unknown>> {
-    const raw = this.body(call);
-    if (!verifyChatA(this.config.channels.chatASigningSecret, call.headers, raw, Math.floor(Date.now() / 1000))) throw invalidSignature();
+    const raw = this.body(call, 'chat-a');
+    if (!verifyChatA(this.config.channels.chatASigningSecret, call.headers, raw, Math.floor(Date.now() / 1000))) throw invalidSignature('chat-a', 'signature');
     const envelope = json<{ type?: string; challenge?: string; team_id?: string; event_id?: string }>(raw);
     if (envelope.type === 'url_verification') return { challenge: String(envelope.challenge ?? '') };
     const workspace = keyPart(envelope.team_id) ?? 'unknown';
@@ -85,30 +85,30 @@ export class IngressService {
   }
 
   async messagingA(call: WebhookCall): Promise<Record<string, unknown>> {
-    const raw = this.body(call);
+    const raw = this.body(call, 'messaging-a');
     const params = formParams(raw);
     const fullUrl = new URL(this.config.publicUrl).origin + call.url;
-    if (!verifyMessagingA(this.config.channels.messagingAAuthToken, header(call.headers, 'x-messaging-a-signature'), fullUrl, params)) throw invalidSignature();
+    if (!verifyMessagingA(this.config.channels.messagingAAuthToken, header(call.headers, 'x-messaging-a-signature'), fullUrl, params)) throw invalidSignature('messaging-a', 'signature');
     if (!params.To || !this.config.channels.messagingANumberPool.includes(params.To)) throw AppError.unauthorized('The recipient is not a number of this service');
     return this.accept('messaging-a', keyPart(params.MessageSid) ?? keyPart(params.SmsMessageSid) ?? sha256Hex(raw), raw, {});
   }
 
   async messagingB(call: WebhookCall): Promise<Record<string, unknown>> {
-    const raw = this.body(call);
+    const raw = this.body(call, 'messaging-b');
     const token = header(call.headers, 'x-messaging-b-secret-token');
-    if (!token) throw invalidSignature();
+    if (!token) throw invalidSignature('messaging-b', 'missing_secret_token');
     // The verified holder of the secret, else the oldest pending claim (its worker may verify it).
     const holder = await this.integrations.resolveSource('messaging-b', 'secret_sha256', sha256Hex(token));
     const bound = holder ? ('verified' in holder ? holder.verified : holder.pending[0]) : undefined;
     const secret = bound ? this.integrations.secretsOf(bound.integration).webhookSecret : undefined;
-    if (!bound || !secret || !safeEqual(token, secret)) throw invalidSignature();
+    if (!bound || !secret || !safeEqual(token, secret)) throw invalidSignature('messaging-b', 'unknown_secret_token');
     const update = json<{ update_id?: number }>(raw);
     return this.accept('messaging-b', `${bound.integration.id}:${keyPart(update.update_id) ?? sha256Hex(raw)}`, raw, { integrationId: bound.integration.id });
   }
 
   async email(call: WebhookCall): Promise<Record<string, unknown>> {
-    const raw = this.body(call);
-    if (!verifyEmailInbound(this.config.channels.emailInboundSigningSecret, header(call.headers, 'x-email-signature'), raw)) throw invalidSignature();
+    const raw = this.body(call, 'email');
+    if (!verifyEmailInbound(this.config.channels.emailInboundSigningSecret, header(call.headers, 'x-email-signature'), raw)) throw invalidSignature('email', 'signature');
     const body = json<{ rawMessage?: unknown }>(raw);
     if (typeof body.rawMessage !== 'string' || body.rawMessage.length === 0) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'rawMessage', message: 'Required: the base64 RFC 822 message' }] });
     const message = Buffer.from(body.rawMessage, 'base64');
@@ -118,20 +118,17 @@ export class IngressService {
   }
 
   async enterpriseChat(call: WebhookCall): Promise<Record<string, unknown>> {
-    const raw = this.body(call);
+    const raw = this.body(call, 'enterprise-chat');
     const activity = jsonOrNothing<{ id?: string; serviceUrl?: unknown; channelId?: unknown; conversation?: { id?: string } }>(raw) ?? {};
     const verdict = await this.enterpriseChatAuth.verify(header(call.headers, 'authorization'), activity);
-    if (!verdict.ok) {
-      securityEvent('webhook_signature_invalid', { channel: 'enterprise-chat', reason: verdict.reason });
-      throw invalidSignature();
-    }
+    if (!verdict.ok) throw invalidSignature('enterprise-chat', verdict.reason);
     // The reply goes to the serviceUrl the token vouches for, never to one the body names alone.
     return this.accept('enterprise-chat', `${keyPart(activity.conversation?.id) ?? ''}:${keyPart(activity.id) ?? sha256Hex(raw)}`, raw, { issuer: verdict.claims.iss, serviceUrl: verdict.serviceUrl });
   }
 
-  private body(call: WebhookCall): Buffer {
+  private body(call: WebhookCall, channel: ChannelName): Buffer {
     // No body means nothing to verify: refuse like an unsigned call.
-    if (!call.rawBody || call.rawBody.length === 0) throw invalidSignature();
+    if (!call.rawBody || call.rawBody.length === 0) throw invalidSignature(channel, 'empty_body');
     return call.rawBody;
   }
 
@@ -168,6 +165,8 @@ function keyPart(value: unknown): string | undefined {
   return undefined;
 }
 
-function invalidSignature(): AppError {
+/** A refused call: one `security.webhook_signature_invalid` line (channel and reason, never the signature), then 401. */
+function invalidSignature(channel: ChannelName, reason: string): AppError {
+  securityEvent('webhook_signature_invalid', { channel, reason });
   return AppError.unauthorized('Missing or invalid webhook signature');
 }
