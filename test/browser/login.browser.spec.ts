@@ -129,6 +129,24 @@ describe('sign-in through the web app', () => {
     await page.goto('/client/chat');
     await waitForPath('/login');
   });
+
+  it('sends an open page to /login by itself when its sessions end elsewhere (the server closes its socket)', async () => {
+    const client = DEMO_USERS.find((candidate) => candidate.email.startsWith('client@'))!;
+    // The page's socket is in once the server has accepted it into the namespace (Engine.IO 4, Socket.IO 4 CONNECT).
+    const connected = page
+      .waitForEvent('websocket', { timeout: 15_000 })
+      .then((ws) => ws.waitForEvent('framereceived', { predicate: (frame) => String(frame.payload).startsWith('40/notifications'), timeout: 15_000 }));
+    await submitPasswordLogin(client.email, DEMO_PASSWORD);
+    await expectSignedInPage(client);
+    await connected;
+
+    // Another device signs out of every session of this user; the page itself is left alone.
+    const login = await fetch(`${server.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: client.email, password: DEMO_PASSWORD }) });
+    const { token } = (await login.json()) as { token: string };
+    const logout = await fetch(`${server.baseUrl}/api/auth/logout`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ all: true }) });
+    expect(logout.status).toBe(204);
+    await waitForPath('/login');
+  });
 });
 
 describe('routes without a session', () => {

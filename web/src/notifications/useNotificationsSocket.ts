@@ -21,7 +21,13 @@ export function useNotificationsSocket(): void {
         // answers 401, which ends the session. Other errors are retried by the socket itself.
         if (!socket.active) reload();
       };
+      // Closed by the server: the session ended or the account lost access (logout elsewhere,
+      // suspension, a password change). Reloading asks the server, whose 401 ends the session here.
+      const onDisconnect = (reason: string) => {
+        if (reason === 'io server disconnect') reload();
+      };
       socket.on('connect_error', onConnectError);
+      socket.on('disconnect', onDisconnect);
       // Missed pushes are not replayed (spec 6.1.2): every (re)connect reloads the list.
       const stop = listen(
         socket,
@@ -34,6 +40,7 @@ export function useNotificationsSocket(): void {
       return () => {
         stop();
         socket.off('connect_error', onConnectError);
+        socket.off('disconnect', onDisconnect);
       };
     },
     [user.id, queryClient],

@@ -1,4 +1,4 @@
-import { REALTIME_NAMESPACE, type ClientToServerEvents, type ServerToClientEvents } from '@contracts/realtime';
+import { REALTIME_NAMESPACE, type ClientToServerEvents, type ServerToClientEvents, type SocketRefusal } from '@contracts/realtime';
 import { useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import { useEffect, type DependencyList } from 'react';
 import { io, type Socket } from 'socket.io-client';
@@ -33,8 +33,29 @@ function acquire(token: string): AppSocket {
     transports: ['websocket', 'polling'],
     tryAllTransports: true,
   });
+  retryWhenLimited(socket);
   shared = { token, socket, users: 1 };
   return socket;
+}
+
+/** Seconds to wait before trying again when every socket of the user is taken (another tab may close). */
+const TOO_MANY_SOCKETS_RETRY_S = 30;
+
+/**
+ * A handshake refused for a limit (the per-IP throttle, 20 sockets per user) is not retried by the
+ * client: try again once the limit may have passed, with jitter. A refused token is not retried:
+ * the next request answers 401 and ends the session.
+ */
+function retryWhenLimited(socket: AppSocket): void {
+  socket.on('connect_error', (err) => {
+    if (socket.active) return; // a transport error: the client retries by itself
+    const refusal = (err as Error & { data?: SocketRefusal }).data;
+    const waitS = refusal?.code === 'rate_limit' ? refusal.retryAfterS : refusal?.code === 'too_many_sockets' ? TOO_MANY_SOCKETS_RETRY_S : null;
+    if (waitS === null) return;
+    setTimeout(() => {
+      if (shared?.socket === socket && !socket.connected) socket.connect();
+    }, (Math.max(1, waitS) + Math.random() * 5) * 1000);
+  });
 }
 
 function release(socket: AppSocket): void {
