@@ -241,7 +241,13 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       const params = { MessageSid: 'SM-1', From: CLIENT_NUMBER, To: POOL_NUMBER, Body: 'Please call me back' };
       expect((await post(params, 'bad-signature')).status).toBe(401);
       expect((await post({ ...params, To: '+15559999999' })).status).toBe(401);
-      expect((await post(params)).status).toBe(200);
+      const accepted = await post(params);
+      expect(accepted.status).toBe(200);
+      // The vendor's webhook contract: an empty TwiML document as text/xml (JSON is its error 12300).
+      expect(accepted.headers.get('content-type')).toMatch(/^text\/xml\b/);
+      expect(accepted.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
+      // A redelivery is answered the same way.
+      expect((await post(params)).body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
       const done = await processed('messaging-a', 'SM-1');
       expect(done.status).toBe('done');
       await waitForSends('/Messages.json', 1);

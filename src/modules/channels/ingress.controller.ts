@@ -1,5 +1,5 @@
-import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Public } from '../../platform/auth/auth.decorators.js';
 import { Endpoint } from '../../platform/http/endpoint.js';
@@ -10,6 +10,12 @@ type RawRequest = FastifyRequest & { rawBody?: Buffer };
 const call = (req: RawRequest): WebhookCall => ({ rawBody: req.rawBody, headers: req.headers, url: req.url });
 const Accepted = z.object({ ok: z.boolean(), duplicate: z.boolean().optional() });
 const TAGS = ['channels'];
+/**
+ * What messaging-a expects back from a webhook (API-MAP "Channel bindings and vendor traffic"): an
+ * empty TwiML document, `text/xml`. JSON is its error 12300 on every message; the reply goes out
+ * later through its REST API.
+ */
+export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
 /**
  * The inbound channel webhooks of spec 4.8. Public (no user token): each is protected by its
@@ -41,9 +47,17 @@ export class IngressController {
 
   @Post('messaging-a/inbound')
   @HttpCode(200)
-  @Endpoint({ summary: 'messaging-a inbound (form-encoded; X-Messaging-A-Signature; To must be a pool number)', tags: TAGS, response: Accepted, errors: [401, 503] })
-  messagingA(@Req() req: RawRequest) {
-    return this.ingress.messagingA(call(req));
+  @Endpoint({
+    summary: 'messaging-a inbound (form-encoded; X-Messaging-A-Signature; To must be a pool number); answers an empty TwiML document',
+    tags: TAGS,
+    response: z.string().meta({ example: EMPTY_TWIML }),
+    responseType: 'text/xml',
+    errors: [401, 503],
+  })
+  async messagingA(@Req() req: RawRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.ingress.messagingA(call(req));
+    void reply.header('content-type', 'text/xml; charset=utf-8');
+    return EMPTY_TWIML;
   }
 
   @Post('messaging-b/webhook')

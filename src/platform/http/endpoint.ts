@@ -15,6 +15,8 @@ export interface EndpointSpec {
   params?: z.ZodType;
   /** The success body; omit for 204. */
   response?: z.ZodType;
+  /** The success body's media type (default `application/json`). */
+  responseType?: string;
   /** Success status (default 200; 201 for creates, 204 for no body). */
   status?: number;
   /** Documented error codes besides the defaults. */

@@ -86,7 +86,7 @@ export class RouteCatalog {
       const status = spec?.status ?? (route.method === 'post' ? 201 : 200);
       const responses: RouteConfig['responses'] = {
         [status]: spec?.response
-          ? { description: 'Success', content: { 'application/json': { schema: spec.response } } }
+          ? { description: 'Success', content: { [spec.responseType ?? 'application/json']: { schema: spec.response } } }
           : { description: status === 204 ? 'No content' : 'Success' },
       };
       const errorCodes = new Set<number>([400, 429, ...(spec?.errors ?? [])]);
