@@ -2,7 +2,7 @@ import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { BillingWebhookSchema } from '../../contracts/billing.js';
-import { Public } from '../../platform/auth/auth.decorators.js';
+import { Public, VendorWebhook } from '../../platform/auth/auth.decorators.js';
 import { Endpoint } from '../../platform/http/endpoint.js';
 import { BillingWebhookService } from './billing-webhook.service.js';
 
@@ -11,6 +11,7 @@ type RawRequest = FastifyRequest & { rawBody?: Buffer };
 /** The payment provider's webhook (spec 3.6, 6.2). Public; the signature is the authentication. */
 @Controller('billing/provider')
 @Public()
+@VendorWebhook()
 export class BillingWebhookController {
   constructor(private readonly webhook: BillingWebhookService) {}
 

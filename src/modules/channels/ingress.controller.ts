@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { Public } from '../../platform/auth/auth.decorators.js';
+import { Public, VendorWebhook } from '../../platform/auth/auth.decorators.js';
 import { Endpoint } from '../../platform/http/endpoint.js';
 import { IngressService, type WebhookCall } from './ingress.service.js';
 
@@ -23,6 +23,7 @@ export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Re
  */
 @Controller('channels')
 @Public()
+@VendorWebhook()
 export class IngressController {
   constructor(private readonly ingress: IngressService) {}
 

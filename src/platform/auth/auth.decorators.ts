@@ -8,6 +8,7 @@ export const PLATFORM_ROLES = 'auth:platformRoles';
 export const ORG_ROLES = 'auth:orgRoles';
 export const OPEN_WHILE_SUSPENDED = 'auth:openWhileSuspended';
 export const OWN_BEARER = 'auth:ownBearer';
+export const VENDOR_WEBHOOK = 'auth:vendorWebhook';
 
 /** The route needs no user token (webhooks, bootstrap, login). Everything else fails closed. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
@@ -17,6 +18,13 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
  * token: it is never verified as one (nor logged as a refused token, nor keys the throttle).
  */
 export const OwnBearer = () => SetMetadata(OWN_BEARER, true);
+
+/**
+ * A vendor's webhook (API-MAP "Channel bindings and vendor traffic"): outside the per-IP global
+ * throttle, since a vendor posts for many orgs from few addresses. Its own limits (the chat-a
+ * throttle, backpressure, the org quota) still apply.
+ */
+export const VendorWebhook = () => SetMetadata(VENDOR_WEBHOOK, true);
 
 /**
  * The route stays reachable for client users of a suspended org (spec 3.6: they can still sign in

@@ -2,7 +2,7 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORG_WIDE_ROLES, type PlatformRole } from '../../contracts/roles.js';
-import { IS_PUBLIC, OPEN_WHILE_SUSPENDED, ORG_ROLES, OWN_BEARER, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
+import { IS_PUBLIC, OPEN_WHILE_SUSPENDED, ORG_ROLES, OWN_BEARER, PLATFORM_ROLES, VENDOR_WEBHOOK, type OrgRolesPolicy } from '../auth/auth.decorators.js';
 import { OrgAccessGate } from '../auth/org-access-gate.js';
 import type { Principal } from '../auth/principal.js';
 import { RequestAuthenticator, type AuthOutcome } from '../auth/request-auth.js';
@@ -43,7 +43,7 @@ export class RequestGuard implements CanActivate {
     reply.header('x-request-id', request.id);
     const ownBearer = this.reflector.getAllAndOverride<boolean>(OWN_BEARER, targets) === true;
     const outcome: AuthOutcome = ownBearer ? { reason: 'missing' } : await this.authenticator.resolve(request);
-    await this.throttle(request, reply, outcome.principal);
+    if (this.reflector.getAllAndOverride<boolean>(VENDOR_WEBHOOK, targets) !== true) await this.throttle(request, reply, outcome.principal);
 
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true;
     if (isPublic) return true;
