@@ -97,7 +97,8 @@ export const BillingWebhookSchema = z.object({
   type: z.enum(['payment_failed', 'payment_succeeded']),
   data: z.object({
     orgId: z.uuid(),
-    invoiceId: z.uuid().optional(),
+    /** The provider's own id of the invoice (API-MAP: any non-empty string), or ours. */
+    invoiceId: z.string().min(1).max(200).optional(),
     amount: z.number().optional(),
     currency: z.string().optional(),
     failureReason: z.string().max(500).optional(),

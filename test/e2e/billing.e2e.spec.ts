@@ -393,5 +393,19 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
       expect(reply.body.messages).toHaveLength(2);
       expect(await dunning.runAccessGate(clock.now())).toEqual([]);
     });
+
+    it("names the invoice by the provider's own id (any non-empty string), and takes an id it does not know", async () => {
+      const invoice = (await app.get(`/api/orgs/${c.acmeId}/invoices`, { token: c.owner })).body.items[0];
+      expect(invoice.providerInvoiceId).toMatch(/^manual_inv_/);
+      const failed = signed({ id: 'evt_provider_ref_1', type: 'payment_failed', data: { orgId: c.acmeId, invoiceId: invoice.providerInvoiceId, failureReason: 'card declined' } });
+      expect((await webhook(failed.raw, failed.headers)).body).toEqual({ ok: true, duplicate: false });
+      expect((await app.get(`/api/orgs/${c.acmeId}/invoices`, { token: c.owner })).body.items[0]).toMatchObject({ id: invoice.id, status: 'payment_failed', failureReason: 'card declined' });
+      const unknown = signed({ id: 'evt_provider_ref_2', type: 'payment_failed', data: { orgId: c.acmeId, invoiceId: 'in_1QxYzUnknown', failureReason: 'card declined' } });
+      expect((await webhook(unknown.raw, unknown.headers)).status).toBe(200);
+      const paid = signed({ id: 'evt_provider_ref_3', type: 'payment_succeeded', data: { orgId: c.acmeId, invoiceId: invoice.providerInvoiceId } });
+      expect((await webhook(paid.raw, paid.headers)).body).toEqual({ ok: true, duplicate: false });
+      expect((await app.get(`/api/orgs/${c.acmeId}/invoices`, { token: c.owner })).body.items[0]).toMatchObject({ id: invoice.id, status: 'paid' });
+      expect((await app.get(`/api/orgs/${c.acmeId}/billing`, { token: c.owner })).body.dunning).toMatchObject({ paymentState: 'ok' });
+    });
   });
 });

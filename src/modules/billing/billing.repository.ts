@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, gte, inArray, lt, lte, max, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, lte, max, or, sql } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import {
   billingAccounts,
@@ -119,6 +119,19 @@ export class BillingRepository {
   /** An invoice by id alone (a superadmin recording a payment names only the invoice). */
   async findInvoiceById(id: string): Promise<InvoiceRow | undefined> {
     const [row] = await this.db.select().from(invoices).where(eq(invoices.id, id));
+    return row;
+  }
+
+  /**
+   * The invoice a provider event names: its own id (`providerInvoiceId`, any string) or ours (compared
+   * as text, so a foreign id never fails a uuid cast).
+   */
+  async updateInvoiceByRef(orgId: string, ref: string, values: Partial<NewInvoice>): Promise<InvoiceRow | undefined> {
+    const [row] = await this.db
+      .update(invoices)
+      .set(values)
+      .where(and(eq(invoices.orgId, orgId), or(eq(invoices.providerInvoiceId, ref), sql`${invoices.id}::text = ${ref}`)))
+      .returning();
     return row;
   }
 

@@ -85,7 +85,7 @@ export class DunningService {
   private async paymentFailed(orgId: string, invoiceId: string | undefined, reason: string | null): Promise<void> {
     const now = this.clock.now();
     const account = (await this.repo.lockAccount(orgId))!;
-    if (invoiceId && !(await this.repo.updateInvoice(orgId, invoiceId, { status: 'payment_failed', failedAt: now, failureReason: reason }))) {
+    if (invoiceId && !(await this.repo.updateInvoiceByRef(orgId, invoiceId, { status: 'payment_failed', failedAt: now, failureReason: reason }))) {
       logger.warn({ orgId, invoiceId }, 'payment_failed names an invoice the org does not have');
     }
     // A second failure during the grace period does not extend it.
@@ -99,7 +99,7 @@ export class DunningService {
 
   private async paymentSucceeded(orgId: string, invoiceId: string | undefined): Promise<void> {
     const account = (await this.repo.lockAccount(orgId))!;
-    if (invoiceId) await this.repo.updateInvoice(orgId, invoiceId, { status: 'paid', paidAt: this.clock.now() });
+    if (invoiceId) await this.repo.updateInvoiceByRef(orgId, invoiceId, { status: 'paid', paidAt: this.clock.now() });
     await this.repo.updateAccount(orgId, { paymentState: 'ok', pastDueSince: null, graceEndsAt: null, lastFailureReason: null, suspendedAt: null });
     // Only a suspension of ours is undone: the org goes back to active in the same transaction.
     if (account.suspendedAt && (await this.orgs.applyBillingTransition(orgId, 'payment_recovered'))) {
