@@ -42,6 +42,14 @@ describe('operations endpoints and the OpenAPI document', () => {
       expect.arrayContaining([expect.objectContaining({ name: 'orgId', in: 'path' })]),
     );
     expect(res.body.paths['/api/ops/audit'].get.description).toMatch(/superadmin/);
+    // Success statuses are the ones the routes answer (@HttpCode included), with their media type.
+    expect(Object.keys(login.responses)).toContain('200');
+    expect(Object.keys(login.responses)).not.toContain('201');
+    expect(Object.keys(res.body.paths['/api/channels/chat-a/events'].post.responses)).toContain('200');
+    expect(Object.keys(res.body.paths['/api/channels/chat-a/events'].post.responses)).not.toContain('201');
+    expect(res.body.paths['/api/channels/messaging-a/inbound'].post.responses['200'].content).toHaveProperty(['text/xml']);
+    expect(Object.keys(res.body.paths['/api/auth/logout'].post.responses)).toContain('204');
+    expect(Object.keys(res.body.paths['/api/orgs/{orgId}/integrations'].post.responses)).toContain('201');
   });
 
   it('serves the web app for page routes, not for /api', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { OpenAPIRegistry, OpenApiGeneratorV3, type RouteConfig } from '@asteasolutions/zod-to-openapi';
@@ -16,6 +16,8 @@ export interface DiscoveredRoute {
   platformRoles?: string[];
   orgRoles?: OrgRolesPolicy;
   spec?: EndpointSpec;
+  /** The success status the route answers: `@Endpoint` status, else Nest's `@HttpCode`, else 201 for POST and 200. */
+  status: number;
   controller: string;
   handler: string;
 }
@@ -58,6 +60,8 @@ export class RouteCatalog {
         if (routePath === undefined) continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number]!.toLowerCase();
         const targets = [handler, wrapper.metatype];
+        const spec = Reflect.getMetadata(ENDPOINT, handler) as EndpointSpec | undefined;
+        const status = spec?.status ?? (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (method === 'post' ? 201 : 200);
         for (const cp of controllerPaths) {
           for (const rp of ([] as string[]).concat(routePath)) {
             out.push({
@@ -66,7 +70,8 @@ export class RouteCatalog {
               isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
               platformRoles: this.reflector.getAllAndOverride<string[]>(PLATFORM_ROLES, targets),
               orgRoles: this.reflector.getAllAndOverride<OrgRolesPolicy>(ORG_ROLES, targets),
-              spec: Reflect.getMetadata(ENDPOINT, handler) as EndpointSpec | undefined,
+              spec,
+              status,
               controller: wrapper.name,
               handler: name,
             });
@@ -83,7 +88,7 @@ export class RouteCatalog {
     const errorSchema = ErrorBodySchema;
     for (const route of this.routes()) {
       const spec = route.spec;
-      const status = spec?.status ?? (route.method === 'post' ? 201 : 200);
+      const status = route.status;
       const responses: RouteConfig['responses'] = {
         [status]: spec?.response
           ? { description: 'Success', content: { [spec.responseType ?? 'application/json']: { schema: spec.response } } }
