@@ -132,7 +132,8 @@ describe('sessions: sid in every token, logout, lifetime rules', () => {
     const db = app.running.dbService.db;
     await db.update(authSessions).set({ expiresAt: new Date(Date.now() - 31 * DAY_S * 1000) }).where(eq(authSessions.id, claimsOf(old).sid));
     await db.update(authSessions).set({ expiresAt: new Date(Date.now() - 29 * DAY_S * 1000) }).where(eq(authSessions.id, claimsOf(token).sid));
-    expect(await app.running.app.get(SessionsService).deleteExpired()).toBeGreaterThanOrEqual(1);
+    // The hourly cleanup task may run meanwhile and take the old row itself: the rows left decide.
+    await app.running.app.get(SessionsService).deleteExpired();
     expect(await sessionOf(app, old)).toBeUndefined();
     expect(await sessionOf(app, token)).toBeDefined();
   });
