@@ -38,6 +38,18 @@ export interface AuditEntry {
   meta?: Record<string, unknown>;
 }
 
+/** What a SuperAdmin did while impersonating (spec 5.8): one request, or one socket join. */
+export interface ImpersonatedAction {
+  method: string;
+  route: string | null;
+  path: string | null;
+  target: string | null;
+  statusCode: number;
+  orgId: string | null;
+  /** Anything the entry point adds (a socket join names its conversation). */
+  extra?: Record<string, unknown>;
+}
+
 /** The wire shape of a row (contracts AuditItemSchema). */
 export function auditItemOf(row: AuditRow) {
   return { ...row, createdAt: row.createdAt.toISOString() };
@@ -62,6 +74,29 @@ export class AuditService {
       return Promise.resolve();
     }
     return this.write(entry);
+  }
+
+  /**
+   * The one `impersonation.action` row of an action made with an impersonation token: the user acted
+   * as, the impersonator, the impersonation session, and what was done with which outcome.
+   */
+  recordImpersonatedAction(actor: { userId: string; impersonatorId?: string; impersonationId?: string }, action: ImpersonatedAction): Promise<void> {
+    return this.record({
+      action: 'impersonation.action',
+      userId: actor.userId,
+      impersonatorId: actor.impersonatorId ?? null,
+      resourceId: actor.impersonationId ?? null,
+      orgId: action.orgId,
+      meta: {
+        impersonationId: actor.impersonationId,
+        method: action.method,
+        route: action.route,
+        path: action.path,
+        target: action.target,
+        statusCode: action.statusCode,
+        ...action.extra,
+      },
+    });
   }
 
   /** Newest first, keyset-paginated; `limit + 1` rows so the caller can tell whether more exist. */

@@ -1,11 +1,11 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleInit } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { catchError, concatMap, from, mergeMap, throwError, type Observable } from 'rxjs';
 import { toErrorResponse } from '../errors/to-error-response.js';
 import { AuditService } from './audit.service.js';
 
-const HTTP_CODE_METADATA = '__httpCode__';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 declare module 'fastify' {
@@ -63,21 +63,14 @@ export class ImpersonationAuditInterceptor implements NestInterceptor, OnModuleI
     request.impersonationAudited = true;
     const params = (request.params ?? {}) as Record<string, string | undefined>;
     const target = params.id ?? params.userId ?? params.orgId ?? null;
-    await this.audit.record({
-      action: 'impersonation.action',
-      userId: principal.userId,
-      impersonatorId: principal.impersonatorId,
-      resourceId: principal.impersonationId ?? null,
+    await this.audit.recordImpersonatedAction(principal, {
+      method: request.method,
+      route: request.routeOptions?.url ?? null,
+      // A path with a token in it (an invitation) is kept as its route only.
+      path: params.token === undefined ? (request.url.split('?')[0] ?? null) : null,
+      target,
+      statusCode,
       orgId: params.orgId && UUID.test(params.orgId) ? params.orgId : null,
-      meta: {
-        impersonationId: principal.impersonationId,
-        method: request.method,
-        route: request.routeOptions?.url ?? null,
-        // A path with a token in it (an invitation) is kept as its route only.
-        path: params.token === undefined ? request.url.split('?')[0] : null,
-        target,
-        statusCode,
-      },
     });
   }
 }

@@ -315,21 +315,14 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     }
     const actor = principal ?? socket.data.principal;
     if (actor.impersonatorId) {
-      await this.audit.record({
-        action: 'impersonation.action',
-        userId: actor.userId,
-        impersonatorId: actor.impersonatorId,
-        resourceId: actor.impersonationId ?? null,
+      await this.audit.recordImpersonatedAction(actor, {
+        method: 'SOCKET',
+        route: 'join_conversation',
+        path: REALTIME_NAMESPACE,
+        target: valid ? conversationId : null,
+        statusCode: !principal ? 401 : answer.ok ? 200 : answer.error === 'invalid' ? 400 : 403,
         orgId,
-        meta: {
-          impersonationId: actor.impersonationId,
-          method: 'SOCKET',
-          route: 'join_conversation',
-          path: REALTIME_NAMESPACE,
-          target: valid ? conversationId : null,
-          statusCode: !principal ? 401 : answer.ok ? 200 : answer.error === 'invalid' ? 400 : 403,
-          conversationId: valid ? conversationId : null,
-        },
+        extra: { conversationId: valid ? conversationId : null },
       });
     }
     // The authenticator logged why the token no longer signs in; its socket goes.
