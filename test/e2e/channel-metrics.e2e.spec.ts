@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InboundProcessor } from '../../src/modules/channels/inbound.processor.js';
 import { OutboundService } from '../../src/modules/channels/outbound.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
@@ -52,28 +52,29 @@ describe('channel metrics on /metrics (docs/channels.md "Metrics")', () => {
     return (await app.request('POST', call.path, { body: call.body, headers: call.headers })).status;
   }
 
-  async function finished(eventKey: string) {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const [row] = await rows<{ status: string; reason: string | null }>(db.root.execute(sql`select status, reason from inbound_events where channel = 'messaging-a' and event_key = ${eventKey}`));
-      if (row && row.status !== 'queued' && row.status !== 'processing') return row;
-      if (Date.now() > deadline) throw new Error(`event ${eventKey} not processed: ${JSON.stringify(row)}`);
-      await sleep(100);
-    }
-  }
+  /** The event once the worker has finished with it. */
+  const finished = (eventKey: string) =>
+    vi.waitFor(
+      async () => {
+        const [row] = await rows<{ status: string; reason: string | null }>(db.root.execute(sql`select status, reason from inbound_events where channel = 'messaging-a' and event_key = ${eventKey}`));
+        if (!row || row.status === 'queued' || row.status === 'processing') throw new Error(`event ${eventKey} not processed: ${JSON.stringify(row)}`);
+        return row;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
 
-  /** Waits until the outbox row of the reply to an event has been tried `attempts` times and is no longer being sent. */
-  async function tried(eventKey: string, attempts: number) {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const [row] = await rows<{ id: string; status: string; attempts: number }>(
-        db.root.execute(sql`select o.id, o.status, o.attempts from outbound_messages o join inbound_events e on e.conversation_id = o.conversation_id and o.created_at >= e.received_at where e.event_key = ${eventKey} order by o.created_at limit 1`),
-      );
-      if (row && row.attempts >= attempts && row.status !== 'sending') return row;
-      if (Date.now() > deadline) throw new Error(`the reply to ${eventKey} was not tried ${attempts} times: ${JSON.stringify(row)}`);
-      await sleep(100);
-    }
-  }
+  /** The outbox row of the reply to an event, once tried `attempts` times and no longer being sent. */
+  const tried = (eventKey: string, attempts: number) =>
+    vi.waitFor(
+      async () => {
+        const [row] = await rows<{ id: string; status: string; attempts: number }>(
+          db.root.execute(sql`select o.id, o.status, o.attempts from outbound_messages o join inbound_events e on e.conversation_id = o.conversation_id and o.created_at >= e.received_at where e.event_key = ${eventKey} order by o.created_at limit 1`),
+        );
+        if (!row || row.attempts < attempts || row.status === 'sending') throw new Error(`the reply to ${eventKey} was not tried ${attempts} times: ${JSON.stringify(row)}`);
+        return row;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
 
   beforeAll(async () => {
     vendor = await startFakeVendor();
