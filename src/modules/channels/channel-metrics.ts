@@ -12,9 +12,6 @@ const BREAKER_VALUES: Record<BreakerState, number> = { closed: 0, half_open: 1, 
 /** A reason as a label value: the parsers' and the worker's fixed words, never free text (it would grow the series without bound). */
 const reasonLabel = (reason: string | undefined) => (reason === undefined ? '' : /^[a-z][a-z_]{0,39}$/.test(reason) ? reason : 'other');
 
-/** How an inbound event ended at the worker; a failure with retries left is `retried`. */
-export type InboundOutcome = 'processed' | 'ignored' | 'quarantined' | 'failed' | 'retried';
-
 /** How an outbound send ended: a failure with attempts left is `retried`, the last one `failed`. */
 export type OutboundOutcome = 'sent' | 'retried' | 'failed';
 
