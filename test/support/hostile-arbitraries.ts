@@ -65,7 +65,22 @@ function matchingPattern(pattern: string, maxLength = Infinity): fc.Arbitrary<st
   }
 }
 
-const str = (s: JsonSchema) => s as { type?: string; enum?: unknown[]; format?: string; pattern?: string; minLength?: number; maxLength?: number; minimum?: number; maximum?: number; nullable?: boolean; items?: JsonSchema; minItems?: number; maxItems?: number; properties?: Record<string, JsonSchema>; required?: string[]; additionalProperties?: JsonSchema | boolean; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[] };
+interface Schema { type?: string; enum?: unknown[]; format?: string; pattern?: string; minLength?: number; maxLength?: number; minimum?: number; maximum?: number; nullable?: boolean; items?: JsonSchema; minItems?: number; maxItems?: number; properties?: Record<string, JsonSchema>; required?: string[]; additionalProperties?: JsonSchema | boolean; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[] }
+
+/**
+ * The document is OpenAPI 3.1: a nullable schema lists `null` among its types, and an exclusive
+ * bound is a number. Read as one type with a `nullable` flag and plain bounds (an exclusive bound
+ * taken as inclusive, as zod's refinements may still refuse a fitting value).
+ */
+const str = (schema: JsonSchema): Schema => {
+  const { type, exclusiveMinimum, exclusiveMaximum, ...rest } = schema as Omit<Schema, 'type'> & { type?: string | string[]; exclusiveMinimum?: number; exclusiveMaximum?: number };
+  const types = type === undefined ? [] : ([] as string[]).concat(type);
+  const s: Schema = { ...rest, type: types.find((t) => t !== 'null') ?? types[0] };
+  if (types.includes('null')) s.nullable = true;
+  if (typeof exclusiveMinimum === 'number') s.minimum ??= exclusiveMinimum;
+  if (typeof exclusiveMaximum === 'number') s.maximum ??= exclusiveMaximum;
+  return s;
+};
 
 /** A value that fits the schema (as far as a JSON schema says: refinements of zod may still refuse it). */
 export function fitting(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
@@ -93,6 +108,8 @@ export function fitting(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
         return fc.double({ min: s.minimum ?? -1000, max: s.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
       case 'boolean':
         return fc.boolean();
+      case 'null':
+        return fc.constant(null);
       case 'array':
         return fc.array(s.items && depth < 4 ? fitting(s.items, depth + 1) : fc.jsonValue({ maxDepth: 1 }), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 4, 4) });
       case 'object': {

@@ -8,6 +8,7 @@ import { ConversationsModule, TurnsService } from '../conversations/index.js';
 import { OrgsModule } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
 import { ARTIFACT_STORAGE, DirectoryArtifactStorage } from './artifacts.storage.js';
+import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsOpsController, IntegrationsController } from './channels.controller.js';
 import { ChannelsRepository } from './channels.repository.js';
 import { ChannelsService } from './channels.service.js';
@@ -27,6 +28,7 @@ import { OutboundService } from './outbound.service.js';
     InboundProcessor,
     OutboundService,
     ChannelsService,
+    ChannelMetrics,
     { provide: ARTIFACT_STORAGE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new DirectoryArtifactStorage(join(config.dataDir, 'artifacts')) },
   ],
   exports: [IntegrationsService],
@@ -40,10 +42,12 @@ export class ChannelsModule implements OnModuleInit {
     private readonly repo: ChannelsRepository,
     private readonly turns: TurnsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: ChannelMetrics,
   ) {}
 
   onModuleInit(): void {
     this.turns.setOutboundPort(this.outbound);
+    this.metrics.watchBreakers((channel) => this.outbound.breakerState(channel));
     // Each event and each send is claimed in the database first, so a batch runs in parallel safely.
     this.queue.handle('channels.inbound', ({ eventId }, job) => this.processor.process(eventId, job.final), { retryLimit: 3, retryDelaySeconds: 5, batchSize: 16, parallel: true, pollingIntervalSeconds: 0.5 });
     this.queue.handle('channels.outbound', ({ outboundId }) => this.outbound.dispatch(outboundId), { retryLimit: 0, batchSize: 16, parallel: true, pollingIntervalSeconds: 0.5 });

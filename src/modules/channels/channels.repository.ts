@@ -153,6 +153,16 @@ export class ChannelsRepository {
     return Number(row?.n ?? 0);
   }
 
+  /** The open depth per channel and status, for the metrics (one query over the open-events index). */
+  async openDepthByChannel(): Promise<Array<{ channel: ChannelName; status: 'queued' | 'processing'; n: number }>> {
+    const rows = await this.dbService.root
+      .select({ channel: inboundEvents.channel, status: inboundEvents.status, n: count() })
+      .from(inboundEvents)
+      .where(inArray(inboundEvents.status, ['queued', 'processing']))
+      .groupBy(inboundEvents.channel, inboundEvents.status);
+    return rows.map((r) => ({ channel: r.channel, status: r.status as 'queued' | 'processing', n: Number(r.n) }));
+  }
+
   /** Queued events nobody took (their job was lost) and processing ones whose worker died. */
   strandedEvents(queuedBefore: Date, staleBefore: Date, limit: number): Promise<InboundEventRow[]> {
     return this.dbService.root

@@ -30,6 +30,7 @@ import {
   type InboundMessage,
   type MessagingBUpdate,
 } from './channels.parse.js';
+import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { BindingKind, InboundEventRow, IntegrationRow } from './channels.tables.js';
 import { formParams } from './channels.verify.js';
@@ -114,6 +115,7 @@ export class InboundProcessor implements OnModuleDestroy {
     private readonly integrations: IntegrationsService,
     private readonly outbound: OutboundService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: ChannelMetrics,
   ) {
     this.attachments = new AttachmentFetcher({ hosts: config.channels.attachmentHosts });
   }
@@ -138,6 +140,7 @@ export class InboundProcessor implements OnModuleDestroy {
         logger.error({ err, eventId, channel: event.channel }, 'inbound event processing failed');
         // The error may quote the hostile input (a NUL the database refuses): keep its note storable.
         await this.repo.finishEvent(event.id, final ? 'failed' : 'queued', { lastError: storableText(message).slice(0, 2000) });
+        this.metrics.finished(event.channel, final ? 'failed' : 'retried');
         if (!final) throw err;
         return;
       }
@@ -150,6 +153,7 @@ export class InboundProcessor implements OnModuleDestroy {
       logger.info({ eventId, channel: event.channel, reason: outcome.reason }, 'inbound event quarantined');
       await this.repo.finishEvent(event.id, 'quarantined', { reason: outcome.reason, orgId: outcome.orgId ?? null, integrationId: outcome.integrationId ?? null });
     }
+    this.metrics.finished(event.channel, outcome);
   }
 
   private async handle(event: InboundEventRow): Promise<Outcome> {

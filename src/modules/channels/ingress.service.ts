@@ -8,6 +8,7 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
 import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
+import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsRepository } from './channels.repository.js';
 import { formParams, verifyChatA, verifyEmailInbound, verifyMessagingA } from './channels.verify.js';
 import { EnterpriseChatAuth } from './enterprise-chat.auth.js';
@@ -68,6 +69,7 @@ export class IngressService {
     private readonly integrations: IntegrationsService,
     private readonly queue: QueueService,
     rateLimits: RateLimitService,
+    private readonly metrics: ChannelMetrics,
   ) {
     this.chatAThrottle = rateLimits.limiter(CHAT_A_THROTTLE);
     const ch = config.channels;
@@ -149,6 +151,7 @@ export class IngressService {
     await this.backpressure(channel);
     const row = await this.repo.insertEvent({ channel, eventKey, body: raw.toString('utf8'), meta });
     if (!row) return { ok: true, duplicate: true };
+    this.metrics.accepted(channel);
     // The row is the durable record; if this enqueue is lost the stranded-event sweep runs it.
     await this.queue.send('channels.inbound', { eventId: row.id }, { singletonKey: row.id }).catch(() => undefined);
     return { ok: true };

@@ -9,6 +9,7 @@ import { logger } from '../../platform/observability/logger.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
 import type { ConversationRow, MessageRow, OutboundPort } from '../conversations/index.js';
 import { AssignmentsService } from '../specialists/index.js';
+import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { OutboundRow } from './channels.tables.js';
 import { IntegrationsService } from './integrations.service.js';
@@ -41,6 +42,7 @@ export class OutboundService implements OutboundPort {
     private readonly dbService: DbService,
     mail: MailService,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly metrics: ChannelMetrics,
   ) {
     const senderConfig = { ...config.channelApis, requestTimeoutMs: 10_000 };
     this.connectorTokens = new TokenCache(senderConfig);
@@ -89,12 +91,14 @@ export class OutboundService implements OutboundPort {
       const secrets = integration ? this.integrations.secretsOf(integration) : {};
       const result = await this.breakers.get(row.channel)!.fire({ outboundId: row.id, content: row.content, target: row.target, secrets });
       await this.repo.updateOutbound(row.id, { status: 'sent', sentAt: new Date(), claimedUntil: null, externalId: result.externalId, lastError: null });
+      this.metrics.sent(row.channel, 'sent');
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const last = row.attempts >= MAX_ATTEMPTS;
       const delay = RETRY_DELAYS_MS[Math.min(row.attempts - 1, RETRY_DELAYS_MS.length - 1)]!;
       logger.warn({ outboundId: row.id, channel: row.channel, attempt: row.attempts, err: message }, last ? 'outbound reply failed for good' : 'outbound reply failed; will retry');
       await this.repo.updateOutbound(row.id, { status: last ? 'failed' : 'pending', claimedUntil: null, lastError: message.slice(0, 1000), nextAttemptAt: new Date(Date.now() + delay) });
+      this.metrics.sent(row.channel, last ? 'failed' : 'retried');
     }
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { OpenAPIRegistry, OpenApiGeneratorV3, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ErrorBodySchema } from '../../contracts/errors.js';
 import { IS_PUBLIC, ORG_ROLES, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
@@ -26,6 +26,25 @@ const API_PREFIX = '/api';
 
 const join = (...parts: string[]) =>
   ('/' + parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')).replace(/:(\w+)/g, '{$1}');
+
+const words = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean);
+const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** `ChannelsController.listQuarantine` -> `channelsListQuarantine`. */
+function operationIdOf(controller: string, handler: string): string {
+  const name = [...words(controller.replace(/Controller$/, '')), ...words(handler)].map(capital).join('');
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+/** The path's own words, for a handler mounted on several paths: `/api/am/specialists` -> `AmSpecialists`. */
+const pathWords = (path: string) =>
+  path
+    .split('/')
+    .filter((segment) => segment && `/${segment}` !== API_PREFIX)
+    .map((segment) => (segment === '*' ? 'Any' : segment.replace(/^\{(\w+)\}$/, 'by-$1')))
+    .flatMap(words)
+    .map(capital)
+    .join('');
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid input (`validation_failed` lists the fields) or a refused rule (`bad_request`)',
@@ -86,7 +105,13 @@ export class RouteCatalog {
     const registry = new OpenAPIRegistry();
     registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     const errorSchema = ErrorBodySchema;
+    const operationIds = new Set<string>();
     for (const route of this.routes()) {
+      // A handler's first path keeps the plain id; an alias path of the same handler names its path.
+      let operationId = operationIdOf(route.controller, route.handler);
+      if (operationIds.has(operationId)) operationId += `Via${pathWords(route.path)}`;
+      if (operationIds.has(operationId)) throw new Error(`Two routes share the OpenAPI operationId ${operationId}`);
+      operationIds.add(operationId);
       const spec = route.spec;
       const status = route.status;
       const responses: RouteConfig['responses'] = {
@@ -114,6 +139,7 @@ export class RouteCatalog {
       registry.registerPath({
         method: route.method as RouteConfig['method'],
         path: route.path,
+        operationId,
         summary: spec?.summary ?? `${route.controller}.${route.handler}`,
         description: [spec?.description, roles].filter(Boolean).join('\n\n') || undefined,
         tags: spec?.tags ?? [route.controller.replace(/Controller$/, '')],
@@ -127,9 +153,10 @@ export class RouteCatalog {
         responses,
       });
     }
-    const generator = new OpenApiGeneratorV3(registry.definitions);
+    // 3.1: a nullable or unknown schema is a JSON Schema type list, not 3.0's `nullable` without a `type`.
+    const generator = new OpenApiGeneratorV31(registry.definitions);
     return generator.generateDocument({
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: { title: info.title, version: info.version, description: 'Generated from the zod schemas of each route.' },
       servers: [{ url: info.serverUrl }],
     });
