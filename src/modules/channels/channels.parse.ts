@@ -50,6 +50,13 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
+/** A list field: absent is empty; any other shape throws (the caller quarantines it `malformed_body`). */
+function listOf<T>(v: T[] | undefined): T[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new TypeError('a list field of another shape');
+  return v;
+}
+
 // chat-a
 
 export interface ChatAEnvelope {
@@ -233,7 +240,7 @@ const FILE_TYPES: Record<string, string> = {
  */
 function enterpriseChatFiles(attachments: EnterpriseChatActivity['attachments']): InboundAttachment[] {
   const files: InboundAttachment[] = [];
-  for (const a of Array.isArray(attachments) ? attachments : []) {
+  for (const a of listOf(attachments)) {
     const type = str(a?.contentType) ?? '';
     if (type === FILE_DOWNLOAD_INFO) {
       const content = (typeof a.content === 'object' && a.content !== null ? a.content : {}) as { downloadUrl?: unknown; fileType?: unknown };
@@ -255,7 +262,7 @@ function enterpriseChatFiles(attachments: EnterpriseChatActivity['attachments'])
  */
 function enterpriseChatText(activity: EnterpriseChatActivity, botId: string | undefined): string {
   let text = activity.text ?? '';
-  for (const e of Array.isArray(activity.entities) ? activity.entities : []) {
+  for (const e of listOf(activity.entities)) {
     if (e?.type === 'mention' && botId !== undefined && e.mentioned?.id === botId && str(e.text)) text = text.split(e.text!).join(' ');
   }
   return text
@@ -284,7 +291,7 @@ export function parseEnterpriseChat(activity: EnterpriseChatActivity): ParseResu
   const botId = str(activity.recipient?.id);
   if (!conversationId || !id || !CONVERSATION_TYPES.has(type)) return ignore('unsupported_activity');
   if (activity.from?.role === 'bot' || (botId !== undefined && activity.from?.id === botId)) return ignore('bot_authored');
-  const mentioned = (Array.isArray(activity.entities) ? activity.entities : []).some((e) => e?.type === 'mention' && botId !== undefined && e.mentioned?.id === botId);
+  const mentioned = listOf(activity.entities).some((e) => e?.type === 'mention' && botId !== undefined && e.mentioned?.id === botId);
   const text = enterpriseChatText(activity, botId);
   const attachments = enterpriseChatFiles(activity.attachments);
   return {
