@@ -250,7 +250,7 @@ function enterpriseChatFiles(attachments: EnterpriseChatActivity['attachments'])
     } else if (type === 'text/html' || type.startsWith('application/vnd.')) {
       continue;
     } else if (str(a?.contentUrl)) {
-      files.push({ name: str(a.name) ?? (type.startsWith('image/') ? `image.${type.slice(6).split(/[+;]/)[0]}` : 'attachment'), contentType: type || 'application/octet-stream', url: a.contentUrl! });
+      files.push({ name: str(a.name) ?? (type.startsWith('image/') ? 'image' : 'attachment'), contentType: type || 'application/octet-stream', url: a.contentUrl! });
     }
   }
   return files;

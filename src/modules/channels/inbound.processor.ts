@@ -350,9 +350,10 @@ export class InboundProcessor implements OnModuleDestroy {
       }
       const id = randomUUID();
       const storageKey = `${orgId}/${conversationId}/${id}`;
+      const { name, contentType } = concreteType(attachment, data);
       await this.storage.put(storageKey, data);
-      await this.repo.insertArtifact({ id, orgId, conversationId, name: attachment.name, contentType: attachment.contentType, size: data.length, storageKey });
-      blocks.push(`[resource uri="artifact://${id}" name="${attachment.name.replace(/"/g, "'")}" mimeType="${attachment.contentType}" size="${data.length}"]`);
+      await this.repo.insertArtifact({ id, orgId, conversationId, name, contentType, size: data.length, storageKey });
+      blocks.push(`[resource uri="artifact://${id}" name="${name.replace(/"/g, "'")}" mimeType="${contentType}" size="${data.length}"]`);
     }
     return { content: [message.text, ...blocks].filter(Boolean).join('\n'), refused };
   }
@@ -410,6 +411,22 @@ export class InboundProcessor implements OnModuleDestroy {
     }
     return undefined;
   }
+}
+
+/** Signatures of the image types a vendor names only as `image/*` (enterprise-chat inline images). */
+const IMAGE_SIGNATURES: Array<[string, string, (d: Buffer) => boolean]> = [
+  ['image/png', 'png', (d) => d.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))],
+  ['image/jpeg', 'jpg', (d) => d[0] === 0xff && d[1] === 0xd8 && d[2] === 0xff],
+  ['image/gif', 'gif', (d) => d.subarray(0, 4).toString('latin1') === 'GIF8'],
+  ['image/webp', 'webp', (d) => d.subarray(0, 4).toString('latin1') === 'RIFF' && d.subarray(8, 12).toString('latin1') === 'WEBP'],
+];
+
+/** A wildcard media type (`image/*`) made concrete from the bytes, the name given its extension; others as given. */
+function concreteType(attachment: InboundAttachment, data: Buffer): { name: string; contentType: string } {
+  if (!attachment.contentType.endsWith('/*')) return { name: attachment.name, contentType: attachment.contentType };
+  const known = IMAGE_SIGNATURES.find(([type, , test]) => type.startsWith(attachment.contentType.slice(0, -1)) && test(data));
+  if (!known) return { name: attachment.name, contentType: 'application/octet-stream' };
+  return { name: /\.[a-z0-9]+$/i.test(attachment.name) ? attachment.name : `${attachment.name}.${known[1]}`, contentType: known[0] };
 }
 
 function originOf(url: string | undefined): string | undefined {
