@@ -1,5 +1,6 @@
 import type { ChannelName } from '../../contracts/channels.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import { safeEqual } from '../../platform/crypto/crypto.js';
 import type { MailService } from '../../platform/mail/mail.service.js';
 import { composeMail } from '../../platform/mail/mail-template.js';
 
@@ -56,7 +57,7 @@ export interface MessagingAAccount {
 export function messagingAAccount(target: Record<string, unknown>, secrets: Record<string, string>, platformToken: string | undefined): MessagingAAccount | undefined {
   const accountSid = typeof target.accountSid === 'string' ? target.accountSid : undefined;
   if (target.ownAccount === true || !accountSid) {
-    if (!secrets.accountSid || !secrets.authToken || (accountSid && secrets.accountSid !== accountSid)) return undefined;
+    if (!secrets.accountSid || !secrets.authToken || (accountSid && !safeEqual(secrets.accountSid, accountSid))) return undefined;
     return { accountSid: secrets.accountSid, authToken: secrets.authToken };
   }
   return platformToken ? { accountSid, authToken: platformToken } : undefined;
