@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import { closeServer, listenOn, recordingServer, type RecordedCall } from './recording-server.js';
 
 /**
  * A loopback stand-in for enterprise-chat's vendor side (Microsoft Teams through the Bot
@@ -34,13 +35,6 @@ export interface EnterpriseChatVendor {
   addFile(name: string, body: Buffer): string;
   replies(): Array<RecordedCall & { activity: Record<string, unknown> }>;
   close(): Promise<void>;
-}
-
-export interface RecordedCall {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
 }
 
 const FIXTURES = new URL('../fixtures/vendors/teams/', import.meta.url);
@@ -124,21 +118,9 @@ export async function startEnterpriseChatVendor(app: { id: string; password: str
     res.end(body);
   };
 
-  const serve = (log: RecordedCall[], handle: (call: RecordedCall, res: ServerResponse) => void) =>
-    createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const call = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-        log.push(call);
-        handle(call, res);
-      });
-    });
-  const apiServer = serve(calls, api);
-  const filesServer = serve(fileCalls, fileHost);
-  const listen = (server: Server, host: string) => new Promise<number>((resolve) => server.listen(0, host, () => resolve((server.address() as { port: number }).port)));
-  const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
-  const url = `http://127.0.0.1:${await listen(apiServer, '127.0.0.1')}`;
+  const apiServer = recordingServer(calls, api);
+  const filesServer = recordingServer(fileCalls, fileHost);
+  const url = `http://127.0.0.1:${await listenOn(apiServer, '127.0.0.1')}`;
   const issuer = 'https://api.botframework.com';
 
   const vendor: EnterpriseChatVendor = {
@@ -146,7 +128,7 @@ export async function startEnterpriseChatVendor(app: { id: string; password: str
     serviceUrl: `${url}/emea/`,
     metadataUrl: `${url}/v1/.well-known/openidconfiguration`,
     tokenUrl: `${url}/botframework.com/oauth2/v2.0/token`,
-    filesUrl: `http://127.0.0.2:${await listen(filesServer, '127.0.0.2')}`,
+    filesUrl: `http://127.0.0.2:${await listenOn(filesServer, '127.0.0.2')}`,
     issuer,
     calls,
     fileCalls,
@@ -163,7 +145,7 @@ export async function startEnterpriseChatVendor(app: { id: string; password: str
     },
     replies: () => calls.filter((c) => c.method === 'POST' && REPLY.test(c.path)).map((c) => ({ ...c, activity: JSON.parse(c.body) as Record<string, unknown> })),
     close: async () => {
-      await Promise.all([close(apiServer), close(filesServer)]);
+      await Promise.all([closeServer(apiServer), closeServer(filesServer)]);
     },
   };
   return vendor;

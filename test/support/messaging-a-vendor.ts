@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { closeServer, listenOn, recordingServer, type RecordedCall } from './recording-server.js';
 
 /**
  * A loopback stand-in for messaging-a's REST API (Twilio), answering as its documentation says:
@@ -24,13 +25,6 @@ export interface MessagingAVendor {
   /** The message sends (POST .../Messages.json) the stand-in accepted. */
   sent(): Array<RecordedCall & { form: URLSearchParams }>;
   close(): Promise<void>;
-}
-
-export interface RecordedCall {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
 }
 
 const FIXTURES = new URL('../fixtures/vendors/twilio/', import.meta.url);
@@ -106,25 +100,13 @@ export async function startMessagingAVendor(): Promise<MessagingAVendor> {
     res.end(file.body);
   };
 
-  const serve = (log: RecordedCall[], handle: (call: RecordedCall, res: ServerResponse) => void) =>
-    createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const call = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-        log.push(call);
-        handle(call, res);
-      });
-    });
-  const apiServer = serve(calls, api);
-  const cdnServer = serve(cdnCalls, cdn);
-  const listen = (server: Server, host: string) => new Promise<number>((resolve) => server.listen(0, host, () => resolve((server.address() as { port: number }).port)));
-  const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+  const apiServer = recordingServer(calls, api);
+  const cdnServer = recordingServer(cdnCalls, cdn);
 
   const vendor: MessagingAVendor = {
-    url: `http://127.0.0.1:${await listen(apiServer, '127.0.0.1')}`,
+    url: `http://127.0.0.1:${await listenOn(apiServer, '127.0.0.1')}`,
     // Another loopback address: another host, as the vendor's CDN is.
-    cdnUrl: `http://127.0.0.2:${await listen(cdnServer, '127.0.0.2')}`,
+    cdnUrl: `http://127.0.0.2:${await listenOn(cdnServer, '127.0.0.2')}`,
     calls,
     cdnCalls,
     violations,
@@ -135,7 +117,7 @@ export async function startMessagingAVendor(): Promise<MessagingAVendor> {
     },
     sent: () => calls.filter((c) => c.method === 'POST' && MESSAGES.test(c.path)).map((c) => ({ ...c, form: new URLSearchParams(c.body) })),
     close: async () => {
-      await Promise.all([close(apiServer), close(cdnServer)]);
+      await Promise.all([closeServer(apiServer), closeServer(cdnServer)]);
     },
   };
   return vendor;
