@@ -402,8 +402,9 @@ export class InboundProcessor implements OnModuleDestroy {
     if (channel === 'messaging-a') {
       const secrets = routed.integration ? this.integrations.secretsOf(routed.integration) : {};
       const account = messagingAAccount(replyTarget, secrets, this.config.channels.messagingAAuthToken);
-      const apiOrigins = [MESSAGING_A_API_ORIGIN, originOf(this.config.channelApis.messagingAApiBaseUrl)];
-      return account && apiOrigins.includes(originOf(url)) ? { authorization: basicAuth(account) } : undefined;
+      const origin = originOf(url);
+      const onApiHost = origin !== undefined && (origin === MESSAGING_A_API_ORIGIN || origin === originOf(this.config.channelApis.messagingAApiBaseUrl));
+      return account && onApiHost ? { authorization: basicAuth(account) } : undefined;
     }
     if (channel === 'enterprise-chat' && typeof replyTarget.serviceUrl === 'string' && (sameOrigin(url, replyTarget.serviceUrl) || isConnectorAttachmentHost(url))) {
       const token = await this.outbound.connectorToken().catch(() => undefined);
