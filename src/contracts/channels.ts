@@ -30,6 +30,10 @@ const secretsSchema = z
   })
   .meta({ description: `Write-only secrets by name; \`webhookSecret\` (messaging-b) is at least ${WEBHOOK_SECRET_MIN_LENGTH} characters` });
 
+/** A messaging-a address: an E.164 number, or a WhatsApp sender `whatsapp:+<E.164>` (the vendor's own spelling). */
+export const MESSAGING_A_ADDRESS = /^(whatsapp:)?\+[1-9]\d{4,14}$/;
+const messagingAAddress = z.string().trim().regex(MESSAGING_A_ADDRESS, 'Must be an E.164 number, or whatsapp:+<E.164>');
+
 /** `POST /orgs/:orgId/integrations`: secrets are write-only (never returned) and sealed at rest. */
 export const CreateIntegrationSchema = z.object({
   channel: z.enum(CHANNEL_NAMES),
@@ -37,8 +41,13 @@ export const CreateIntegrationSchema = z.object({
   externalId: z.string().trim().min(1).max(200).optional(),
   config: z
     .object({
-      /** messaging-a: the sender numbers (E.164) this org answers. */
-      whitelist: z.array(z.string().trim().regex(/^\+[1-9]\d{4,14}$/, 'Must be an E.164 number')).max(500).optional(),
+      /** messaging-a: the sender addresses this org answers: E.164 numbers, `whatsapp:+<E.164>` for WhatsApp senders. */
+      whitelist: z.array(messagingAAddress).max(500).optional(),
+      /**
+       * messaging-a on the org's own account: the numbers of that account that receive its messages
+       * (`secrets.accountSid` and `secrets.authToken` required). Unset: the platform's number pool.
+       */
+      numbers: z.array(messagingAAddress).max(100).optional(),
     })
     .catchall(z.unknown())
     .optional(),
@@ -67,7 +76,7 @@ export const IntegrationDtoSchema = z.object({
   verificationStatus: z.enum(VERIFICATION_STATUSES),
   /** Shown while pending only; null once verified. */
   verificationCode: z.string().nullable(),
-  /** The workspace, tenant or sender numbers still awaiting proof (a messaging-b secret is never listed). */
+  /** The workspace, tenant, sender numbers or messaging-a account still awaiting proof (a messaging-b secret is never listed). */
   pendingSources: z.array(z.string()),
   verifiedAt: z.string().nullable(),
   createdAt: z.string(),

@@ -6,7 +6,7 @@ import { OutboundService } from '../../src/modules/channels/outbound.service.js'
 import { DbService } from '../../src/platform/db/db.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { startFakeVendor, type FakeVendor } from '../support/vendor.js';
-import { connectVerified, verifyIntegration } from '../support/webhooks.js';
+import { POOL_ACCOUNT_SID, connectVerified, verifyIntegration } from '../support/webhooks.js';
 
 const PASSWORD = 'demo1234';
 const CHAT_A_SECRET = 'chat-a-signing-secret';
@@ -230,8 +230,10 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       createHmac('sha1', MESSAGING_A_TOKEN)
         .update(Object.keys(params).sort().reduce((acc, k) => acc + k + params[k], `${PUBLIC_URL}/api/channels/messaging-a/inbound`))
         .digest('base64');
-    const post = (params: Record<string, string>, sig = signature(params)) =>
-      app.request('POST', '/api/channels/messaging-a/inbound', { body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-a-signature': sig } });
+    const post = (given: Record<string, string>, sig?: string) => {
+      const params = { AccountSid: POOL_ACCOUNT_SID, ...given };
+      return app.request('POST', '/api/channels/messaging-a/inbound', { body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-a-signature': sig ?? signature(params) } });
+    };
 
     beforeAll(async () => {
       await connectVerified(app, acmeId, { channel: 'messaging-a', config: { whitelist: [CLIENT_NUMBER] }, secrets: { accountSid: 'AC123', authToken: 'sender-token' } }, am);
@@ -252,8 +254,9 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       expect(done.status).toBe('done');
       await waitForSends('/Messages.json', 1);
       const sent = vendor.sends('/Messages.json')[0]!;
-      expect(sent.path).toBe('/messaging-a/Accounts/AC123/Messages.json');
-      expect(sent.headers.authorization).toBe(`Basic ${Buffer.from('AC123:sender-token').toString('base64')}`);
+      // A message to a pool number is the platform's account's: its SID and token send the reply.
+      expect(sent.path).toBe(`/messaging-a/Accounts/${POOL_ACCOUNT_SID}/Messages.json`);
+      expect(sent.headers.authorization).toBe(`Basic ${Buffer.from(`${POOL_ACCOUNT_SID}:${MESSAGING_A_TOKEN}`).toString('base64')}`);
       const form = new URLSearchParams(sent.body);
       expect(form.get('To')).toBe(CLIENT_NUMBER);
       expect(form.get('From')).toBe(POOL_NUMBER);

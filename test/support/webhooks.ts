@@ -1,8 +1,15 @@
 import { createHmac } from 'node:crypto';
 import type { HttpClient } from './http.js';
 
-/** A signed messaging-a inbound call, as the vendor makes it (spec 5.6: HMAC-SHA1 over the URL and the sorted form fields). */
-export function messagingACall(publicUrl: string, authToken: string, params: Record<string, string>) {
+/** The account SID the vendor names in calls to the platform's pool numbers, unless a test gives its own. */
+export const POOL_ACCOUNT_SID = 'AC0123456789abcdef0123456789abcdef';
+
+/**
+ * A signed messaging-a inbound call, as the vendor makes it (spec 5.6: HMAC-SHA1 over the URL and
+ * the sorted form fields); the vendor always names the receiving account (`AccountSid`).
+ */
+export function messagingACall(publicUrl: string, authToken: string, given: Record<string, string>) {
+  const params: Record<string, string> = { AccountSid: POOL_ACCOUNT_SID, ...given };
   const path = '/api/channels/messaging-a/inbound';
   const signature = createHmac('sha1', authToken)
     .update(Object.keys(params).sort().reduce((acc, k) => acc + k + params[k], `${publicUrl}${path}`))

@@ -42,7 +42,7 @@ export class IntegrationsController {
   @OrgRoles(MANAGERS)
   @Endpoint({
     summary:
-      'Connect a channel: externalId is the workspace or tenant id; config.whitelist the messaging-a sender numbers; secrets are write-only and sealed (webhookSecret at least 32 characters). The binding starts pending with a verificationCode: its inbound traffic is quarantined (binding_unverified) until verified. Another org holding the same value is never revealed.',
+      'Connect a channel: externalId is the workspace or tenant id; config.whitelist the messaging-a sender numbers (E.164 or whatsapp:+E.164), config.numbers the numbers of an own messaging-a account (with secrets accountSid and authToken); secrets are write-only and sealed (webhookSecret at least 32 characters). The binding starts pending with a verificationCode: its inbound traffic is quarantined (binding_unverified) until verified. Another org holding the same value is never revealed.',
     tags: TAGS,
     params: OrgParams,
     body: CreateIntegrationSchema,

@@ -31,6 +31,8 @@ export interface InboundAttachment {
   /** A vendor file id the worker resolves through the vendor's API (messaging-b `getFile`). */
   fileId?: string;
   data?: Buffer;
+  /** The URL carries its own authorization (a pre-authenticated download link): no credential goes with it. */
+  preauthenticated?: boolean;
 }
 
 /** Either a message to route, or why the call carries none (no turn). */
@@ -46,6 +48,13 @@ export function parseBody(raw: string): unknown {
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** A list field: absent is empty; any other shape throws (the caller quarantines it `malformed_body`). */
+function listOf<T>(v: T[] | undefined): T[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new TypeError('a list field of another shape');
+  return v;
 }
 
 // chat-a
@@ -99,6 +108,12 @@ export function parseChatA(envelope: ChatAEnvelope, botUserId: string | undefine
 
 // messaging-a
 
+/**
+ * The vendor's incoming-message webhook (SMS, MMS and WhatsApp): `From` / `To` are E.164 numbers,
+ * or `whatsapp:+<E.164>` for WhatsApp, kept as given (the thread, the whitelist and the reply's
+ * From use that address); WhatsApp adds the sender's `ProfileName`. The reply target names the
+ * account the message came in on (`accountSid`): its credentials send the reply.
+ */
 export function parseMessagingA(params: Record<string, string>): ParseResult {
   const sid = params.MessageSid ?? params.SmsMessageSid;
   const from = params.From;
@@ -118,10 +133,10 @@ export function parseMessagingA(params: Record<string, string>): ParseResult {
       messageKey: sid,
       threadKey: from,
       text,
-      sender: { id: from, name: null },
+      sender: { id: from, name: str(params.ProfileName) ?? null },
       addressed: true,
       completes: false,
-      replyTarget: { to: from, from: to },
+      replyTarget: { to: from, from: to, ...(str(params.AccountSid) ? { accountSid: params.AccountSid } : {}) },
       attachments,
       subject: null,
     },
@@ -192,9 +207,68 @@ export interface EnterpriseChatActivity {
   recipient?: { id?: string; name?: string };
   conversation?: { id?: string; conversationType?: string; tenantId?: string };
   channelData?: { tenant?: { id?: string } };
-  entities?: Array<{ type?: string; mentioned?: { id?: string }; text?: string }>;
-  attachments?: Array<{ contentType?: string; contentUrl?: string; name?: string }>;
+  entities?: Array<{ type?: string; mentioned?: { id?: string; name?: string }; text?: string }>;
+  attachments?: Array<{ contentType?: string; contentUrl?: string; name?: string; content?: unknown }>;
   replyToId?: string;
+}
+
+/** A file shared in a chat or channel: a pre-authenticated download link and the file's type. */
+const FILE_DOWNLOAD_INFO = 'application/vnd.microsoft.teams.file.download.info';
+
+/** Media types of the file types the vendor names in a file's `fileType` (the extension). */
+const FILE_TYPES: Record<string, string> = {
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  json: 'application/json',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  doc: 'application/msword',
+  xls: 'application/vnd.ms-excel',
+  zip: 'application/zip',
+};
+
+/**
+ * The files of an activity: shared files (file download info: its `downloadUrl`, which carries
+ * its own authorization), inline images and other media by `contentUrl` (the connector token's
+ * hosts). The `text/html` copy of the message body and cards (other vendor types) are no files.
+ */
+function enterpriseChatFiles(attachments: EnterpriseChatActivity['attachments']): InboundAttachment[] {
+  const files: InboundAttachment[] = [];
+  for (const a of listOf(attachments)) {
+    const type = str(a?.contentType) ?? '';
+    if (type === FILE_DOWNLOAD_INFO) {
+      const content = (typeof a.content === 'object' && a.content !== null ? a.content : {}) as { downloadUrl?: unknown; fileType?: unknown };
+      const fileType = (str(content.fileType) ?? '').toLowerCase();
+      const url = str(content.downloadUrl);
+      if (url) files.push({ name: str(a.name) ?? `file${fileType ? `.${fileType}` : ''}`, contentType: FILE_TYPES[fileType] ?? 'application/octet-stream', url, preauthenticated: true });
+    } else if (type === 'text/html' || type.startsWith('application/vnd.')) {
+      continue;
+    } else if (str(a?.contentUrl)) {
+      files.push({ name: str(a.name) ?? (type.startsWith('image/') ? 'image' : 'attachment'), contentType: type || 'application/octet-stream', url: a.contentUrl! });
+    }
+  }
+  return files;
+}
+
+/**
+ * The text the Specialist reads: the bot's own `<at>` mention (named by a mention entity of the
+ * bot) removed; other people's mentions kept as their names.
+ */
+function enterpriseChatText(activity: EnterpriseChatActivity, botId: string | undefined): string {
+  let text = activity.text ?? '';
+  for (const e of listOf(activity.entities)) {
+    if (e?.type === 'mention' && botId !== undefined && e.mentioned?.id === botId && str(e.text)) text = text.split(e.text!).join(' ');
+  }
+  return text
+    .replace(/<at>([^<]*)<\/at>/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 const CONVERSATION_TYPES = new Set(['personal', 'groupChat', 'channel']);
@@ -207,7 +281,7 @@ export function enterpriseChatTenant(activity: EnterpriseChatActivity): string |
 /**
  * Spec 4.8 rules 1-4: the thread key per conversation type (a channel thread's conversation id
  * carries its root message, so two threads of one channel are two sessions); no turn for
- * bot-authored or unsupported activities; mention markup stripped; attachments by reference.
+ * bot-authored or unsupported activities; the bot's mention stripped; attachments by reference.
  */
 export function parseEnterpriseChat(activity: EnterpriseChatActivity): ParseResult {
   if (activity.type !== 'message') return ignore('unsupported_activity');
@@ -217,14 +291,9 @@ export function parseEnterpriseChat(activity: EnterpriseChatActivity): ParseResu
   const botId = str(activity.recipient?.id);
   if (!conversationId || !id || !CONVERSATION_TYPES.has(type)) return ignore('unsupported_activity');
   if (activity.from?.role === 'bot' || (botId !== undefined && activity.from?.id === botId)) return ignore('bot_authored');
-  const mentioned = (activity.entities ?? []).some((e) => e.type === 'mention' && botId !== undefined && e.mentioned?.id === botId);
-  const text = (activity.text ?? '')
-    .replace(/<at>[^<]*<\/at>/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const attachments = (activity.attachments ?? []).flatMap((a) =>
-    str(a.contentUrl) && !(a.contentType ?? '').startsWith('application/vnd.') ? [{ name: str(a.name) ?? 'attachment', contentType: str(a.contentType) ?? 'application/octet-stream', url: a.contentUrl! }] : [],
-  );
+  const mentioned = listOf(activity.entities).some((e) => e?.type === 'mention' && botId !== undefined && e.mentioned?.id === botId);
+  const text = enterpriseChatText(activity, botId);
+  const attachments = enterpriseChatFiles(activity.attachments);
   return {
     ok: true,
     message: {

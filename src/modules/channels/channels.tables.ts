@@ -37,12 +37,12 @@ export const orgIntegrations = pgTable(
 );
 export type IntegrationRow = typeof orgIntegrations.$inferSelect;
 
-export type BindingKind = 'workspace' | 'tenant' | 'sender_number' | 'secret_sha256';
+export type BindingKind = 'workspace' | 'tenant' | 'sender_number' | 'account_sid' | 'secret_sha256';
 
 /**
  * How an inbound call finds its org (spec 4.8 rule 5): explicit, indexed bindings written with the
  * integration, never a scan of credentials. A chat-a workspace id, an enterprise-chat tenant id, a
- * messaging-a sender number, or the SHA-256 of a messaging-b webhook secret (found first, then
+ * messaging-a sender number (the platform's pool) or account SID (the org's own account), or the SHA-256 of a messaging-b webhook secret (found first, then
  * compared in constant time). Several orgs may claim one value while pending (claiming reveals
  * nothing about the others); only a verified binding routes, and a value is verified for one
  * integration at most (the partial unique index).

@@ -36,6 +36,7 @@ import type { BindingKind, InboundEventRow, IntegrationRow } from './channels.ta
 import { formParams } from './channels.verify.js';
 import { parseEmail } from './email.parse.js';
 import { IntegrationsService } from './integrations.service.js';
+import { MESSAGING_A_API_ORIGIN, basicAuth, isConnectorAttachmentHost, messagingAAccount } from './outbound.senders.js';
 import { OutboundService } from './outbound.service.js';
 
 const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
@@ -187,9 +188,18 @@ export class InboundProcessor implements OnModuleDestroy {
         return this.throughBinding('chat-a', 'workspace', workspace, (integration) => parseChatA(envelope, chatABotUser(envelope, integration.config.botUserId)));
       }
       case 'messaging-a': {
-        const parsed = parsing(() => parseMessagingA(Object.fromEntries(Object.entries(formParams(Buffer.from(raw))).map(([k, v]) => [k, storableText(v)]))));
+        const params = Object.fromEntries(Object.entries(formParams(Buffer.from(raw))).map(([k, v]) => [k, storableText(v)]));
+        const parsed = parsing(() => parseMessagingA(params));
         if (!parsed.ok) return { ignore: parsed.ignore };
-        return this.throughBinding('messaging-a', 'sender_number', parsed.message.sender.id, () => parsed);
+        // The door proved which account the message came in on: an org's own (its integration), else the platform's pool.
+        const own = typeof event.meta.integrationId === 'string' ? event.meta.integrationId : undefined;
+        if (!own) return this.throughBinding('messaging-a', 'sender_number', parsed.message.sender.id, () => parsed);
+        parsed.message.replyTarget.ownAccount = true;
+        return this.throughBinding('messaging-a', 'account_sid', params.AccountSid ?? '', (integration) => {
+          // On its own account the org's whitelist, when it has one, only filters the senders.
+          const whitelist = Array.isArray(integration.config.whitelist) ? integration.config.whitelist : [];
+          return whitelist.length === 0 || whitelist.includes(parsed.message.sender.id) ? parsed : { ok: false, ignore: 'sender_not_whitelisted' };
+        }, own);
       }
       case 'messaging-b': {
         // The door proved the secret of this integration; its binding names the secret's hash.
@@ -252,8 +262,13 @@ export class InboundProcessor implements OnModuleDestroy {
    * unless the message carries one's code, which verifies that source and ends there (no turn: the
    * message was the proof, written before the binding routed anything).
    */
-  private async throughBinding(channel: ChannelName, kind: BindingKind, value: string, parse: (integration: IntegrationRow) => ParseResult): Promise<Route> {
-    const holder = value ? await this.integrations.resolveSource(channel, kind, value) : undefined;
+  private async throughBinding(channel: ChannelName, kind: BindingKind, value: string, parse: (integration: IntegrationRow) => ParseResult, onlyIntegration?: string): Promise<Route> {
+    let holder = value ? await this.integrations.resolveSource(channel, kind, value) : undefined;
+    // A source the door proved for one integration (its credential signed the call) routes only there.
+    if (holder && onlyIntegration !== undefined) {
+      if ('verified' in holder) holder = holder.verified.integration.id === onlyIntegration ? holder : undefined;
+      else holder = holder.pending.some((c) => c.integration.id === onlyIntegration) ? { pending: holder.pending.filter((c) => c.integration.id === onlyIntegration) } : undefined;
+    }
     if (!holder) throw new Quarantine('unresolved_org');
     if ('verified' in holder) {
       const { integration } = holder.verified;
@@ -339,9 +354,10 @@ export class InboundProcessor implements OnModuleDestroy {
       }
       const id = randomUUID();
       const storageKey = `${orgId}/${conversationId}/${id}`;
+      const { name, contentType } = concreteType(attachment, data);
       await this.storage.put(storageKey, data);
-      await this.repo.insertArtifact({ id, orgId, conversationId, name: attachment.name, contentType: attachment.contentType, size: data.length, storageKey });
-      blocks.push(`[resource uri="artifact://${id}" name="${attachment.name.replace(/"/g, "'")}" mimeType="${attachment.contentType}" size="${data.length}"]`);
+      await this.repo.insertArtifact({ id, orgId, conversationId, name, contentType, size: data.length, storageKey });
+      blocks.push(`[resource uri="artifact://${id}" name="${name.replace(/"/g, "'")}" mimeType="${contentType}" size="${data.length}"]`);
     }
     return { content: [message.text, ...blocks].filter(Boolean).join('\n'), refused };
   }
@@ -353,7 +369,7 @@ export class InboundProcessor implements OnModuleDestroy {
     }
     if (attachment.fileId !== undefined) return this.fetchMessagingBFile(attachment.fileId, routed);
     if (!attachment.url) throw new AttachmentRefused('bad_url', '');
-    return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment.url) });
+    return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment) });
   }
 
   /** messaging-b: the Bot API `getFile` names the file's path, then the file is downloaded; both from ATTACHMENT_HOSTS. */
@@ -373,16 +389,28 @@ export class InboundProcessor implements OnModuleDestroy {
   }
 
   /**
-   * The channel's own credential for its file host (API-MAP "Channel bindings and vendor traffic"):
-   * chat-a's bot token; enterprise-chat's connector token, only on the verified serviceUrl's origin.
+   * The channel's own credential for its file host (API-MAP "Channel bindings and vendor traffic"),
+   * only to that host (the fetcher drops it on a redirect to another origin): chat-a's bot token;
+   * messaging-a's HTTP Basic of the account the message came in on, to its REST API host only;
+   * enterprise-chat's connector token, to the verified serviceUrl's origin or the Bot Framework's
+   * attachment hosts, never with a pre-authenticated download URL.
    */
-  private async credentialFor(routed: Routed, url: string): Promise<Record<string, string> | undefined> {
+  private async credentialFor(routed: Routed, attachment: InboundAttachment): Promise<Record<string, string> | undefined> {
     const { channel, replyTarget } = routed.message;
+    const url = attachment.url!;
+    if (attachment.preauthenticated) return undefined;
     if (channel === 'chat-a' && routed.integration) {
       const botToken = this.integrations.secretsOf(routed.integration).botToken;
       return botToken ? { authorization: `Bearer ${botToken}` } : undefined;
     }
-    if (channel === 'enterprise-chat' && typeof replyTarget.serviceUrl === 'string' && sameOrigin(url, replyTarget.serviceUrl)) {
+    if (channel === 'messaging-a') {
+      const secrets = routed.integration ? this.integrations.secretsOf(routed.integration) : {};
+      const account = messagingAAccount(replyTarget, secrets, this.config.channels.messagingAAuthToken);
+      const origin = originOf(url);
+      const onApiHost = origin !== undefined && (origin === MESSAGING_A_API_ORIGIN || origin === originOf(this.config.channelApis.messagingAApiBaseUrl));
+      return account && onApiHost ? { authorization: basicAuth(account) } : undefined;
+    }
+    if (channel === 'enterprise-chat' && typeof replyTarget.serviceUrl === 'string' && (sameOrigin(url, replyTarget.serviceUrl) || isConnectorAttachmentHost(url))) {
       const token = await this.outbound.connectorToken().catch(() => undefined);
       return token ? { authorization: `Bearer ${token}` } : undefined;
     }
@@ -390,10 +418,31 @@ export class InboundProcessor implements OnModuleDestroy {
   }
 }
 
-function sameOrigin(a: string, b: string): boolean {
+/** Signatures of the image types a vendor names only as `image/*` (enterprise-chat inline images). */
+const IMAGE_SIGNATURES: Array<[string, string, (d: Buffer) => boolean]> = [
+  ['image/png', 'png', (d) => d.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))],
+  ['image/jpeg', 'jpg', (d) => d[0] === 0xff && d[1] === 0xd8 && d[2] === 0xff],
+  ['image/gif', 'gif', (d) => d.subarray(0, 4).toString('latin1') === 'GIF8'],
+  ['image/webp', 'webp', (d) => d.subarray(0, 4).toString('latin1') === 'RIFF' && d.subarray(8, 12).toString('latin1') === 'WEBP'],
+];
+
+/** A wildcard media type (`image/*`) made concrete from the bytes, the name given its extension; others as given. */
+function concreteType(attachment: InboundAttachment, data: Buffer): { name: string; contentType: string } {
+  if (!attachment.contentType.endsWith('/*')) return { name: attachment.name, contentType: attachment.contentType };
+  const known = IMAGE_SIGNATURES.find(([type, , test]) => type.startsWith(attachment.contentType.slice(0, -1)) && test(data));
+  if (!known) return { name: attachment.name, contentType: 'application/octet-stream' };
+  return { name: /\.[a-z0-9]+$/i.test(attachment.name) ? attachment.name : `${attachment.name}.${known[1]}`, contentType: known[0] };
+}
+
+function originOf(url: string | undefined): string | undefined {
   try {
-    return new URL(a).origin === new URL(b).origin;
+    return url ? new URL(url).origin : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  const origin = originOf(a);
+  return origin !== undefined && origin === originOf(b);
 }

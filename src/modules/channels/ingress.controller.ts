@@ -49,7 +49,7 @@ export class IngressController {
   @Post('messaging-a/inbound')
   @HttpCode(200)
   @Endpoint({
-    summary: 'messaging-a inbound (form-encoded; X-Messaging-A-Signature; To must be a pool number); answers an empty TwiML document',
+    summary: "messaging-a inbound (form-encoded; X-Messaging-A-Signature with the platform's token for a pool number To, else with the token of the org's own account named by AccountSid, To one of its numbers); answers an empty TwiML document",
     tags: TAGS,
     response: z.string().meta({ example: EMPTY_TWIML }),
     responseType: 'text/xml',

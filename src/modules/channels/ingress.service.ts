@@ -12,7 +12,8 @@ import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsRepository } from './channels.repository.js';
 import { formParams, verifyChatA, verifyEmailInbound, verifyMessagingA } from './channels.verify.js';
 import { EnterpriseChatAuth } from './enterprise-chat.auth.js';
-import { IntegrationsService } from './integrations.service.js';
+import type { IntegrationRow } from './channels.tables.js';
+import { IntegrationsService, ownNumbers } from './integrations.service.js';
 import './channels.jobs.js';
 
 export interface WebhookCall {
@@ -86,13 +87,35 @@ export class IngressService {
     return this.accept('chat-a', `${workspace}:${keyPart(envelope.event_id) ?? sha256Hex(raw)}`, raw, { workspace });
   }
 
+  /**
+   * messaging-a: a message to a pool number is the platform's account (signed with
+   * MESSAGING_A_AUTH_TOKEN); any other `To` must be a number of the org's own account that the
+   * request's `AccountSid` names through its binding, signed with that account's auth token.
+   */
   async messagingA(call: WebhookCall): Promise<Record<string, unknown>> {
     const raw = this.body(call, 'messaging-a');
     const params = formParams(raw);
     const fullUrl = new URL(this.config.publicUrl).origin + call.url;
-    if (!verifyMessagingA(this.config.channels.messagingAAuthToken, header(call.headers, 'x-messaging-a-signature'), fullUrl, params)) throw invalidSignature('messaging-a', 'signature');
-    if (!params.To || !this.config.channels.messagingANumberPool.includes(params.To)) throw AppError.unauthorized('The recipient is not a number of this service');
-    return this.accept('messaging-a', keyPart(params.MessageSid) ?? keyPart(params.SmsMessageSid) ?? sha256Hex(raw), raw, {});
+    const signature = header(call.headers, 'x-messaging-a-signature');
+    const { To: to, AccountSid: accountSid } = params;
+    if (!to || !accountSid) throw invalidSignature('messaging-a', 'missing_account');
+    let meta: Record<string, unknown> = {};
+    if (this.config.channels.messagingANumberPool.includes(to)) {
+      if (!verifyMessagingA(this.config.channels.messagingAAuthToken, signature, fullUrl, params)) throw invalidSignature('messaging-a', 'signature');
+    } else {
+      const account = await this.ownAccount(accountSid, signature, fullUrl, params);
+      if (!account) throw invalidSignature('messaging-a', 'signature');
+      if (!ownNumbers(account.config).includes(to)) throw AppError.unauthorized('The recipient is not a number of this service');
+      meta = { integrationId: account.id };
+    }
+    return this.accept('messaging-a', keyPart(params.MessageSid) ?? keyPart(params.SmsMessageSid) ?? sha256Hex(raw), raw, meta);
+  }
+
+  /** The integration whose own account (bound by its SID: verified, else a pending claim) signed the request. */
+  private async ownAccount(accountSid: string, signature: string | undefined, fullUrl: string, params: Record<string, string>): Promise<IntegrationRow | undefined> {
+    const holder = await this.integrations.resolveSource('messaging-a', 'account_sid', accountSid);
+    const claims = holder ? ('verified' in holder ? [holder.verified] : holder.pending) : [];
+    return claims.find((c) => verifyMessagingA(this.integrations.secretsOf(c.integration).authToken, signature, fullUrl, params))?.integration;
   }
 
   async messagingB(call: WebhookCall): Promise<Record<string, unknown>> {

@@ -40,6 +40,13 @@ export type SourceResolution = { verified: SourceClaim } | { pending: SourceClai
 
 const key = (b: { kind: BindingKind; value: string }) => `${b.kind}:${b.value}`;
 
+const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** messaging-a: the numbers of the org's own account (`config.numbers`); none when it uses the platform's pool. */
+export function ownNumbers(config: Record<string, unknown>): string[] {
+  return stringList(config.numbers);
+}
+
 /**
  * Org integrations (spec 4.6, 5.7): one per channel, secrets sealed at rest and never returned,
  * bindings that route inbound calls to exactly one org once that org proved control of the source
@@ -70,6 +77,7 @@ export class IntegrationsService {
 
   async create(actor: Principal, orgId: string, input: CreateIntegrationInput): Promise<IntegrationDto> {
     await this.orgs.get(orgId);
+    if (input.channel === 'messaging-a') this.checkOwnAccount(input.config ?? {}, input.secrets ?? {});
     const row = await this.write(async () => {
       if (await this.repo.findIntegrationByChannel(orgId, input.channel)) throw AppError.conflict(`This org already has a ${input.channel} integration`);
       const created = await this.repo.insertIntegration({
@@ -94,6 +102,7 @@ export class IntegrationsService {
       const current = await this.require(orgId, id);
       // Secrets merge: a name given replaces that secret, the others stay.
       const secrets = input.secrets ? { ...this.secretsOf(current), ...input.secrets } : undefined;
+      if (current.channel === 'messaging-a') this.checkOwnAccount(input.config ?? current.config, secrets ?? this.secretsOf(current));
       const updated = (await this.repo.updateIntegration(orgId, id, {
         ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
         ...(input.config !== undefined ? { config: input.config } : {}),
@@ -209,8 +218,10 @@ export class IntegrationsService {
     if (row.externalId && row.channel === 'chat-a') wanted.push({ kind: 'workspace', value: row.externalId });
     if (row.externalId && row.channel === 'enterprise-chat') wanted.push({ kind: 'tenant', value: row.externalId });
     if (row.channel === 'messaging-a') {
-      const whitelist = Array.isArray(row.config.whitelist) ? (row.config.whitelist as string[]) : [];
-      for (const number of new Set(whitelist)) wanted.push({ kind: 'sender_number', value: number });
+      // The org's own account routes by its account SID (its whitelist then only filters senders);
+      // the platform's pool routes by each whitelisted sender.
+      if (ownNumbers(row.config).length > 0 && secrets.accountSid) wanted.push({ kind: 'account_sid', value: secrets.accountSid });
+      else for (const number of new Set(stringList(row.config.whitelist))) wanted.push({ kind: 'sender_number', value: number });
     }
     if (row.channel === 'messaging-b' && secrets.webhookSecret) wanted.push({ kind: 'secret_sha256', value: sha256Hex(secrets.webhookSecret) });
     const verifiedBefore = new Set((await this.repo.bindingsOf(row.id)).filter((b) => b.verified).map(key));
@@ -220,6 +231,22 @@ export class IntegrationsService {
     if (bindings.every((b) => b.verified)) return this.markVerified(row);
     if (row.verificationStatus === 'pending') return row;
     return (await this.repo.updateIntegration(row.orgId, row.id, { verificationStatus: 'pending', verificationCode: newVerificationCode(), verifiedAt: null }))!;
+  }
+
+  /**
+   * messaging-a on the org's own account: its numbers need that account's SID and auth token
+   * (the token verifies the account's webhooks and sends the replies), and a number of the
+   * platform's pool is never an org's own.
+   */
+  private checkOwnAccount(config: Record<string, unknown>, secrets: Record<string, string>): void {
+    const numbers = ownNumbers(config);
+    if (numbers.length === 0) return;
+    const missing = (['accountSid', 'authToken'] as const).filter((name) => !secrets[name]);
+    if (missing.length > 0) {
+      throw new AppError('validation_failed', 'Invalid body', { details: missing.map((name) => ({ field: `secrets.${name}`, message: "Required with config.numbers: the own account's credentials" })) });
+    }
+    const pooled = numbers.filter((n) => this.config.channels.messagingANumberPool.includes(n));
+    if (pooled.length > 0) throw AppError.badRequest(`${pooled.join(', ')} belongs to the service's number pool, not to an own account`);
   }
 
   private async require(orgId: string, id: string): Promise<IntegrationRow> {

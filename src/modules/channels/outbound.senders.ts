@@ -1,5 +1,6 @@
 import type { ChannelName } from '../../contracts/channels.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import { safeEqual } from '../../platform/crypto/crypto.js';
 import type { MailService } from '../../platform/mail/mail.service.js';
 import { composeMail } from '../../platform/mail/mail-template.js';
 
@@ -11,13 +12,60 @@ export interface OutboundSend {
   secrets: Record<string, string>;
 }
 
-/** The vendor APIs (configuration) and how long one call may take. */
-export type SenderConfig = AppConfig['channelApis'] & { requestTimeoutMs: number };
+/** The vendor APIs (configuration), the platform's messaging-a token, and how long one call may take. */
+export type SenderConfig = AppConfig['channelApis'] & { messagingAAuthToken?: string; requestTimeoutMs: number };
 
 export type Sender = (send: OutboundSend) => Promise<{ externalId: string | null }>;
 
 /** spec 8: a messaging-a reply is cut to 4096 characters. */
 export const MESSAGING_A_MAX_CHARS = 4096;
+
+/** messaging-a's REST API host (the vendor's documented media URLs are on it too). */
+export const MESSAGING_A_API_ORIGIN = 'https://api.twilio.com';
+
+/** The Bot Framework's scope for a connector token (client credentials), unless ENTERPRISE_CHAT_TOKEN_SCOPE says otherwise. */
+export const CONNECTOR_TOKEN_SCOPE = 'https://api.botframework.com/.default';
+
+/**
+ * Hosts, besides the verified serviceUrl's origin, that serve enterprise-chat attachments behind
+ * the connector token (inline images: the connector's own attachment views). https only.
+ */
+const CONNECTOR_ATTACHMENT_HOSTS = ['smba.trafficmanager.net', '.botframework.com', '.asm.skype.com'];
+
+export function isConnectorAttachmentHost(url: string): boolean {
+  try {
+    const u = new URL(url);
+    const host = u.hostname.toLowerCase();
+    return u.protocol === 'https:' && !u.port && CONNECTOR_ATTACHMENT_HOSTS.some((h) => (h.startsWith('.') ? host.endsWith(h) : host === h));
+  } catch {
+    return false;
+  }
+}
+
+export interface MessagingAAccount {
+  accountSid: string;
+  authToken: string;
+}
+
+/**
+ * The messaging-a account a message came in on, whose credentials fetch its media and send its
+ * reply: the org's own (the integration's `accountSid` / `authToken`, when the target says so and
+ * names that account), else the platform's (the target's `accountSid`, as the signed inbound call
+ * gave it, with MESSAGING_A_AUTH_TOKEN). A target from before accounts were recorded uses the
+ * integration's secrets.
+ */
+export function messagingAAccount(target: Record<string, unknown>, secrets: Record<string, string>, platformToken: string | undefined): MessagingAAccount | undefined {
+  const accountSid = typeof target.accountSid === 'string' ? target.accountSid : undefined;
+  if (target.ownAccount === true || !accountSid) {
+    if (!secrets.accountSid || !secrets.authToken || (accountSid && !safeEqual(secrets.accountSid, accountSid))) return undefined;
+    return { accountSid: secrets.accountSid, authToken: secrets.authToken };
+  }
+  return platformToken ? { accountSid, authToken: platformToken } : undefined;
+}
+
+export function basicAuth(account: MessagingAAccount): string {
+  return `Basic ${Buffer.from(`${account.accountSid}:${account.authToken}`).toString('base64')}`;
+}
 
 class SendError extends Error {}
 
@@ -51,7 +99,7 @@ export class TokenCache {
       grant_type: 'client_credentials',
       client_id: need(this.config.enterpriseChatAppId, 'ENTERPRISE_CHAT_APP_ID'),
       client_secret: need(this.config.enterpriseChatAppPassword, 'ENTERPRISE_CHAT_APP_PASSWORD'),
-      ...(this.config.enterpriseChatTokenScope ? { scope: this.config.enterpriseChatTokenScope } : {}),
+      scope: this.config.enterpriseChatTokenScope ?? CONNECTOR_TOKEN_SCOPE,
     });
     const answer = (await post(need(this.config.enterpriseChatTokenUrl, 'ENTERPRISE_CHAT_TOKEN_URL'), { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() }, this.config.requestTimeoutMs)) as {
       access_token?: string;
@@ -80,10 +128,12 @@ export function createSenders(config: SenderConfig, mail: MailService, tokens = 
       return { externalId: answer.ts ?? null };
     },
     'messaging-a': async ({ outboundId, content, target, secrets }) => {
-      const accountSid = need(secrets.accountSid, 'the accountSid secret');
+      const account = messagingAAccount(target, secrets, config.messagingAAuthToken);
+      if (!account) throw new SendError('the credentials of the account the message came in on are not configured');
+      // From is the address the client wrote to (a pool number, an own number, or whatsapp:+...).
       const form = new URLSearchParams({ To: String(target.to), From: String(target.from), Body: content.slice(0, MESSAGING_A_MAX_CHARS) });
-      const answer = (await post(`${need(config.messagingAApiBaseUrl, 'MESSAGING_A_API_BASE_URL')}/Accounts/${encodeURIComponent(accountSid)}/Messages.json`, {
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${accountSid}:${need(secrets.authToken, 'the authToken secret')}`).toString('base64')}` },
+      const answer = (await post(`${need(config.messagingAApiBaseUrl, 'MESSAGING_A_API_BASE_URL')}/Accounts/${encodeURIComponent(account.accountSid)}/Messages.json`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(account) },
         body: form.toString(),
         idempotencyKey: outboundId,
       }, t)) as { sid?: string };
@@ -119,7 +169,15 @@ export function createSenders(config: SenderConfig, mail: MailService, tokens = 
       const replyToId = encodeURIComponent(String(target.replyToId));
       const answer = (await post(`${serviceUrl}/v3/conversations/${conversationId}/activities/${replyToId}`, {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${await tokens.get()}` },
-        body: JSON.stringify({ type: 'message', text: content, replyToId: target.replyToId }),
+        // A reply Activity: from the bot, into the conversation, answering the client's activity.
+        body: JSON.stringify({
+          type: 'message',
+          text: content,
+          textFormat: 'markdown',
+          replyToId: target.replyToId,
+          conversation: { id: target.conversationId },
+          ...(typeof target.botId === 'string' ? { from: { id: target.botId } } : {}),
+        }),
         idempotencyKey: outboundId,
       }, t)) as { id?: string };
       return { externalId: answer.id ?? null };

@@ -44,7 +44,7 @@ export class OutboundService implements OutboundPort {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly metrics: ChannelMetrics,
   ) {
-    const senderConfig = { ...config.channelApis, requestTimeoutMs: 10_000 };
+    const senderConfig = { ...config.channelApis, messagingAAuthToken: config.channels.messagingAAuthToken, requestTimeoutMs: 10_000 };
     this.connectorTokens = new TokenCache(senderConfig);
     const senders = createSenders(senderConfig, mail, this.connectorTokens);
     for (const channel of CHANNEL_NAMES) this.breakers.set(channel, this.breakerFor(channel, senders[channel], config.channelApis.breakerResetMs));

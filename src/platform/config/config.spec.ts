@@ -69,6 +69,10 @@ describe('loadConfig', () => {
     const DATA_DIR = tmp();
     const defaults = loadConfig({ DATA_DIR }).channels.attachmentHosts;
     expect(defaults).toEqual(expect.arrayContaining(['files.slack.com', 'api.telegram.org', 'smba.trafficmanager.net']));
+    // messaging-a media: the media URL on the REST API, and the hosts its redirect leads to.
+    expect(defaults).toEqual(expect.arrayContaining(['api.twilio.com', 'mms.twiliocdn.com', 'media.twiliocdn.com', 's3-external-1.amazonaws.com']));
+    // enterprise-chat: connector attachments and inline images, and shared files.
+    expect(defaults).toEqual(expect.arrayContaining(['*.botframework.com', '*.asm.skype.com', '*.sharepoint.com']));
     expect(defaults.some((h) => /^(127\.|localhost|\[)/.test(h))).toBe(false);
     expect(loadConfig({ DATA_DIR, ATTACHMENT_HOSTS: ' Files.Example.com , 127.0.0.1:8080,*.cdn.example.com,[::1]:9000' }).channels.attachmentHosts).toEqual(['files.example.com', '127.0.0.1:8080', '*.cdn.example.com', '[::1]:9000']);
     expect(() => loadConfig({ DATA_DIR, ATTACHMENT_HOSTS: 'https://files.example.com/' })).toThrow(/ATTACHMENT_HOSTS: must be a comma-separated list of host\[:port\]/);

@@ -88,13 +88,17 @@ export interface AppConfig {
 }
 
 /**
- * The vendors' public file hosts (docs/configuration.md): chat-a files, messaging-a media and its
- * CDN, messaging-b Bot API file downloads, enterprise-chat connector attachments and shared files.
+ * The vendors' public file hosts (docs/configuration.md): chat-a files, messaging-a media (the
+ * media URL on its REST API, which redirects to its media CDN, or to its storage for media from
+ * before HTTP authentication was enforced on media), messaging-b Bot API file downloads,
+ * enterprise-chat connector attachments, inline images and shared files.
  */
 export const DEFAULT_ATTACHMENT_HOSTS: readonly string[] = [
   'files.slack.com',
   'api.twilio.com',
+  'mms.twiliocdn.com',
   'media.twiliocdn.com',
+  's3-external-1.amazonaws.com',
   'api.telegram.org',
   'smba.trafficmanager.net',
   '*.botframework.com',

@@ -41,12 +41,16 @@ const INFO: Record<ChannelName, Omit<ChannelInfo, 'channel'>> = {
   },
   'messaging-a': {
     label: 'Messaging A',
-    description: 'Text messages to the service number. Only the sender numbers listed here reach your Specialist.',
+    description:
+      "Text and WhatsApp messages, to the service's numbers or to your own account's numbers. On the service's numbers, only the sender numbers listed here reach your Specialist; on your own account, the list (when set) filters the senders.",
     fields: {
-      config: [{ key: 'whitelist', label: 'Sender numbers', description: 'E.164 numbers, such as +4915112345678. Press Enter after each.', required: true, kind: 'numbers' }],
+      config: [
+        { key: 'whitelist', label: 'Sender numbers', description: 'E.164 numbers, such as +4915112345678, or whatsapp:+4915112345678 for WhatsApp senders. Press Enter after each.', required: false, kind: 'numbers' },
+        { key: 'numbers', label: 'Your own numbers', description: "Only with your own account: the account's numbers (or whatsapp: senders) that receive the messages. Leave empty to use the service's numbers.", required: false, kind: 'numbers' },
+      ],
       secrets: [
-        { key: 'accountSid', label: 'Account SID', description: 'The account that sends the replies.', required: true },
-        { key: 'authToken', label: 'Auth token', description: 'The token of that account.', required: true },
+        { key: 'accountSid', label: 'Account SID', description: 'Only with your own account: its Account SID (AC...).', required: false },
+        { key: 'authToken', label: 'Auth token', description: 'Only with your own account: its auth token (it verifies the webhooks and sends the replies).', required: false },
       ],
     },
   },
@@ -105,7 +109,7 @@ export function reasonLabel(reason: string | null): string {
  */
 export const PROOF_HINTS: Record<ChannelName, string> = {
   'chat-a': 'Send the code to the bot from your workspace, in a direct message or a message that mentions it.',
-  'messaging-a': 'Text the code to the service number from each sender number still waiting.',
+  'messaging-a': 'Text the code to the service number from each sender number still waiting, or, with your own account, to one of its numbers.',
   'messaging-b': 'Send the code to the bot in a private chat.',
   email: '',
   'enterprise-chat': 'Send the code to the bot from your tenant, in a personal chat or a message that mentions it.',
