@@ -7,7 +7,7 @@ import { InboundProcessor } from '../../src/modules/channels/inbound.processor.j
 import { DbService } from '../../src/platform/db/db.service.js';
 import { FakeProvider } from '../support/llm-provider.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { startFakeVendor, type FakeVendor, type VendorCall } from '../support/vendor.js';
+import { enterpriseChatEnv, startFakeVendor, type FakeVendor, type VendorCall } from '../support/vendor.js';
 import { connectVerified } from '../support/webhooks.js';
 
 const PASSWORD = 'demo1234';
@@ -83,11 +83,7 @@ describe('reply targeting: each reply names the client message it answers', () =
         LLM_BASE_URL: llmUrl,
         LLM_MODEL: 'gpt-4o-mini',
         EMAIL_INBOUND_SIGNING_SECRET: EMAIL_SECRET,
-        ENTERPRISE_CHAT_APP_ID: 'app-1',
-        ENTERPRISE_CHAT_OPENID_METADATA_URL: `${vendor.url}/metadata`,
-        ENTERPRISE_CHAT_ISSUERS: 'https://issuer.test/',
-        ENTERPRISE_CHAT_APP_PASSWORD: 'app-password',
-        ENTERPRISE_CHAT_TOKEN_URL: `${vendor.url}/token`,
+        ...enterpriseChatEnv(vendor),
         MESSAGING_B_API_BASE_URL: `${vendor.url}/messaging-b`,
       },
     });
