@@ -121,7 +121,7 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
     await new Promise<void>((r) => smtp.close(() => r()));
   });
 
-  it("refuses what Mailgun did not sign (unsigned, another key, stale, a replayed token) with 401 and a security event; stores nothing", async () => {
+  it("refuses what Mailgun did not sign (unsigned, another key, stale, a replayed token) with 401 and a security event, an oversize form with 413; stores nothing", async () => {
     const mime = await compose({ subject: 'Forged', text: 'not from Mailgun', messageId: '<forged@customer.example.com>' });
     const fields: Record<string, string> = { ...fixture.form, 'body-mime': mime.toString('utf8') };
     // The documented sample itself: correctly signed, but its timestamp is long past.
@@ -145,6 +145,13 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
     expect(replayed.status).toBe(401);
     expect(await rows(db.root.execute(sql`select id from inbound_events where event_key = '<forged@customer.example.com>'`))).toEqual([]);
     expect(refusals().map((r) => r.reason)).toEqual(expect.arrayContaining(['mailgun_signature', 'mailgun_token_replayed']));
+
+    // Over Mailgun's own 25 MB message limit: 413 in the error body, nothing kept; a broken form: 400.
+    const huge = await postMailgun(signedForm({ ...fixture.form, 'body-mime': `Message-ID: <huge@customer.example.com>\r\n\r\n${'a'.repeat(25 * 1024 * 1024)}` }));
+    expect(huge).toMatchObject({ status: 413, body: { statusCode: 413, code: 'payload_too_large' } });
+    expect(await rows(db.root.execute(sql`select id from inbound_events where event_key = '<huge@customer.example.com>'`))).toEqual([]);
+    const broken = await app.request('POST', MAILGUN_ROUTE, { body: '--b\r\nContent-Disposition: form-data; name="token"\r\n\r\nabc', headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+    expect(broken.status).toBe(400);
     expect(lines.join('\n')).not.toContain(fixture.signingKey);
     await processed('<token-once@customer.example.com>');
   });
