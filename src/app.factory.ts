@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import fastifyMultipart from '@fastify/multipart';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -99,6 +100,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     app.setGlobalPrefix('api');
     const fastify = app.getHttpAdapter().getInstance();
     app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, depthLimitedJsonParser(fastify));
+    // A multipart body stays unread unless its route reads it (with limits of its own): a mail
+    // gateway posts whole messages. These limits are for any other reader.
+    await app.register(fastifyMultipart, { limits: { fieldSize: BODY_LIMIT, fileSize: BODY_LIMIT, files: 1, parts: 100 } });
     metrics.install(fastify);
     await installSecurityHeaders(app, config.publicUrl);
     await mountWebApp(app);

@@ -5,7 +5,7 @@ import { InboundProcessor } from '../../src/modules/channels/inbound.processor.j
 import { OutboundService } from '../../src/modules/channels/outbound.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { startFakeVendor, type FakeVendor } from '../support/vendor.js';
+import { enterpriseChatEnv, startFakeVendor, type FakeVendor } from '../support/vendor.js';
 import { POOL_ACCOUNT_SID, connectVerified, verifyIntegration } from '../support/webhooks.js';
 
 const PASSWORD = 'demo1234';
@@ -67,11 +67,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
         MESSAGING_A_AUTH_TOKEN: MESSAGING_A_TOKEN,
         MESSAGING_A_NUMBER_POOL: `${POOL_NUMBER},+15550000002`,
         EMAIL_INBOUND_SIGNING_SECRET: EMAIL_SECRET,
-        ENTERPRISE_CHAT_APP_ID: 'app-1',
-        ENTERPRISE_CHAT_OPENID_METADATA_URL: `${vendor.url}/metadata`,
-        ENTERPRISE_CHAT_ISSUERS: 'https://issuer.test/',
-        ENTERPRISE_CHAT_APP_PASSWORD: 'app-password',
-        ENTERPRISE_CHAT_TOKEN_URL: `${vendor.url}/token`,
+        ...enterpriseChatEnv(vendor),
         CHAT_A_API_BASE_URL: `${vendor.url}/chat-a`,
         MESSAGING_A_API_BASE_URL: `${vendor.url}/messaging-a`,
         MESSAGING_B_API_BASE_URL: `${vendor.url}/messaging-b`,

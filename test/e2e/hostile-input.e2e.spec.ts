@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -20,14 +20,14 @@ const ONLY = new RegExp(process.env.FUZZ_ONLY ?? '.');
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() ^ (Math.random() * 2 ** 31);
 
 const PUBLIC_URL = 'https://service.example.com';
-const SECRETS = { chatA: 'fuzz-chat-a-secret', messagingA: 'fuzz-messaging-a-token', email: 'fuzz-email-secret', billing: 'fuzz-billing-secret' };
+const SECRETS = { chatA: 'fuzz-chat-a-secret', messagingA: 'fuzz-messaging-a-token', email: 'fuzz-email-secret', mailgun: 'fuzz-mailgun-key', billing: 'fuzz-billing-secret' };
 const POOL = '+15550000001';
 /** Org A's chat-a workspace and messaging-a sender: signed hostile calls from them reach org A's threads. */
 const WORKSPACE = 'T-FUZZ';
 const SENDER = '+15557654321';
-const WEBHOOKS = new Set(['/api/channels/chat-a/events', '/api/channels/email/inbound', '/api/channels/messaging-a/inbound', '/api/channels/messaging-b/webhook', '/api/channels/enterprise-chat/webhook', '/api/channels/enterprise-chat/messages', '/api/billing/provider/webhook']);
+const WEBHOOKS = new Set(['/api/channels/chat-a/events', '/api/channels/email/inbound', '/api/channels/email/mailgun/mime', '/api/channels/messaging-a/inbound', '/api/channels/messaging-b/webhook', '/api/channels/enterprise-chat/webhook', '/api/channels/enterprise-chat/messages', '/api/billing/provider/webhook']);
 /** Spec 7.1: 503 backpressure only on these. */
-const BACKPRESSURED = new Set(['/api/channels/chat-a/events', '/api/channels/email/inbound', '/api/channels/messaging-a/inbound', '/api/channels/messaging-b/webhook']);
+const BACKPRESSURED = new Set(['/api/channels/chat-a/events', '/api/channels/email/inbound', '/api/channels/email/mailgun/mime', '/api/channels/messaging-a/inbound', '/api/channels/messaging-b/webhook']);
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The caller the fuzzer prefers: the widest that the route admits, so the input is what gets refused. */
 const PREFERENCE: Role[] = ['superadmin', 'account_manager', 'owner', 'admin', 'expert', 'ai_operator', 'member', 'billing'];
@@ -146,8 +146,21 @@ describe('hostile input: every route, fuzzed from its schemas', () => {
           return { contentType: 'application/json', payload: raw, headers: { 'x-chat-a-request-timestamp': ts, 'x-chat-a-signature': `v0=${createHmac('sha256', SECRETS.chatA).update(`v0:${ts}:${raw}`).digest('hex')}` } };
         });
       }
-      case '/api/channels/email/inbound': {
+      case '/api/channels/email/inbound':
+      case '/api/channels/email/mailgun/mime': {
         const message = fc.tuple(fc.constantFrom('', 'To: emilie.acme@workspace.example.com\r\n', 'To: <>\r\nFrom: \r\n', 'Message-ID: <x>\r\nTo: a@b\r\nContent-Type: multipart/mixed; boundary=q\r\n', 'From: Eve <eve@example.com>\r\nTo: emilie.acme@workspace.example.com\r\nSubject: \u0000\ud800\r\nMessage-ID: <\u0000@x>\r\n', 'From: "\u0000" <eve@example.com>\r\nTo: emilie.acme@workspace.example.com\r\nContent-Type: text/plain; charset=utf-16\r\n'), fc.string({ maxLength: 200 })).map(([head, rest]) => Buffer.from(`${head}\r\n${rest}`).toString('base64'));
+        if (path.endsWith('/mime')) {
+          // Mailgun's form, signed with a fresh token: the hostile message and recipient reach the parsers.
+          const text = fc.oneof(fc.constantFrom(...HOSTILE_STRINGS.filter((v) => v.length < 2000)), fc.string({ maxLength: 30 }));
+          const mime = fc.oneof(message.map((b64) => Buffer.from(b64, 'base64').toString('utf8')), text);
+          return fc.record({ 'body-mime': mime, recipient: fc.oneof(fc.constant('emilie.acme@workspace.example.com'), text) }, { requiredKeys: [] }).map((fields) => {
+            const [timestamp, token] = [t(), randomBytes(25).toString('hex')];
+            const signed = { ...fields, timestamp, token, signature: createHmac('sha256', SECRETS.mailgun).update(timestamp + token).digest('hex') };
+            const boundary = `fuzz-${token.slice(0, 16)}`;
+            const payload = Object.entries(signed).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`;
+            return { contentType: `multipart/form-data; boundary=${boundary}`, payload, headers: {} };
+          });
+        }
         return fc.oneof(fc.record({ rawMessage: fc.oneof(message, leaf) }, { requiredKeys: [] }), anyJson).map((value) => {
           const raw = asJson(value);
           return { contentType: 'application/json', payload: raw, headers: { 'x-email-signature': `sha256=${createHmac('sha256', SECRETS.email).update(raw).digest('hex')}` } };
@@ -188,6 +201,7 @@ describe('hostile input: every route, fuzzed from its schemas', () => {
         MESSAGING_A_AUTH_TOKEN: SECRETS.messagingA,
         MESSAGING_A_NUMBER_POOL: POOL,
         EMAIL_INBOUND_SIGNING_SECRET: SECRETS.email,
+        MAILGUN_WEBHOOK_SIGNING_KEY: SECRETS.mailgun,
         BILLING_WEBHOOK_SECRET: SECRETS.billing,
       },
     });
@@ -234,6 +248,9 @@ describe('hostile input: every route, fuzzed from its schemas', () => {
     const deadline = Date.now() + 90_000;
     while ((await open()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     expect(await open(), 'inbound events still waiting for the worker').toBe(0);
+    // Their replies leave through the outbox (a mail lands in mail_outbox): done before the next test counts rows.
+    const sending = async () => ((await db.execute(sql`select count(*)::int as n from outbound_messages where status in ('pending', 'sending') and next_attempt_at <= now()`)) as unknown as { rows: Array<{ n: number }> }).rows?.[0]?.n ?? 0;
+    while ((await sending()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const failed = await db.execute(sql`select channel, last_error, body from inbound_events where status = 'failed'`);
     const rows = (Array.isArray(failed) ? failed : (failed as { rows: unknown[] }).rows) as Array<{ channel: string; last_error: string; body: string }>;
     expect(rows.map((r) => `${r.channel}: ${r.last_error} <- ${r.body.slice(0, 200)}`)).toEqual([]);

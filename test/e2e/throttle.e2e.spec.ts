@@ -38,7 +38,7 @@ describe('global throttle (spec 7.1, 8)', () => {
     expect429(last!, 5);
     // Vendor webhooks are outside the per-IP throttle (API-MAP: a vendor posts for many orgs from
     // few addresses): the spent address still reaches them, and they answer for themselves.
-    for (const path of ['/api/channels/chat-a/events', '/api/channels/email/inbound', '/api/channels/messaging-a/inbound', '/api/channels/messaging-b/webhook', '/api/channels/enterprise-chat/webhook', '/api/channels/enterprise-chat/messages', '/api/billing/provider/webhook']) {
+    for (const path of ['/api/channels/chat-a/events', '/api/channels/email/inbound', '/api/channels/email/mailgun/mime', '/api/channels/messaging-a/inbound', '/api/channels/messaging-b/webhook', '/api/channels/enterprise-chat/webhook', '/api/channels/enterprise-chat/messages', '/api/billing/provider/webhook']) {
       for (let i = 0; i < 3; i++) expect((await app.post(path, { unsigned: true })).status, path).toBe(401);
     }
     expect429(await app.get('/api/dev/mail?limit=1'), 5);

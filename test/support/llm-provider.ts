@@ -6,6 +6,8 @@ export class FakeProvider {
   mode: 'ok' | 'fail' | 'hang' | 'tool' = 'ok';
   /** A slow model: how long an answer waits before its first byte. */
   delayMs = 0;
+  /** Each answer quotes the last user message (`Answering: <text>`), so a test can tell whose answer it is. */
+  echo = false;
   readonly requests: Array<{ messages: Array<{ role: string; content?: unknown }>; tools?: Array<{ function: { name: string } }>; stream?: boolean }> = [];
   private readonly hanging: ServerResponse[] = [];
   readonly server: Server = createServer((req, res) => void this.handle(req, res));
@@ -44,7 +46,10 @@ export class FakeProvider {
       chunk({ index: 0, delta: {}, finish_reason: 'tool_calls' });
       chunk(null, { prompt_tokens: 200, completion_tokens: 10, total_tokens: 210 });
     } else {
-      for (const piece of ['Hello from ', 'a live ', 'model.']) chunk({ index: 0, delta: { role: 'assistant', content: piece }, finish_reason: null });
+      const lastUser = [...(request.messages as Array<{ role: string; content?: unknown }>)].reverse().find((m) => m.role === 'user')?.content;
+      const text = Array.isArray(lastUser) ? lastUser.map((part: { text?: string }) => part.text ?? '').join('') : String(lastUser ?? '');
+      const pieces = this.echo ? ['Answering: ', text] : ['Hello from ', 'a live ', 'model.'];
+      for (const piece of pieces) chunk({ index: 0, delta: { role: 'assistant', content: piece }, finish_reason: null });
       chunk({ index: 0, delta: {}, finish_reason: 'stop' });
       chunk(null, { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 });
     }

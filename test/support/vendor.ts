@@ -25,6 +25,17 @@ export interface FakeVendor {
 
 type TokenClaims = { aud?: string; iss?: string; expiresIn?: string | number; nbf?: number; serviceurl?: string };
 
+/** The settings that point the app's enterprise-chat at a stand-in: its key set, issuer, token endpoint and app id `app-1` (the tokens' audience). */
+export function enterpriseChatEnv(vendor: Pick<FakeVendor, 'url'>): Record<string, string> {
+  return {
+    ENTERPRISE_CHAT_APP_ID: 'app-1',
+    ENTERPRISE_CHAT_OPENID_METADATA_URL: `${vendor.url}/metadata`,
+    ENTERPRISE_CHAT_ISSUERS: 'https://issuer.test/',
+    ENTERPRISE_CHAT_APP_PASSWORD: 'app-password',
+    ENTERPRISE_CHAT_TOKEN_URL: `${vendor.url}/token`,
+  };
+}
+
 export async function startFakeVendor(): Promise<FakeVendor> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(publicKey)), kid: 'vendor-key-1', alg: 'RS256', use: 'sig' };

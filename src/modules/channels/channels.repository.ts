@@ -5,6 +5,7 @@ import { DbService } from '../../platform/db/db.service.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import {
   channelBindings,
+  channelReplyTargets,
   channelThreads,
   conversationArtifacts,
   inboundEvents,
@@ -219,10 +220,37 @@ export class ChannelsRepository {
       .where(and(eq(channelThreads.orgId, orgId), eq(channelThreads.channel, channel), inArray(channelThreads.threadKey, keys)));
   }
 
-  /** The thread a conversation was opened for (its reply target). */
+  /** The thread a conversation was opened for (the reply target of conversations older than per-message targets). */
   async threadOfConversation(conversationId: string): Promise<ChannelThreadRow | undefined> {
     const [row] = await this.db.select().from(channelThreads).where(eq(channelThreads.conversationId, conversationId)).orderBy(asc(channelThreads.createdAt)).limit(1);
     return row;
+  }
+
+  // Reply targets
+
+  /** Keeps where the reply to one inbound message goes; a redelivery keeps the first. */
+  async keepReplyTarget(values: typeof channelReplyTargets.$inferInsert): Promise<void> {
+    await this.db.insert(channelReplyTargets).values(values).onConflictDoNothing();
+  }
+
+  /** The target of one client message of a conversation (by the message's idempotency key). */
+  async replyTargetOf(orgId: string, conversationId: string, messageKey: string): Promise<Record<string, unknown> | undefined> {
+    const [row] = await this.db
+      .select({ target: channelReplyTargets.target })
+      .from(channelReplyTargets)
+      .where(and(eq(channelReplyTargets.orgId, orgId), eq(channelReplyTargets.conversationId, conversationId), eq(channelReplyTargets.messageKey, messageKey)));
+    return row?.target;
+  }
+
+  /** The target of the conversation's latest inbound message. */
+  async latestReplyTarget(orgId: string, conversationId: string): Promise<Record<string, unknown> | undefined> {
+    const [row] = await this.db
+      .select({ target: channelReplyTargets.target })
+      .from(channelReplyTargets)
+      .where(and(eq(channelReplyTargets.orgId, orgId), eq(channelReplyTargets.conversationId, conversationId)))
+      .orderBy(desc(channelReplyTargets.createdAt), desc(channelReplyTargets.id))
+      .limit(1);
+    return row?.target;
   }
 
   async updateThread(id: string, values: Partial<typeof channelThreads.$inferInsert>): Promise<void> {

@@ -117,7 +117,10 @@ export const channelThreads = pgTable(
     channel: text('channel').$type<ChannelName>().notNull(),
     threadKey: text('thread_key').notNull(),
     conversationId: uuid('conversation_id').notNull(),
-    /** Where replies go (channel id and thread, chat id, phone number, service URL...). */
+    /**
+     * Where replies went before targets were kept per message (channel_reply_targets): read only
+     * for a conversation that has no per-message target yet.
+     */
     replyTarget: jsonb('reply_target').$type<Record<string, unknown>>().notNull().default({}),
     engagedUntil: timestamp('engaged_until', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
@@ -127,6 +130,28 @@ export const channelThreads = pgTable(
   (t) => [uniqueIndex('channel_threads_key').on(t.orgId, t.channel, t.threadKey), index('channel_threads_conversation_idx').on(t.conversationId)],
 );
 export type ChannelThreadRow = typeof channelThreads.$inferSelect;
+
+/**
+ * Where the reply to one inbound client message goes (the channel's target fields: chat id and
+ * message id, service URL and activity id, addresses and Message-ID...), kept per message before
+ * its turn can run. `messageKey` is the client message's idempotency key in its conversation
+ * (`<channel>:<vendor message key>`), so the outbox finds the target of the message a Specialist
+ * reply answers; a message answering none (an Expert's follow-up) takes the conversation's latest.
+ */
+export const channelReplyTargets = pgTable(
+  'channel_reply_targets',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id').notNull(),
+    conversationId: uuid('conversation_id').notNull(),
+    channel: text('channel').$type<ChannelName>().notNull(),
+    messageKey: text('message_key').notNull(),
+    target: jsonb('target').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+  },
+  (t) => [uniqueIndex('channel_reply_targets_message').on(t.conversationId, t.messageKey), index('channel_reply_targets_latest_idx').on(t.conversationId, t.createdAt)],
+);
+export type ChannelReplyTargetRow = typeof channelReplyTargets.$inferSelect;
 
 export type OutboundStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'held';
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { formParams, messagingASignature, verifyChatA, verifyEmailInbound, verifyMessagingA } from './channels.verify.js';
+import { formParams, messagingASignature, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
 
 const body = Buffer.from('{"type":"event_callback","team_id":"T1"}');
 const now = 1_800_000_000;
@@ -41,5 +41,21 @@ describe('email inbound signature', () => {
     expect(verifyEmailInbound('k', sig.toUpperCase(), body)).toBe(false);
     expect(verifyEmailInbound('k', undefined, body)).toBe(false);
     expect(verifyEmailInbound(undefined, sig, body)).toBe(false);
+  });
+});
+
+describe('Mailgun signature (hex HMAC-SHA256 of timestamp + token with the webhook signing key)', () => {
+  const token = 'a'.repeat(50);
+  const sign = (key: string, timestamp: string, t = token) => createHmac('sha256', key).update(timestamp + t).digest('hex');
+  it('accepts the right signature within 300 s and nothing else', () => {
+    const ts = String(now);
+    expect(verifyMailgun('key-1', { timestamp: ts, token, signature: sign('key-1', ts) }, now)).toBe(true);
+    expect(verifyMailgun('key-1', { timestamp: String(now - 299), token, signature: sign('key-1', String(now - 299)) }, now)).toBe(true);
+    expect(verifyMailgun('key-1', { timestamp: String(now - 301), token, signature: sign('key-1', String(now - 301)) }, now)).toBe(false);
+    expect(verifyMailgun('key-1', { timestamp: ts, token, signature: sign('key-2', ts) }, now)).toBe(false);
+    expect(verifyMailgun('key-1', { timestamp: ts, token: `${token}b`, signature: sign('key-1', ts) }, now)).toBe(false);
+    expect(verifyMailgun('key-1', { timestamp: `${ts}.5`, token, signature: sign('key-1', `${ts}.5`) }, now)).toBe(false);
+    expect(verifyMailgun('key-1', { timestamp: ts, token }, now)).toBe(false);
+    expect(verifyMailgun(undefined, { timestamp: ts, token, signature: sign('', ts) }, now)).toBe(false);
   });
 });

@@ -47,6 +47,18 @@ export function verifyEmailInbound(secret: string | undefined, signature: string
   return safeEqual(signature, `sha256=${hmacSha256Hex(secret, rawBody)}`);
 }
 
+/**
+ * Mailgun (a Route forwarding raw MIME): the form's `signature` = hex HMAC-SHA256(webhook signing
+ * key, timestamp + token), `timestamp` within 300 s. It covers neither the message nor the
+ * recipient: the caller also refuses a token seen before.
+ */
+export function verifyMailgun(signingKey: string | undefined, form: { timestamp?: string; token?: string; signature?: string }, nowS: number): boolean {
+  const { timestamp, token, signature } = form;
+  if (!signingKey || !timestamp || !token || !signature || !/^\d{1,12}$/.test(timestamp) || token.length > 200) return false;
+  if (Math.abs(nowS - Number(timestamp)) > MAX_SIGNATURE_AGE_S) return false;
+  return safeEqual(signature, hmacSha256Hex(signingKey, timestamp + token));
+}
+
 /** Form-encoded body to its parameters (the last of a repeated name wins, as the vendor signs them). */
 export function formParams(rawBody: Buffer): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(rawBody.toString('utf8')));

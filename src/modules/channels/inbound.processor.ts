@@ -10,7 +10,7 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../platform/http/json-body.js';
-import { ConversationsService } from '../conversations/index.js';
+import { ConversationsService, channelMessageKey } from '../conversations/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsService } from '../specialists/index.js';
 import { AttachmentFetcher, AttachmentRefused, MAX_ATTACHMENT_BYTES } from './attachments.fetch.js';
@@ -169,6 +169,9 @@ export class InboundProcessor implements OnModuleDestroy {
     const { content, refused } = await this.withAttachments(routed, conversationId);
     const note = refused.length ? storableText(`attachments not fetched: ${refused.join('; ')}`).slice(0, 2000) : undefined;
     if (!content) return { status: 'ignored', reason: 'empty', orgId };
+    // Where this message's own reply goes, kept before its turn can run: a second message of the
+    // thread arriving while the turn runs has a target of its own and changes nobody else's.
+    await this.repo.keepReplyTarget({ orgId, conversationId, channel: message.channel, messageKey: channelMessageKey(message.channel, message.messageKey), target: message.replyTarget });
     try {
       const received = await this.conversations.receiveFromChannel({ conversationId, orgId, channel: message.channel as ConversationChannel, messageKey: message.messageKey, content });
       return { status: 'done', orgId, conversationId, messageId: received.message.id, note };
@@ -212,10 +215,12 @@ export class InboundProcessor implements OnModuleDestroy {
         );
       }
       case 'email': {
-        const body = storedObject<{ rawMessage?: unknown }>(raw);
+        // `{rawMessage}` from the signed route; a mail gateway's door adds the envelope recipient it was delivered to.
+        const body = storedObject<{ rawMessage?: unknown; recipient?: unknown }>(raw);
         if (typeof body.rawMessage !== 'string') throw new Quarantine('malformed_body');
         const mail = await parseEmail(Buffer.from(body.rawMessage, 'base64'));
-        for (const address of mail.recipients) {
+        const envelope = typeof body.recipient === 'string' ? body.recipient.toLowerCase().split(',').map((a) => a.trim()).filter(Boolean) : [];
+        for (const address of new Set([...envelope, ...mail.recipients])) {
           const osa = await this.assignments.findByAlias(address);
           if (!osa) continue;
           // Spec 3.3: a suspended or archived mailbox receives nothing.
@@ -234,7 +239,8 @@ export class InboundProcessor implements OnModuleDestroy {
               sender: { id: mail.from.address, name: mail.from.name },
               addressed: true,
               completes: false,
-              replyTarget: { to: mail.from.address, from: address, subject: mail.subject, messageId, references: [...mail.chain, messageId] },
+              // RFC 5322 3.6.4: the reply's References are this message's References (or its In-Reply-To) and its Message-ID.
+              replyTarget: { to: mail.from.address, from: address, subject: mail.subject, messageId, references: [...mail.references.filter((id) => id !== messageId), messageId] },
               attachments: mail.attachments,
               subject: mail.subject,
             },
@@ -295,10 +301,12 @@ export class InboundProcessor implements OnModuleDestroy {
     const gated = ENGAGEMENT_CHANNELS.includes(message.channel);
     let thread = await this.repo.findThread(orgId, message.channel, message.threadKey);
     if (!thread && routed.chain?.length) {
-      // An email reply threads into the conversation of the message it answers.
-      const [earlier] = await this.repo.findThreadsByKeys(orgId, message.channel, routed.chain);
-      if (earlier) {
-        await this.repo.insertThread({ orgId, channel: message.channel, threadKey: message.threadKey, conversationId: earlier.conversationId, replyTarget: message.replyTarget });
+      // An email reply threads into the conversation of a message its chain names (the client's,
+      // or one of ours: every outgoing Message-ID is a key of its conversation), the nearest first.
+      const known = await this.repo.findThreadsByKeys(orgId, message.channel, routed.chain);
+      const nearest = known.sort((a, b) => routed.chain!.indexOf(b.threadKey) - routed.chain!.indexOf(a.threadKey))[0];
+      if (nearest) {
+        await this.repo.insertThread({ orgId, channel: message.channel, threadKey: message.threadKey, conversationId: nearest.conversationId });
         thread = await this.repo.findThread(orgId, message.channel, message.threadKey);
       }
     }
@@ -312,14 +320,14 @@ export class InboundProcessor implements OnModuleDestroy {
     }
     const engagement = gated ? { engagedUntil: new Date(now + ttlMs), completedAt: null } : {};
     if (thread) {
-      await this.repo.updateThread(thread.id, { replyTarget: message.replyTarget, ...engagement });
+      await this.repo.updateThread(thread.id, engagement);
       return thread.conversationId;
     }
     // A new thread: bind it and open its conversation in one transaction, so two messages of one
     // new thread processed at once still make one conversation.
     return this.dbService.transaction(async () => {
       const conversationId = randomUUID();
-      const bound = await this.repo.insertThread({ orgId, channel: message.channel, threadKey: message.threadKey, conversationId, replyTarget: message.replyTarget, ...engagement });
+      const bound = await this.repo.insertThread({ orgId, channel: message.channel, threadKey: message.threadKey, conversationId, ...engagement });
       if (!bound) return (await this.repo.findThread(orgId, message.channel, message.threadKey))!.conversationId;
       try {
         await this.conversations.openForChannel({ id: conversationId, orgId, channel: message.channel as ConversationChannel, assignmentId: routed.assignmentId, subject: message.subject });

@@ -1,7 +1,10 @@
+// The request's multipart methods (`isMultipart`, `parts`): the plugin is registered with the app.
+import type {} from '@fastify/multipart';
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Public, VendorWebhook } from '../../platform/auth/auth.decorators.js';
+import { AppError } from '../../platform/errors/app-error.js';
 import { Endpoint } from '../../platform/http/endpoint.js';
 import { IngressService, type WebhookCall } from './ingress.service.js';
 
@@ -16,6 +19,34 @@ const TAGS = ['channels'];
  * later through its REST API.
  */
 export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
+
+/** The largest message Mailgun accepts (25 MB), and so the largest it forwards. */
+export const MAX_MAILGUN_MIME_BYTES = 25 * 1024 * 1024;
+
+/**
+ * The text fields of a Mailgun Route's multipart form (a file part counts as its text), read
+ * within limits: one message of at most MAX_MAILGUN_MIME_BYTES and a few small fields; anything
+ * bigger is 413, a broken form 400. Another media type has no fields (and so no signature).
+ */
+async function mailgunForm(req: FastifyRequest): Promise<Record<string, string>> {
+  const fields: Record<string, string> = {};
+  if (!req.isMultipart()) return fields;
+  const tooLarge = () => new AppError('payload_too_large', `The form is larger than ${MAX_MAILGUN_MIME_BYTES} bytes`);
+  try {
+    const limits = { fieldSize: MAX_MAILGUN_MIME_BYTES, fileSize: MAX_MAILGUN_MIME_BYTES, fields: 64, files: 2, parts: 66 };
+    for await (const part of req.parts({ limits })) {
+      const value = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : part.valueTruncated ? undefined : part.value;
+      if (value === undefined) throw tooLarge();
+      // The first of a repeated name stands; a parsed JSON field is not one of Mailgun's.
+      if (typeof value === 'string' && !Object.hasOwn(fields, part.fieldname)) fields[part.fieldname] = value;
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if ((err as { statusCode?: number }).statusCode === 413) throw tooLarge();
+    throw AppError.badRequest('Malformed multipart/form-data body');
+  }
+  return fields;
+}
 
 /**
  * The inbound channel webhooks of spec 4.8. Public (no user token): each is protected by its
@@ -44,6 +75,19 @@ export class IngressController {
   @Endpoint({ summary: 'Inbound email: { rawMessage: base64 RFC 822 }, X-Email-Signature: sha256=<hex HMAC>', tags: TAGS, response: Accepted, errors: [400, 401, 503] })
   email(@Req() req: RawRequest) {
     return this.ingress.email(call(req));
+  }
+
+  @Post('email/mailgun/mime')
+  @HttpCode(200)
+  @Endpoint({
+    summary:
+      'Inbound email from a Mailgun Route (forward() to this URL; it ends in mime, so the raw message is posted): multipart/form-data with body-mime, recipient, timestamp, token and signature = hex HMAC-SHA256(MAILGUN_WEBHOOK_SIGNING_KEY, timestamp + token), timestamp within 300 s, each token good once',
+    tags: TAGS,
+    response: Accepted,
+    errors: [400, 401, 413, 503],
+  })
+  async mailgun(@Req() req: RawRequest) {
+    return this.ingress.mailgun(await mailgunForm(req));
   }
 
   @Post('messaging-a/inbound')

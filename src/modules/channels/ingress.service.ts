@@ -10,7 +10,7 @@ import { QueueService } from '../../platform/queue/queue.service.js';
 import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsRepository } from './channels.repository.js';
-import { formParams, verifyChatA, verifyEmailInbound, verifyMessagingA } from './channels.verify.js';
+import { MAX_SIGNATURE_AGE_S, formParams, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
 import { EnterpriseChatAuth } from './enterprise-chat.auth.js';
 import type { IntegrationRow } from './channels.tables.js';
 import { IntegrationsService, ownNumbers } from './integrations.service.js';
@@ -25,6 +25,8 @@ export interface WebhookCall {
 
 /** The chat-a webhook throttle of spec 8: 1000 requests per 60 000 ms. */
 const CHAT_A_THROTTLE = { name: 'chat-a-webhook', points: 1000, durationS: 60 };
+/** A Mailgun token is good once while its timestamp may pass (either side of now). */
+const MAILGUN_TOKENS = { name: 'mailgun-token', points: 1, durationS: 2 * MAX_SIGNATURE_AGE_S };
 /** Routes under the backpressure signal of spec 7.1. */
 const BACKPRESSURED: readonly ChannelName[] = ['chat-a', 'email', 'messaging-a', 'messaging-b'];
 
@@ -62,6 +64,7 @@ function json<T>(raw: Buffer): T {
 @Injectable()
 export class IngressService {
   private readonly chatAThrottle: Limiter;
+  private readonly mailgunTokens: Limiter;
   readonly enterpriseChatAuth: EnterpriseChatAuth;
 
   constructor(
@@ -73,6 +76,7 @@ export class IngressService {
     private readonly metrics: ChannelMetrics,
   ) {
     this.chatAThrottle = rateLimits.limiter(CHAT_A_THROTTLE);
+    this.mailgunTokens = rateLimits.limiter(MAILGUN_TOKENS);
     const ch = config.channels;
     this.enterpriseChatAuth = new EnterpriseChatAuth({ appId: ch.enterpriseChatAppId, openIdMetadataUrl: ch.enterpriseChatOpenIdMetadataUrl, issuers: ch.enterpriseChatIssuers });
   }
@@ -136,10 +140,23 @@ export class IngressService {
     if (!verifyEmailInbound(this.config.channels.emailInboundSigningSecret, header(call.headers, 'x-email-signature'), raw)) throw invalidSignature('email', 'signature');
     const body = json<{ rawMessage?: unknown }>(raw);
     if (typeof body.rawMessage !== 'string' || body.rawMessage.length === 0) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'rawMessage', message: 'Required: the base64 RFC 822 message' }] });
-    const message = Buffer.from(body.rawMessage, 'base64');
-    const head = message.subarray(0, 64 * 1024).toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
-    const messageId = /^message-id:\s*(<[^>]+>)/im.exec(head)?.[1];
-    return this.accept('email', keyPart(messageId) ?? sha256Hex(message), raw, {});
+    return this.acceptMail(Buffer.from(body.rawMessage, 'base64'), raw);
+  }
+
+  /**
+   * Mailgun's own door: a Route's forward() to a URL ending in `mime` posts the raw message
+   * (`body-mime`) with `recipient`, `timestamp`, `token` and `signature`. Verified Mailgun's way,
+   * then kept like a `{rawMessage}` call (plus the envelope recipient) for the same worker.
+   */
+  async mailgun(form: Record<string, string>): Promise<Record<string, unknown>> {
+    if (!verifyMailgun(this.config.channels.mailgunWebhookSigningKey, form, Math.floor(Date.now() / 1000))) throw invalidSignature('email', 'mailgun_signature');
+    // The signature covers neither the message nor the recipient: a replayed token could carry another mail.
+    if (!(await this.mailgunTokens.consume(sha256Hex(form.token!))).allowed) throw invalidSignature('email', 'mailgun_token_replayed');
+    const mime = form['body-mime'];
+    if (!mime) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'body-mime', message: 'Required: the raw MIME message (forward to a URL ending in mime)' }] });
+    const message = Buffer.from(mime, 'utf8');
+    const stored = { rawMessage: message.toString('base64'), ...(form.recipient ? { recipient: form.recipient } : {}) };
+    return this.acceptMail(message, Buffer.from(JSON.stringify(stored)));
   }
 
   async enterpriseChat(call: WebhookCall): Promise<Record<string, unknown>> {
@@ -149,6 +166,13 @@ export class IngressService {
     if (!verdict.ok) throw invalidSignature('enterprise-chat', verdict.reason);
     // The reply goes to the serviceUrl the token vouches for, never to one the body names alone.
     return this.accept('enterprise-chat', `${keyPart(activity.conversation?.id) ?? ''}:${keyPart(activity.id) ?? sha256Hex(raw)}`, raw, { issuer: verdict.claims.iss, serviceUrl: verdict.serviceUrl });
+  }
+
+  /** One mail, whichever door it came through: its Message-ID is the event key, so a redelivery is one event. */
+  private acceptMail(message: Buffer, stored: Buffer): Promise<Record<string, unknown>> {
+    const head = message.subarray(0, 64 * 1024).toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
+    const messageId = /^message-id:\s*(<[^>]+>)/im.exec(head)?.[1];
+    return this.accept('email', keyPart(messageId) ?? sha256Hex(message), stored, {});
   }
 
   private body(call: WebhookCall, channel: ChannelName): Buffer {

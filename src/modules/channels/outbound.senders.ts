@@ -111,6 +111,17 @@ export class TokenCache {
   }
 }
 
+/** The Message-ID of an outgoing mail: its outbox row's id at the sending alias's domain (a key of its conversation). */
+export function emailMessageId(outboundId: string, from: unknown): string {
+  return `<${outboundId}@${String(from).split('@')[1] || 'workspace.invalid'}>`;
+}
+
+/** A reply's subject: the client's subject with exactly one `Re:` (however many it had). */
+export function replySubject(subject: unknown): string {
+  const base = typeof subject === 'string' ? subject.replace(/^(\s*re(\[\d+\])?\s*:)+/i, '').trim() : '';
+  return base ? `Re: ${base}` : 'Re: your message';
+}
+
 /**
  * One HTTP sender per channel, to the vendor API at a configurable base URL. Each is wrapped in
  * a circuit breaker by the dispatcher. Email leaves through the mail service (SMTP or outbox).
@@ -149,14 +160,13 @@ export function createSenders(config: SenderConfig, mail: MailService, tokens = 
       return { externalId: answer.result?.message_id !== undefined ? String(answer.result.message_id) : null };
     },
     email: async ({ outboundId, content, target }) => {
-      const subject = typeof target.subject === 'string' && target.subject ? (/^re:/i.test(target.subject) ? target.subject : `Re: ${target.subject}`) : 'Re: your message';
-      const references = Array.isArray(target.references) ? (target.references as string[]) : [];
-      const messageId = `<${outboundId}@${String(target.from).split('@')[1] ?? 'workspace.invalid'}>`;
+      const references = Array.isArray(target.references) ? target.references.filter((id): id is string => typeof id === 'string') : [];
+      const messageId = emailMessageId(outboundId, target.from);
       await mail.send(
         composeMail({
           to: String(target.to),
           from: String(target.from),
-          subject,
+          subject: replySubject(target.subject),
           paragraphs: content.split(/\r?\n\r?\n/),
           headers: { 'Message-ID': messageId, ...(target.messageId ? { 'In-Reply-To': String(target.messageId) } : {}), ...(references.length ? { References: references.join(' ') } : {}) },
         }),

@@ -13,7 +13,7 @@ import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { OutboundRow } from './channels.tables.js';
 import { IntegrationsService } from './integrations.service.js';
-import { MESSAGING_A_MAX_CHARS, TokenCache, createSenders, type OutboundSend, type Sender } from './outbound.senders.js';
+import { MESSAGING_A_MAX_CHARS, TokenCache, createSenders, emailMessageId, type OutboundSend, type Sender } from './outbound.senders.js';
 import './channels.jobs.js';
 
 /** spec 8 (chat-a, and every channel): 4 attempts, waiting 1, 5 and 10 minutes between them. */
@@ -50,12 +50,16 @@ export class OutboundService implements OutboundPort {
     for (const channel of CHANNEL_NAMES) this.breakers.set(channel, this.breakerFor(channel, senders[channel], config.channelApis.breakerResetMs));
   }
 
-  /** The OutboundPort of the conversations module: inside the transaction storing the reply. */
-  async enqueue(conversation: ConversationRow, message: MessageRow): Promise<void> {
+  /**
+   * The OutboundPort of the conversations module: inside the transaction storing the reply. A
+   * Specialist reply goes to the target of the client message it answers; a follow-up to the
+   * target of the conversation's latest client message.
+   */
+  async enqueue(conversation: ConversationRow, message: MessageRow, answered?: MessageRow): Promise<void> {
     const channel = conversation.channel;
     if (channel === 'web') return;
-    const thread = await this.repo.threadOfConversation(conversation.id);
-    if (!thread) return;
+    const target = await this.targetOf(conversation, answered);
+    if (!target) return;
     let content = message.content;
     if (channel === 'messaging-a') content = content.slice(0, MESSAGING_A_MAX_CHARS);
     // Spec 3.3: a suspended or archived mailbox sends nothing; the reply is held, not lost.
@@ -65,12 +69,22 @@ export class OutboundService implements OutboundPort {
       conversationId: conversation.id,
       messageId: message.id,
       channel,
-      target: thread.replyTarget,
+      target,
       content,
       status: held ? 'held' : 'pending',
       lastError: held ? 'mailbox suspended' : null,
     });
-    if (row && !held) this.dbService.afterCommit(() => this.queue.send('channels.outbound', { outboundId: row.id }, { singletonKey: row.id }));
+    if (!row) return;
+    // The Message-ID this mail will carry is a key of its conversation: a reply naming only it threads back.
+    if (channel === 'email') await this.repo.insertThread({ orgId: conversation.orgId, channel, threadKey: emailMessageId(row.id, target.from), conversationId: conversation.id });
+    if (!held) this.dbService.afterCommit(() => this.queue.send('channels.outbound', { outboundId: row.id }, { singletonKey: row.id }));
+  }
+
+  private async targetOf(conversation: ConversationRow, answered: MessageRow | undefined): Promise<Record<string, unknown> | undefined> {
+    const { orgId, id } = conversation;
+    const own = answered?.idempotencyKey ? await this.repo.replyTargetOf(orgId, id, answered.idempotencyKey) : undefined;
+    const target = own ?? (await this.repo.latestReplyTarget(orgId, id)) ?? (await this.repo.threadOfConversation(id))?.replyTarget;
+    return target && Object.keys(target).length > 0 ? target : undefined;
   }
 
   /** The enterprise-chat connector token replies carry (also what its attachments on the serviceUrl need). */

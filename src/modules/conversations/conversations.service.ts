@@ -29,6 +29,7 @@ import { transition, type StatusTrigger } from './conversations.status.js';
 import type { ConversationRow, MessageRow } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
 import { MessageQuotaService } from './message-quota.service.js';
+import { channelMessageKey } from './outbound.port.js';
 import { TurnsService, type TurnObserver } from './turns.service.js';
 
 const SWEEP_INTERVAL_MS = 15_000;
@@ -229,7 +230,7 @@ export class ConversationsService implements OnModuleInit {
    * message and creates nothing.
    */
   async receiveFromChannel(input: { conversationId: string; orgId: string; channel: ConversationChannel; messageKey: string; content: string }): Promise<{ conversation: ConversationRow; message: MessageRow; reply: MessageRow | null; duplicate: boolean }> {
-    const key = `${input.channel}:${input.messageKey}`;
+    const key = channelMessageKey(input.channel, input.messageKey);
     const [current] = await this.repo.conversationsByIds([input.conversationId]);
     if (!current || current.orgId !== input.orgId) throw AppError.notFound('Conversation');
     const first = await this.repo.findByIdempotencyKey(current.id, key);

@@ -111,9 +111,12 @@ export class TurnsService {
     this.outbound = port;
   }
 
-  /** Inside the storing transaction: a reply to a channel conversation is queued for that channel. */
-  async sendOut(conversation: ConversationRow, message: MessageRow): Promise<void> {
-    if (conversation.channel !== 'web' && this.outbound) await this.outbound.enqueue(conversation, message);
+  /**
+   * Inside the storing transaction: a reply to a channel conversation is queued for that channel,
+   * addressed to the client message it answers (`answered`), else to the thread's latest message.
+   */
+  async sendOut(conversation: ConversationRow, message: MessageRow, answered?: MessageRow): Promise<void> {
+    if (conversation.channel !== 'web' && this.outbound) await this.outbound.enqueue(conversation, message, answered);
   }
 
   /** How often the sweeper looks for stranded turns: twice per STRANDED_AFTER_MS. */
@@ -159,7 +162,7 @@ export class TurnsService {
       if (!reply) return (await this.repo.findReply(conversationId, message.id))!;
       // A Specialist reply changes no status (spec 3.1); the agent handled the turn.
       const updated = await this.repo.update(conversationId, { autoResponded: true, lastMessageAt: reply.createdAt });
-      await this.sendOut(updated, reply);
+      await this.sendOut(updated, reply, message);
       this.dbService.afterCommit(() => this.events.message('agent_message_sent', updated, reply));
       return reply;
     });

@@ -72,6 +72,7 @@ export const EnvSchema = z.object({
   MESSAGING_A_AUTH_TOKEN: optionalString,
   MESSAGING_A_NUMBER_POOL: optionalString,
   EMAIL_INBOUND_SIGNING_SECRET: optionalString,
+  MAILGUN_WEBHOOK_SIGNING_KEY: optionalString,
   ENTERPRISE_CHAT_APP_ID: optionalString,
   ENTERPRISE_CHAT_OPENID_METADATA_URL: optionalUrl,
   ENTERPRISE_CHAT_ISSUERS: optionalString,

@@ -52,6 +52,8 @@ export interface AppConfig {
     messagingAAuthToken?: string;
     messagingANumberPool: string[];
     emailInboundSigningSecret?: string;
+    /** The Mailgun webhook signing key: the inbound Route door (`/channels/email/mailgun/mime`) refuses everything without it. */
+    mailgunWebhookSigningKey?: string;
     enterpriseChatAppId?: string;
     enterpriseChatOpenIdMetadataUrl?: string;
     enterpriseChatIssuers: string[];
@@ -181,6 +183,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       messagingAAuthToken: e.MESSAGING_A_AUTH_TOKEN,
       messagingANumberPool: list(e.MESSAGING_A_NUMBER_POOL),
       emailInboundSigningSecret: e.EMAIL_INBOUND_SIGNING_SECRET,
+      mailgunWebhookSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
       enterpriseChatAppId: e.ENTERPRISE_CHAT_APP_ID,
       enterpriseChatOpenIdMetadataUrl: e.ENTERPRISE_CHAT_OPENID_METADATA_URL,
       enterpriseChatIssuers: list(e.ENTERPRISE_CHAT_ISSUERS),
