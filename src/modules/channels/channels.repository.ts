@@ -6,7 +6,6 @@ import type { Keyset } from '../../platform/http/pagination.js';
 import {
   channelBindings,
   channelThreads,
-  conversationArtifacts,
   inboundEvents,
   orgIntegrations,
   outboundMessages,
@@ -299,11 +298,5 @@ export class ChannelsRepository {
       .where(eq(outboundMessages.orgId, orgId))
       .groupBy(outboundMessages.channel);
     return rows.map((r) => ({ ...r, lastSentAt: (r.lastSentAt as Date | null) ?? null }));
-  }
-
-  // Artifacts
-
-  async insertArtifact(values: typeof conversationArtifacts.$inferInsert): Promise<void> {
-    await this.db.insert(conversationArtifacts).values(values);
   }
 }
