@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { SAMPLE_PDF, SAMPLE_PNG, mailWithAttachments, postInboundMail } from '../support/inbound-mail.js';
 import { browserSessions } from './support/sessions.js';
 
 /**
@@ -28,9 +28,8 @@ const CORRECTION = 'Hello, this is Émilie. A technician is on the way; no need 
 
 const EMAIL_SECRET = 'browser-email-signing-secret';
 const ALIAS = 'emilie.acme@workspace.example.com';
-/** A 2x2 PNG (red, green / blue, white). */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFElEQVR4nGP4z8DAAMIM/////w8AH+4F+7C4l8kAAAAASUVORK5CYII=', 'base64');
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+const PNG = SAMPLE_PNG;
+const PDF = SAMPLE_PDF;
 
 const sessions = browserSessions({ env: { EMAIL_INBOUND_SIGNING_SECRET: EMAIL_SECRET } });
 
@@ -300,35 +299,20 @@ describe('conversations in the web app', () => {
     await expectStatus(thread, 'pending');
     await client.locator(`[data-testid="conversation-item"][data-id="${answered.id}"][data-status="pending"]`).waitFor({ timeout: TIMEOUT });
   });
+
   it('shows the attachments of a mail in the client\'s and the Expert\'s thread: a thumbnail that opens the image, a download link with name and size', async () => {
     // A client mails the Specialist's address with a photo and a PDF (the email channel, signed).
-    const boundary = 'browser-boundary';
-    const mail = [
-      'From: Carol Client <carol@customer.example.com>',
-      `To: ${ALIAS}`,
-      'Subject: Photo of the jammed printer',
-      'Message-ID: <browser-attachments@customer.example.com>',
-      'MIME-Version: 1.0',
-      `Content-Type: multipart/mixed; boundary="${boundary}"`,
-      '',
-      `--${boundary}`,
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      'Here is a photo of the jam and the manual.',
-      ...[
+    const mail = mailWithAttachments({
+      to: ALIAS,
+      messageId: '<browser-attachments@customer.example.com>',
+      subject: 'Photo of the jammed printer',
+      text: 'Here is a photo of the jam and the manual.',
+      files: [
         { name: 'jam.png', type: 'image/png', data: PNG },
         { name: 'manual.pdf', type: 'application/pdf', data: PDF },
-      ].flatMap((f) => [`--${boundary}`, `Content-Type: ${f.type}; name="${f.name}"`, 'Content-Transfer-Encoding: base64', `Content-Disposition: attachment; filename="${f.name}"`, '', f.data.toString('base64')]),
-      `--${boundary}--`,
-      '',
-    ].join('\r\n');
-    const raw = JSON.stringify({ rawMessage: Buffer.from(mail).toString('base64') });
-    const posted = await fetch(`${sessions.baseUrl}/api/channels/email/inbound`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Email-Signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` },
-      body: raw,
+      ],
     });
-    expect(posted.status).toBe(200);
+    expect(await postInboundMail(sessions.baseUrl, EMAIL_SECRET, mail)).toBe(200);
     // The worker stores the files and the Specialist answers: the thread has its reply.
     let conversationId = '';
     await expect

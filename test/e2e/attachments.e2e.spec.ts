@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactLinks } from '../../src/modules/conversations/artifact-links.js';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { errorShapeProblem } from '../support/error-shape.js';
+import { SAMPLE_PDF, SAMPLE_PNG, mailWithAttachments, postInboundMail, type MailFile } from '../support/inbound-mail.js';
 import { FakeProvider } from '../support/llm-provider.js';
 import { demoCast, type DemoCast } from '../support/tenants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -20,9 +21,8 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const EMAIL_SECRET = 'email-signing-secret';
 const ALIAS = 'emilie.acme@workspace.example.com';
 const PASSWORD = 'demo1234';
-/** A 1x1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+const PNG = SAMPLE_PNG;
+const PDF = SAMPLE_PDF;
 const NOTES = 'line one of the notes\nline two of the notes\n';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -32,34 +32,11 @@ async function rows<T>(query: Promise<unknown>): Promise<T[]> {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
-/** An RFC 822 mail with attachments, base64 in its MIME parts as mail clients send them. */
-function mailWith(messageId: string, text: string, files: Array<{ name: string; type: string; data: Buffer }>): string {
-  const boundary = `b-${randomUUID()}`;
-  const lines = [
-    'From: Carol Client <carol@customer.example.com>',
-    `To: ${ALIAS}`,
-    'Subject: Photos of the broken printer',
-    `Message-ID: ${messageId}`,
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/mixed; boundary="${boundary}"`,
-    '',
-    `--${boundary}`,
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    text,
-  ];
-  for (const f of files) {
-    lines.push(`--${boundary}`, `Content-Type: ${f.type}; name="${f.name}"`, 'Content-Transfer-Encoding: base64', `Content-Disposition: attachment; filename="${f.name}"`, '', ...(f.data.toString('base64').match(/.{1,76}/g) ?? []));
-  }
-  lines.push(`--${boundary}--`, '');
-  return lines.join('\r\n');
+async function postMail(app: TestApp, rfc822: string) {
+  expect(await postInboundMail(app.url, EMAIL_SECRET, rfc822)).toBe(200);
 }
 
-async function postMail(app: TestApp, rfc822: string) {
-  const raw = JSON.stringify({ rawMessage: Buffer.from(rfc822).toString('base64') });
-  const res = await app.request('POST', '/api/channels/email/inbound', { body: raw, headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` } });
-  expect(res.status).toBe(200);
-}
+const mailWith = (messageId: string, text: string, files: MailFile[]) => mailWithAttachments({ to: ALIAS, messageId, subject: 'Photos of the broken printer', text, files });
 
 /** Waits for the worker to finish the mail; its conversation. */
 async function processed(app: TestApp, messageId: string): Promise<string> {
