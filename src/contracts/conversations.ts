@@ -34,6 +34,9 @@ export const AttachmentDtoSchema = z.object({
 });
 export type AttachmentDto = z.infer<typeof AttachmentDtoSchema>;
 
+/** The image types an attachment's link answers with their own type (shown inline, a thumbnail); every other type only downloads. */
+export const INLINE_ATTACHMENT_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
 /** The message wire shape of API-MAP.md "Conversations", with the message's attachments (its resource blocks taken out of `content`). */
 export const MessageDtoSchema = z.object({
   id: z.uuid(),

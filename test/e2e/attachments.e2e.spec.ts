@@ -179,6 +179,9 @@ describe('attachments through the email channel, the offline model and the threa
     // A link we signed for an artifact that is not there: 404.
     const links = app.running.app.get(ArtifactLinks);
     await refused(links.url(cast.acmeId, conversationId, randomUUID()), 404);
+    // Even a validly signed link finds an artifact only in the org and conversation it names.
+    await refused(links.url(cast.hooliId, conversationId, png!.id), 404);
+    await refused(links.url(cast.acmeId, randomUUID(), png!.id), 404);
     // Org B's owner reaches neither the thread nor, therefore, any link.
     expect((await app.get(`/api/conversations/${conversationId}`, { token: cast.hooliOwner })).status).toBe(404);
     // Expired: about 15 minutes after it was made.

@@ -1,6 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { INLINE_ATTACHMENT_TYPES } from '../../contracts/conversations.js';
 import { Public } from '../../platform/auth/auth.decorators.js';
 import { Endpoint, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { ArtifactsService } from './artifacts.service.js';
@@ -11,8 +12,6 @@ const LinkQuery = z.object({
   expires: z.string().max(40).optional().describe('Seconds since the epoch when the link stops working'),
   sig: z.string().max(200).optional().describe('The signature of the link'),
 });
-/** Shown in the browser as they are; every other type is only ever downloaded. */
-const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /**
  * Downloads of a conversation's artifacts (spec 4.8 rule 4) through the signed, expiring links the
@@ -40,7 +39,7 @@ export class ArtifactsController {
   async download(@ValidParams() params: z.infer<typeof Params>, @ValidQuery() query: z.infer<typeof LinkQuery>, @Res() reply: FastifyReply): Promise<void> {
     const { artifact, data } = await this.artifacts.download(params.orgId, params.conversationId, params.artifactId, query);
     const type = artifact.contentType.split(';')[0]!.trim().toLowerCase();
-    const inline = INLINE_TYPES.has(type);
+    const inline = INLINE_ATTACHMENT_TYPES.includes(type);
     await reply
       .status(200)
       .header('content-type', inline ? type : 'application/octet-stream')

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../platform/errors/app-error.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
-import type { TurnAttachment } from '../agent/index.js';
+import type { HistoryMessage, TurnAttachment } from '../agent/index.js';
 import { ArtifactLinks } from './artifact-links.js';
 import { resourceBlock, splitResources } from './artifacts.blocks.js';
 import { ArtifactsRepository } from './artifacts.repository.js';
@@ -37,7 +37,7 @@ export class ArtifactsService {
    * this conversation's only (a block naming anything else reads as a file no longer available).
    * Nothing is read yet: the agent reads what it sends.
    */
-  async history(conversation: ConversationRow, rows: MessageRow[]): Promise<Array<{ role: 'user' | 'assistant'; content: string; attachments?: TurnAttachment[] }>> {
+  async history(conversation: ConversationRow, rows: MessageRow[]): Promise<HistoryMessage[]> {
     const split = rows.map((m) => ({ row: m, ...(m.role === 'client' ? splitResources(m.content) : { text: m.content, resources: [] }) }));
     const ids = [...new Set(split.flatMap((m) => m.resources.map((r) => r.artifactId)))];
     const found = new Map((await this.repo.findMany(conversation.orgId, conversation.id, ids)).map((a) => [a.id, a]));

@@ -1,9 +1,6 @@
 import { Anchor, Group, Image, Stack, Text } from '@mantine/core';
-import type { AttachmentDto } from '@contracts';
+import { INLINE_ATTACHMENT_TYPES, type AttachmentDto } from '@contracts';
 import { formatBytes } from '../ops/format';
-
-/** The image types the service answers inline (everything else only downloads). */
-const THUMBNAIL_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /**
  * A message's attachments: images as thumbnails that open the full image, other files as download
@@ -11,7 +8,7 @@ const THUMBNAIL_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/
  */
 export function Attachments({ attachments }: { attachments: AttachmentDto[] }) {
   if (attachments.length === 0) return null;
-  const images = attachments.filter((a) => THUMBNAIL_TYPES.has(a.contentType.toLowerCase()));
+  const images = attachments.filter((a) => INLINE_ATTACHMENT_TYPES.includes(a.contentType.split(';')[0]!.trim().toLowerCase()));
   const files = attachments.filter((a) => !images.includes(a));
   return (
     <Stack gap={6} mt={6} data-testid="message-attachments">
