@@ -20,7 +20,24 @@ export const StatusInputSchema = z.preprocess((v) => (v === 'open' ? 'pending' :
 const isoDateTime = z.iso.datetime({ offset: true });
 const cursorLimit = z.coerce.number().int().min(1).max(200).default(50);
 
-/** The message wire shape of API-MAP.md "Conversations". */
+/**
+ * A file that came with a message (a channel attachment), kept once in the conversation's
+ * artifacts. `url` is a signed link on the service's origin, valid about 15 minutes: it needs no
+ * token (an `<img>` can load it), and only views made for a reader of the thread carry one.
+ */
+export const AttachmentDtoSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  contentType: z.string(),
+  size: z.number().int(),
+  url: z.string(),
+});
+export type AttachmentDto = z.infer<typeof AttachmentDtoSchema>;
+
+/** The image types an attachment's link answers with their own type (shown inline, a thumbnail); every other type only downloads. */
+export const INLINE_ATTACHMENT_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+/** The message wire shape of API-MAP.md "Conversations", with the message's attachments (its resource blocks taken out of `content`). */
 export const MessageDtoSchema = z.object({
   id: z.uuid(),
   conversationId: z.uuid(),
@@ -30,6 +47,7 @@ export const MessageDtoSchema = z.object({
   is_internal: z.boolean(),
   createdAt: z.string(),
   correctedAt: z.string().nullable(),
+  attachments: z.array(AttachmentDtoSchema),
 });
 export type MessageDto = z.infer<typeof MessageDtoSchema>;
 

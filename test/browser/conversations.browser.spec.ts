@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { SAMPLE_PDF, SAMPLE_PNG, mailWithAttachments, postInboundMail } from '../support/inbound-mail.js';
 import { browserSessions } from './support/sessions.js';
 
 /**
@@ -24,7 +26,12 @@ const NOTE = 'Internal: the maintenance contract covers a visit this week';
 const FOLLOW_UP = 'A technician will visit tomorrow at 10:00.';
 const CORRECTION = 'Hello, this is Émilie. A technician is on the way; no need to restart the printer.';
 
-const sessions = browserSessions();
+const EMAIL_SECRET = 'browser-email-signing-secret';
+const ALIAS = 'emilie.acme@workspace.example.com';
+const PNG = SAMPLE_PNG;
+const PDF = SAMPLE_PDF;
+
+const sessions = browserSessions({ env: { EMAIL_INBOUND_SIGNING_SECRET: EMAIL_SECRET } });
 
 async function signIn(page: Page, email: string, landing: string): Promise<void> {
   await page.goto('/login');
@@ -291,5 +298,72 @@ describe('conversations in the web app', () => {
     await thread.getByTestId('conversation-reopen').click();
     await expectStatus(thread, 'pending');
     await client.locator(`[data-testid="conversation-item"][data-id="${answered.id}"][data-status="pending"]`).waitFor({ timeout: TIMEOUT });
+  });
+
+  it('shows the attachments of a mail in the client\'s and the Expert\'s thread: a thumbnail that opens the image, a download link with name and size', async () => {
+    // A client mails the Specialist's address with a photo and a PDF (the email channel, signed).
+    const mail = mailWithAttachments({
+      to: ALIAS,
+      messageId: '<browser-attachments@customer.example.com>',
+      subject: 'Photo of the jammed printer',
+      text: 'Here is a photo of the jam and the manual.',
+      files: [
+        { name: 'jam.png', type: 'image/png', data: PNG },
+        { name: 'manual.pdf', type: 'application/pdf', data: PDF },
+      ],
+    });
+    expect(await postInboundMail(sessions.baseUrl, EMAIL_SECRET, mail)).toBe(200);
+    // The worker stores the files and the Specialist answers: the thread has its reply.
+    let conversationId = '';
+    await expect
+      .poll(
+        async () => {
+          const list = await api<{ items: Array<{ id: string; subject: string | null }> }>(CLIENT_EMAIL, 'GET', '/conversations');
+          conversationId = list.items.find((c) => c.subject === 'Photo of the jammed printer')?.id ?? '';
+          if (!conversationId) return 0;
+          return (await api<{ messages: unknown[] }>(CLIENT_EMAIL, 'GET', `/conversations/${conversationId}`)).messages.length;
+        },
+        { timeout: TIMEOUT },
+      )
+      .toBe(2);
+
+    const client = await sessions.newPage();
+    await signIn(client, CLIENT_EMAIL, '/client/chat');
+    await client.locator(`[data-testid="conversation-item"][data-id="${conversationId}"]`).click();
+    const clientThread = client.locator(`[data-testid="conversation-thread"][data-id="${conversationId}"]`);
+    const expert = await sessions.newPage();
+    await signIn(expert, EXPERT_EMAIL, '/workspace/queue');
+    await expert.goto(`/workspace/queue/${conversationId}`);
+    const expertThread = expert.getByTestId('conversation-thread');
+
+    for (const [page, thread] of [[client, clientThread], [expert, expertThread]] as const) {
+      const mailed = thread.locator('[data-testid="message"][data-role="client"]');
+      await mailed.waitFor({ timeout: TIMEOUT });
+      expect(await mailed.getByTestId('message-content').textContent()).toBe('Here is a photo of the jam and the manual.');
+      // The model saw both files (the offline model says so in its reply).
+      await messageWith(thread, 'I received jam.png (image/png').waitFor({ timeout: TIMEOUT });
+      expect(await messageWith(thread, 'I received manual.pdf (application/pdf').count()).toBe(1);
+      expect(await thread.textContent()).not.toContain('[resource');
+
+      // The image as a thumbnail, loaded by the browser through its signed link.
+      const thumbnail = mailed.locator('[data-testid="attachment-image"][data-name="jam.png"] img');
+      await thumbnail.waitFor({ timeout: TIMEOUT });
+      await expect.poll(() => thumbnail.evaluate((img) => ((img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0)), { timeout: TIMEOUT }).toBe(2);
+      expect(await thumbnail.getAttribute('alt')).toBe('jam.png');
+      // It opens the full image in a new tab.
+      const [opened] = await Promise.all([page.context().waitForEvent('page'), mailed.locator('[data-testid="attachment-image"]').click()]);
+      await opened.waitForLoadState();
+      expect(new URL(opened.url()).pathname).toMatch(new RegExp(`/api/orgs/[0-9a-f-]+/conversations/${conversationId}/artifacts/[0-9a-f-]+$`));
+      await expect.poll(() => opened.evaluate<number>("document.querySelector('img')?.naturalWidth ?? 0"), { timeout: TIMEOUT }).toBe(2);
+      await opened.close();
+
+      // The PDF as a download link with its name and size; the link downloads the file.
+      const link = mailed.locator('[data-testid="attachment-file"][data-name="manual.pdf"]');
+      expect(await link.textContent()).toBe('manual.pdf');
+      expect(await link.locator('xpath=..').textContent()).toContain(`${PDF.length} bytes`);
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: TIMEOUT }), link.click()]);
+      expect(download.suggestedFilename()).toBe('manual.pdf');
+      expect(await readFile((await download.path())!)).toEqual(PDF);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import connector from 'botframework-connector';
 import type { Activity, Attachment, FileDownloadInfo, Mention } from 'botframework-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACT_STORAGE, type ArtifactStorage } from '../../src/modules/channels/artifacts.storage.js';
+import { ARTIFACT_STORAGE, type ArtifactStorage } from '../../src/modules/conversations/artifacts.storage.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { CONNECTOR_SCOPE, startEnterpriseChatVendor, teamsFixture, type EnterpriseChatVendor } from '../support/enterprise-chat-vendor.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

@@ -26,6 +26,7 @@ const PUBLIC_ROUTES = [
   'GET /api/onboarding/{token}',
   'GET /api/onboarding/{token}/specialist',
   'GET /api/onboarding/{token}/specialists',
+  'GET /api/orgs/{orgId}/conversations/{conversationId}/artifacts/{artifactId}',
   ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((m) => [`${m} /api/environment-profiles`, `${m} /api/environment-profiles/*`]),
   'POST /api/channels/chat-a/events',
   'POST /api/channels/email/inbound',

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACT_STORAGE, type ArtifactStorage } from '../../src/modules/channels/artifacts.storage.js';
+import { ARTIFACT_STORAGE, type ArtifactStorage } from '../../src/modules/conversations/artifacts.storage.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { startMessagingAVendor, twilioFixture, type MessagingAVendor } from '../support/messaging-a-vendor.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

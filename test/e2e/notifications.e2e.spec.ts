@@ -180,7 +180,7 @@ describe('real-time notifications (spec 5.5, 6.1)', () => {
     const payload = {
       conversationId: '00000000-0000-4000-8000-000000000001',
       orgId: acme.id,
-      message: { id: '00000000-0000-4000-8000-000000000002', conversationId: '00000000-0000-4000-8000-000000000001', role: 'specialist' as const, sender_id: null, content: 'hi', is_internal: false, createdAt: new Date().toISOString(), correctedAt: null },
+      message: { id: '00000000-0000-4000-8000-000000000002', conversationId: '00000000-0000-4000-8000-000000000001', role: 'specialist' as const, sender_id: null, content: 'hi', is_internal: false, createdAt: new Date().toISOString(), correctedAt: null, attachments: [] },
     };
     realtime.toOrg(acme.id, 'agent_message_sent', payload);
     await waitFor(() => opsEvents.length === 1);

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT, generateKeyPair, importPKCS8 } from 'jose';
 import { SessionsService } from '../../src/modules/auth/index.js';
+import { ArtifactsService } from '../../src/modules/conversations/index.js';
 import { invoices } from '../../src/modules/billing/billing.tables.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { TokenService } from '../../src/platform/auth/token.service.js';
@@ -39,7 +40,7 @@ export const UNAUTHENTICATED = [
 export type Unauthenticated = (typeof UNAUTHENTICATED)[number];
 
 /** The things a route's parameters and bodies can name. Tenant refs are org A's rows. */
-export const TENANT_REFS = ['org', 'assignment', 'spareSpecialist', 'conversation', 'clientMessage', 'reply', 'brief', 'integration', 'notification', 'invoice', 'grant', 'memberVictim', 'inviteToken', 'memberInvitation'] as const;
+export const TENANT_REFS = ['org', 'assignment', 'spareSpecialist', 'conversation', 'artifact', 'clientMessage', 'reply', 'brief', 'integration', 'notification', 'invoice', 'grant', 'memberVictim', 'inviteToken', 'memberInvitation'] as const;
 export const PLATFORM_REFS = ['catalogSpecialist', 'adminTarget', 'toolName'] as const;
 export type Ref = (typeof TENANT_REFS)[number] | (typeof PLATFORM_REFS)[number];
 
@@ -70,7 +71,8 @@ const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('
 
 /**
  * Two orgs with data, and a caller of every role: org A is the seeded `acme` (with an admin, a
- * billing member, an assignment, a conversation with a reply on the attention list, a brief, an
+ * billing member, an assignment, a conversation with a reply on the attention list and an
+ * artifact, a brief, an
  * integration with secrets, a notification, an invoice, a spare grant, assignment and member);
  * org B is `hooli` (an owner, a member, an Expert whose grants cover org B only, its own
  * assignment and conversation). Built through the API where the API can, for the matrix and the
@@ -139,6 +141,9 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const clientMessage = conversation.messages.find((m) => m.role === 'client')!.id;
   const reply = conversation.messages.find((m) => m.role === 'specialist')?.id;
   if (!reply) throw new Error(`fixture conversation: no Specialist reply in ${JSON.stringify(conversation.messages)}`);
+  // An attachment kept with it (as the channels worker keeps one): the artifact of the download route.
+  const block = await app.running.app.get(ArtifactsService).store({ orgId: cast.acmeId, conversationId: conversation.id, name: `${marker}.txt`, contentType: 'text/plain', data: Buffer.from(`${marker} notes`) });
+  const artifact = /artifact:\/\/([0-9a-f-]{36})/.exec(block)![1]!;
   ok(await app.post(`/api/conversations/${conversation.id}/escalate`, { reason: `${marker} needs a human` }, { token: cast.member }), 'escalation');
   const brief = ok(await app.post<{ id: string }>('/api/client-briefs', { title: `${marker} brief`, content: `${marker}: we sell anvils.` }, { token: cast.owner }), 'brief');
   const integration = ok(
@@ -202,6 +207,7 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
     assignment: primary!.id,
     spareSpecialist: bySlug('jean-luc-moreau'),
     conversation: conversation.id,
+    artifact,
     clientMessage,
     reply,
     brief: brief.id,

@@ -179,6 +179,8 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'PATCH /api/conversations/{id}/unarchive': { access: WRITERS, params: { id: 'conversation' }, refusedByState: [409] },
   'PATCH /api/conversations/{id}/dismiss': { access: CLIENTS, params: { id: 'conversation' }, refusedByState: [409] },
   'PATCH /api/conversations/{id}/assign': { access: EXPERT_WORK, params: { id: 'conversation' }, body: (f) => ({ expertId: f.users.expert }) },
+  // A signed download link is its own credential (an <img> sends no token): public, refused without a valid signature.
+  'GET /api/orgs/{orgId}/conversations/{conversationId}/artifacts/{artifactId}': { ...PUBLIC, params: { conversationId: 'conversation', artifactId: 'artifact' } },
   'GET /api/expert-queue': { access: EXPERT_WORK, query: orgQuery },
   'GET /api/orgs/{orgId}/quota': { access: ALL },
 

@@ -7,6 +7,7 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { ClientBriefsService } from '../client-briefs/index.js';
 import { OrgsService } from '../orgs/index.js';
+import { toModelMessages, type HistoryMessage } from './agent.attachments.js';
 import { buildSystemPrompt } from './agent.prompt.js';
 import { LlmRunsRepository, type CostTotals, type NewLlmRun } from './llm-runs.repository.js';
 import { meteredModel, type ModelCall } from './metered-model.js';
@@ -23,8 +24,11 @@ export interface AgentTurnInput {
   conversationId: string;
   /** The client message this turn answers; llm_runs.message_id. */
   turnMessageId: string;
-  /** Oldest first; the last entry is the client message being answered. */
-  history: Array<{ role: 'user' | 'assistant'; content: string }>;
+  /**
+   * Oldest first; the last entry is the client message being answered. A client message's files
+   * become image or file parts where the provider takes them, else a text summary (agent.attachments.ts).
+   */
+  history: HistoryMessage[];
   /** Default 'chat-hermes'. */
   purpose?: string;
   /** Streaming: called with each text delta as it arrives. */
@@ -107,6 +111,8 @@ export class AgentService {
       model: modelId,
     });
 
+    // The files' bytes are read here, at turn time, within the turn's byte limit.
+    const messages = await toModelMessages(input.history, this.configured.accepts);
     const started = performance.now();
     const toolsUsed: string[] = [];
     let text = '';
@@ -118,7 +124,7 @@ export class AgentService {
           onCall: (call) => ledger.record(call),
         }),
         system,
-        messages: input.history.map((m) => ({ role: m.role, content: m.content })),
+        messages,
         tools: offer.tools,
         stopWhen: stepCountIs(MAX_STEPS),
         maxRetries: 0,

@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { AppConfig } from '../../platform/config/config.js';
+import type { AttachmentSupport } from './agent.attachments.js';
 import { OFFLINE_MODEL_ID, OfflineLanguageModel } from './offline-model.js';
 
 export type LlmProviderName = AppConfig['llm']['provider'];
@@ -12,7 +13,16 @@ export interface ConfiguredModel {
   model: LanguageModelV3;
   provider: LlmProviderName;
   modelId: string;
+  /** Which attachments the provider takes as image or file parts; the others reach it as a text summary. */
+  accepts: AttachmentSupport;
 }
+
+/** The image types every provider here takes (OpenAI's and Anthropic's vision inputs alike). */
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+/** Images and PDF documents: what OpenAI's models, OpenAI-compatible servers (image_url, file) and the offline model take. */
+const IMAGES_AND_PDF: AttachmentSupport = (type) => (IMAGE_TYPES.has(type) ? 'image' : type === 'application/pdf' ? 'file' : null);
+/** Anthropic also takes plain text as a document. */
+const ANTHROPIC: AttachmentSupport = (type) => IMAGES_AND_PDF(type) ?? (type === 'text/plain' ? 'file' : null);
 
 export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-3-5-haiku-latest' } as const;
 
@@ -24,18 +34,18 @@ export function createConfiguredModel(llm: AppConfig['llm']): ConfiguredModel {
   switch (llm.provider) {
     case 'openai': {
       const modelId = llm.model ?? DEFAULT_MODELS.openai;
-      return { provider: 'openai', modelId, model: createOpenAI({ apiKey: llm.apiKey, baseURL: llm.baseUrl })(modelId) };
+      return { provider: 'openai', modelId, accepts: IMAGES_AND_PDF, model: createOpenAI({ apiKey: llm.apiKey, baseURL: llm.baseUrl })(modelId) };
     }
     case 'anthropic': {
       const modelId = llm.model ?? DEFAULT_MODELS.anthropic;
-      return { provider: 'anthropic', modelId, model: createAnthropic({ apiKey: llm.apiKey, baseURL: llm.baseUrl })(modelId) };
+      return { provider: 'anthropic', modelId, accepts: ANTHROPIC, model: createAnthropic({ apiKey: llm.apiKey, baseURL: llm.baseUrl })(modelId) };
     }
     case 'openai-compatible': {
       const modelId = llm.model!;
       const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL: llm.baseUrl!, apiKey: llm.apiKey, includeUsage: true });
-      return { provider: 'openai-compatible', modelId, model: provider.chatModel(modelId) };
+      return { provider: 'openai-compatible', modelId, accepts: IMAGES_AND_PDF, model: provider.chatModel(modelId) };
     }
     default:
-      return { provider: 'offline', modelId: OFFLINE_MODEL_ID, model: new OfflineLanguageModel() };
+      return { provider: 'offline', modelId: OFFLINE_MODEL_ID, accepts: IMAGES_AND_PDF, model: new OfflineLanguageModel() };
   }
 }

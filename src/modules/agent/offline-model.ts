@@ -10,6 +10,7 @@ import type {
   LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { ATTACHMENT_NOTE, formatSize } from './agent.attachments.js';
 
 export const OFFLINE_MODEL_ID = 'offline-specialist-1';
 /** The bespoke tool the offline model calls when a client asks for the time. */
@@ -90,6 +91,7 @@ export class OfflineLanguageModel implements LanguageModelV3 {
     const system = prompt.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
     const lastUser = prompt.findLastIndex((m) => m.role === 'user');
     const question = lastUser >= 0 ? textOf(prompt[lastUser]!) : '';
+    const received = lastUser >= 0 ? filesOf(prompt[lastUser]!) : [];
     const results = prompt.slice(lastUser + 1).flatMap((m) => (m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' ? [p] : [])) : []));
     const offersTimeTool = (options.tools ?? []).some((t) => t.type === 'function' && t.name === OFFLINE_TIME_TOOL);
 
@@ -105,6 +107,7 @@ export class OfflineLanguageModel implements LanguageModelV3 {
     const text = replyText({
       name: /Your name is ([^.\n]+)\./.exec(system)?.[1]?.trim(),
       question,
+      received,
       briefs: (system.match(/^### /gm) ?? []).length,
       results: results.map((r) => `${r.toolName}: ${outputText(r.output)}`),
     });
@@ -112,13 +115,14 @@ export class OfflineLanguageModel implements LanguageModelV3 {
   }
 }
 
-function replyText(a: { name?: string; question: string; briefs: number; results: string[] }): string {
+function replyText(a: { name?: string; question: string; received: string[]; briefs: number; results: string[] }): string {
   const lines = [
     `Hello, this is ${a.name ?? 'your Specialist'}.`,
     'I am answering from the offline model: a live language model is not configured on this service, so I can acknowledge your message but not work on it yet.',
   ];
   const quote = a.question.replace(/\s+/g, ' ').trim();
   if (quote) lines.push(`You wrote: "${quote.length > QUOTE_MAX ? `${quote.slice(0, QUOTE_MAX - 1)}…` : quote}".`);
+  for (const file of a.received) lines.push(`I received ${file}.`);
   for (const r of a.results) lines.push(`I looked it up. ${r}`);
   if (a.briefs > 0) lines.push(`I have ${a.briefs} client brief${a.briefs === 1 ? '' : 's'} on file for your organization.`);
   lines.push('Once a live model is configured, I will answer in full.');
@@ -140,9 +144,33 @@ function usage(input: number, output: number): LanguageModelV3Usage {
   };
 }
 
+/** The message's own text: its text parts, without the notes that introduce its attachments. */
 function textOf(message: LanguageModelV3Message): string {
   if (message.role === 'system') return message.content;
-  return message.content.map((p) => (p.type === 'text' || p.type === 'reasoning' ? p.text : '')).join('');
+  return message.content.map((p) => ((p.type === 'text' && !p.text.startsWith(ATTACHMENT_NOTE)) || p.type === 'reasoning' ? p.text : '')).join('');
+}
+
+/**
+ * The files the message carries as file parts (images are file parts at this level): `name
+ * (type, size)`, the size counted from the bytes received, the name from the part or from the
+ * note before it.
+ */
+function filesOf(message: LanguageModelV3Message): string[] {
+  if (message.role !== 'user') return [];
+  const out: string[] = [];
+  message.content.forEach((p, i) => {
+    if (p.type !== 'file') return;
+    const before = message.content[i - 1];
+    const noted = before?.type === 'text' && before.text.startsWith(ATTACHMENT_NOTE) ? before.text.slice(ATTACHMENT_NOTE.length).replace(/ \([^()]*\)$/, '') : undefined;
+    out.push(`${p.filename ?? noted ?? 'a file'} (${p.mediaType}, ${formatSize(byteLength(p.data))})`);
+  });
+  return out;
+}
+
+function byteLength(data: Uint8Array | string | URL): number {
+  if (data instanceof Uint8Array) return data.byteLength;
+  if (typeof data === 'string') return Buffer.from(data, 'base64').byteLength;
+  return 0;
 }
 
 function outputText(output: LanguageModelV3ToolResultOutput): string {

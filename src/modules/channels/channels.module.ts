@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
@@ -7,7 +6,6 @@ import { SchedulerService } from '../../platform/queue/scheduler.service.js';
 import { ConversationsModule, TurnsService } from '../conversations/index.js';
 import { OrgsModule } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
-import { ARTIFACT_STORAGE, DirectoryArtifactStorage } from './artifacts.storage.js';
 import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsOpsController, IntegrationsController } from './channels.controller.js';
 import { ChannelsRepository } from './channels.repository.js';
@@ -29,7 +27,6 @@ import { OutboundService } from './outbound.service.js';
     OutboundService,
     ChannelsService,
     ChannelMetrics,
-    { provide: ARTIFACT_STORAGE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new DirectoryArtifactStorage(join(config.dataDir, 'artifacts')) },
   ],
   exports: [IntegrationsService],
 })

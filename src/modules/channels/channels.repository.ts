@@ -7,7 +7,6 @@ import {
   channelBindings,
   channelReplyTargets,
   channelThreads,
-  conversationArtifacts,
   inboundEvents,
   orgIntegrations,
   outboundMessages,
@@ -337,11 +336,5 @@ export class ChannelsRepository {
       .where(eq(outboundMessages.orgId, orgId))
       .groupBy(outboundMessages.channel);
     return rows.map((r) => ({ ...r, lastSentAt: (r.lastSentAt as Date | null) ?? null }));
-  }
-
-  // Artifacts
-
-  async insertArtifact(values: typeof conversationArtifacts.$inferInsert): Promise<void> {
-    await this.db.insert(conversationArtifacts).values(values);
   }
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { ChannelName, VerificationStatus } from '../../contracts/channels.js';
 import { orgs } from '../orgs/orgs.tables.js';
 
@@ -183,21 +183,3 @@ export const outboundMessages = pgTable(
   ],
 );
 export type OutboundRow = typeof outboundMessages.$inferSelect;
-
-/** Files that came with an inbound message, kept with their conversation (artifacts storage). */
-export const conversationArtifacts = pgTable(
-  'conversation_artifacts',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id').notNull(),
-    conversationId: uuid('conversation_id').notNull(),
-    messageId: uuid('message_id'),
-    name: text('name').notNull(),
-    contentType: text('content_type').notNull(),
-    size: bigint('size', { mode: 'number' }).notNull(),
-    storageKey: text('storage_key').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [index('conversation_artifacts_conversation_idx').on(t.conversationId, t.createdAt)],
-);
-export type ArtifactRow = typeof conversationArtifacts.$inferSelect;

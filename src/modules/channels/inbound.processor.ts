@@ -10,11 +10,10 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../platform/http/json-body.js';
-import { ConversationsService, channelMessageKey } from '../conversations/index.js';
+import { ArtifactsService, ConversationsService, channelMessageKey } from '../conversations/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsService } from '../specialists/index.js';
 import { AttachmentFetcher, AttachmentRefused, MAX_ATTACHMENT_BYTES } from './attachments.fetch.js';
-import { ARTIFACT_STORAGE, type ArtifactStorage } from './artifacts.storage.js';
 import {
   chatABotUser,
   enterpriseChatTenant,
@@ -112,7 +111,7 @@ export class InboundProcessor implements OnModuleDestroy {
     private readonly orgs: OrgsService,
     private readonly assignments: AssignmentsService,
     private readonly dbService: DbService,
-    @Inject(ARTIFACT_STORAGE) private readonly storage: ArtifactStorage,
+    private readonly artifacts: ArtifactsService,
     private readonly integrations: IntegrationsService,
     private readonly outbound: OutboundService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -340,9 +339,9 @@ export class InboundProcessor implements OnModuleDestroy {
   }
 
   /**
-   * Attachments go to the conversation's artifacts storage and reach the agent as resource blocks
-   * (a reference, never the bytes inlined). One that cannot or may not be fetched is left out and
-   * the reason returned: the message keeps its turn.
+   * Attachments go to the conversation's artifacts (stored once, by the conversations module) and
+   * reach the agent as resource blocks (a reference, never the bytes inlined). One that cannot or
+   * may not be fetched is left out and the reason returned: the message keeps its turn.
    */
   private async withAttachments(routed: Routed, conversationId: string): Promise<{ content: string; refused: string[] }> {
     const { orgId, message } = routed;
@@ -360,12 +359,8 @@ export class InboundProcessor implements OnModuleDestroy {
         else logger.warn({ ...fields, err: err instanceof AttachmentRefused ? undefined : String(err) }, 'inbound attachment not fetched');
         continue;
       }
-      const id = randomUUID();
-      const storageKey = `${orgId}/${conversationId}/${id}`;
       const { name, contentType } = concreteType(attachment, data);
-      await this.storage.put(storageKey, data);
-      await this.repo.insertArtifact({ id, orgId, conversationId, name, contentType, size: data.length, storageKey });
-      blocks.push(`[resource uri="artifact://${id}" name="${name.replace(/"/g, "'")}" mimeType="${contentType}" size="${data.length}"]`);
+      blocks.push(await this.artifacts.store({ orgId, conversationId, name, contentType, data }));
     }
     return { content: [message.text, ...blocks].filter(Boolean).join('\n'), refused };
   }

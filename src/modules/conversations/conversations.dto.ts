@@ -1,5 +1,7 @@
 import type { ConversationDto, MessageDto, QueueItemDto } from '../../contracts/conversations.js';
 import type { QueueItemPayload } from '../../contracts/realtime.js';
+import type { ArtifactLinks } from './artifact-links.js';
+import { splitResources } from './artifacts.blocks.js';
 import type { ConversationRow, MessageRow, QueueItemRow } from './conversations.tables.js';
 
 export type Viewer = 'staff' | 'client';
@@ -14,19 +16,23 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
  * The message as a viewer sees it: a client never learns an Expert exists, so an Expert's
- * follow-up shows as the Specialist's (API-MAP.md "Conversations").
+ * follow-up shows as the Specialist's (API-MAP.md "Conversations"). A client message's resource
+ * blocks become its attachments, each with a signed download link: callers map only messages of
+ * a thread the viewer may read.
  */
-export function toMessageDto(row: MessageRow, viewer: Viewer, specialistId: string): MessageDto {
+export function toMessageDto(row: MessageRow, viewer: Viewer, specialistId: string, links: ArtifactLinks): MessageDto {
   const asSpecialist = viewer === 'client' && row.role === 'expert';
+  const { text, resources } = row.role === 'client' ? splitResources(row.content) : { text: row.content, resources: [] };
   return {
     id: row.id,
     conversationId: row.conversationId,
     role: asSpecialist ? 'specialist' : row.role,
     sender_id: asSpecialist ? specialistId : row.senderId,
-    content: row.content,
+    content: text,
     is_internal: row.isInternal,
     createdAt: row.createdAt.toISOString(),
     correctedAt: iso(row.correctedAt),
+    attachments: resources.map((r) => ({ id: r.artifactId, name: r.name, contentType: r.mimeType, size: r.size, url: links.url(row.orgId, row.conversationId, r.artifactId) })),
   };
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { conversationRoom, orgRoom, type ConversationStatus } from '../../contracts/realtime.js';
 import { RealtimeService } from '../../platform/realtime/realtime.service.js';
+import { ArtifactLinks } from './artifact-links.js';
 import { toMessageDto, toQueueItemPayload } from './conversations.dto.js';
 import type { ConversationRow, MessageRow, QueueItemRow } from './conversations.tables.js';
 
@@ -12,12 +13,16 @@ type MessageEvent = 'user_message_received' | 'agent_message_sent' | 'workspace_
  */
 @Injectable()
 export class ConversationEvents {
-  constructor(private readonly realtime: RealtimeService) {}
+  constructor(
+    private readonly realtime: RealtimeService,
+    private readonly links: ArtifactLinks,
+  ) {}
 
   message(event: MessageEvent, conversation: ConversationRow, row: MessageRow): void {
-    // Org rooms hold staff only; Expert follow-ups and notes go to the thread's room alone.
+    // Org rooms hold staff only; Expert follow-ups and notes go to the thread's room alone. Every
+    // socket in these rooms may read the thread (joins are checked), so the views carry links.
     const rooms = event === 'workspace_message_added' ? [conversationRoom(conversation.id)] : [conversationRoom(conversation.id), orgRoom(conversation.orgId)];
-    const view = (viewer: 'staff' | 'client') => ({ conversationId: conversation.id, orgId: conversation.orgId, message: toMessageDto(row, viewer, conversation.specialistId) });
+    const view = (viewer: 'staff' | 'client') => ({ conversationId: conversation.id, orgId: conversation.orgId, message: toMessageDto(row, viewer, conversation.specialistId, this.links) });
     this.realtime.toAudiences(rooms, event, { staff: view('staff'), client: row.isInternal ? null : view('client') });
   }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { RealtimeService } from '../../platform/realtime/realtime.service.js';
 import { AgentModule } from '../agent/index.js';
@@ -6,6 +7,13 @@ import { NotificationsModule } from '../notifications/index.js';
 import { OrgsModule } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
 import { UsersModule } from '../users/index.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { ArtifactLinks } from './artifact-links.js';
+import { ArtifactsController } from './artifacts.controller.js';
+import { ArtifactsRepository } from './artifacts.repository.js';
+import { ArtifactsService } from './artifacts.service.js';
+import { ARTIFACT_STORAGE, DirectoryArtifactStorage } from './artifacts.storage.js';
 import { ConversationAccess } from './conversation-access.service.js';
 import { ConversationStatsRepository } from './conversation-stats.repository.js';
 import { ConversationStatsService } from './conversation-stats.service.js';
@@ -20,9 +28,23 @@ import { TurnsService } from './turns.service.js';
 
 @Module({
   imports: [UsersModule, OrgsModule, SpecialistsModule, ExpertsModule, NotificationsModule, AgentModule],
-  controllers: [ConversationsController, ExpertQueueController, QuotaController],
-  providers: [ConversationsRepository, ConversationStatsRepository, ConversationStatsService, ConversationAccess, ConversationEvents, ExpertQueueService, MessageQuotaService, TurnsService, ConversationsService],
-  exports: [ConversationsService, MessageQuotaService, TurnsService, ConversationStatsService],
+  controllers: [ConversationsController, ExpertQueueController, QuotaController, ArtifactsController],
+  providers: [
+    ConversationsRepository,
+    ConversationStatsRepository,
+    ConversationStatsService,
+    ConversationAccess,
+    ConversationEvents,
+    ExpertQueueService,
+    MessageQuotaService,
+    TurnsService,
+    ConversationsService,
+    ArtifactsRepository,
+    ArtifactLinks,
+    ArtifactsService,
+    { provide: ARTIFACT_STORAGE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new DirectoryArtifactStorage(join(config.dataDir, 'artifacts')) },
+  ],
+  exports: [ConversationsService, MessageQuotaService, TurnsService, ConversationStatsService, ArtifactsService],
 })
 export class ConversationsModule implements OnModuleInit {
   constructor(

@@ -20,6 +20,7 @@ import { logger } from '../../platform/observability/logger.js';
 import { SchedulerService } from '../../platform/queue/scheduler.service.js';
 import { UsersService } from '../users/index.js';
 import { AssignmentsService, SpecialistsService } from '../specialists/index.js';
+import { ArtifactLinks } from './artifact-links.js';
 import { ConversationAccess } from './conversation-access.service.js';
 import { isClientViewer, statusActor } from './conversations.access.js';
 import { toConversationDto, toMessageDto, type SpecialistCard, type Viewer } from './conversations.dto.js';
@@ -63,6 +64,7 @@ export class ConversationsService implements OnModuleInit {
     private readonly dbService: DbService,
     private readonly clock: Clock,
     private readonly scheduler: SchedulerService,
+    private readonly links: ArtifactLinks,
   ) {}
 
   onModuleInit(): void {
@@ -98,7 +100,7 @@ export class ConversationsService implements OnModuleInit {
     const page = rows.slice(0, query.limit).reverse();
     return {
       conversation: await this.dto(conversation, viewer),
-      messages: page.map((m) => toMessageDto(m, viewer, conversation.specialistId)),
+      messages: page.map((m) => toMessageDto(m, viewer, conversation.specialistId, this.links)),
       nextCursor: more ? page[0]!.id : null,
     };
   }
@@ -117,7 +119,7 @@ export class ConversationsService implements OnModuleInit {
       matches: matches
         .filter((m) => m.conversationId === h.conversation.id)
         .slice(0, MATCHES_PER_HIT)
-        .map((m) => toMessageDto(m, viewer, h.conversation.specialistId)),
+        .map((m) => toMessageDto(m, viewer, h.conversation.specialistId, this.links)),
     }));
   }
 
@@ -195,11 +197,11 @@ export class ConversationsService implements OnModuleInit {
       const dto = await this.sentDto(principal, await this.access.thread(principal, id), first!);
       return { message: dto, reply: dto.reply };
     }
-    const message = toMessageDto(stored.message, viewer, stored.conversation.specialistId);
+    const message = toMessageDto(stored.message, viewer, stored.conversation.specialistId, this.links);
     options.onStored?.(message);
     if (role !== 'client') return { message, reply: null };
     const reply = await this.turns.run(stored.conversation, stored.message, options.observer);
-    return { message, reply: reply ? toMessageDto(reply, viewer, stored.conversation.specialistId) : null };
+    return { message, reply: reply ? toMessageDto(reply, viewer, stored.conversation.specialistId, this.links) : null };
   }
 
   // Channels (called by the channels module's inbound worker)
@@ -325,7 +327,7 @@ export class ConversationsService implements OnModuleInit {
       impersonatorId: principal.impersonatorId,
       meta: { conversationId: id, reason: input.reason ?? null, from: result.before.content, to: result.after.content },
     });
-    return toMessageDto(result.after, 'staff', conversation.specialistId);
+    return toMessageDto(result.after, 'staff', conversation.specialistId, this.links);
   }
 
   async revisions(principal: Principal, id: string, messageId: string) {
@@ -403,7 +405,7 @@ export class ConversationsService implements OnModuleInit {
   private async sentDto(principal: Principal, conversation: ConversationRow, message: MessageRow): Promise<SentMessageDto> {
     const viewer = viewerOf(principal);
     const reply = message.role === 'client' ? await this.repo.findReply(conversation.id, message.id) : undefined;
-    return { ...toMessageDto(message, viewer, conversation.specialistId), reply: reply ? toMessageDto(reply, viewer, conversation.specialistId) : null };
+    return { ...toMessageDto(message, viewer, conversation.specialistId, this.links), reply: reply ? toMessageDto(reply, viewer, conversation.specialistId, this.links) : null };
   }
 
   private async cards(specialistIds: string[]): Promise<Map<string, SpecialistCard>> {

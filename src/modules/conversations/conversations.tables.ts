@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, customType, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { ConversationChannel, ConversationStatus, MessageRole, QueueItemReason } from '../../contracts/conversations.js';
 import { orgs } from '../orgs/orgs.tables.js';
 
@@ -143,3 +143,24 @@ export const queueItems = pgTable(
   ],
 );
 export type QueueItemRow = typeof queueItems.$inferSelect;
+
+/**
+ * Files that came with an inbound message: the conversation's artifacts (spec 4.8 rule 4). The row
+ * names the bytes (kept once, in the artifacts storage, under `storage_key`); no row holds them.
+ */
+export const conversationArtifacts = pgTable(
+  'conversation_artifacts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id').notNull(),
+    conversationId: uuid('conversation_id').notNull(),
+    messageId: uuid('message_id'),
+    name: text('name').notNull(),
+    contentType: text('content_type').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    storageKey: text('storage_key').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('conversation_artifacts_conversation_idx').on(t.conversationId, t.createdAt)],
+);
+export type ArtifactRow = typeof conversationArtifacts.$inferSelect;

@@ -7,6 +7,7 @@ import { OrgAccessGate } from '../../platform/auth/org-access-gate.js';
 import { logger } from '../../platform/observability/logger.js';
 import { AgentService, AgentTurnError } from '../agent/index.js';
 import { SpecialistsService } from '../specialists/index.js';
+import { ArtifactsService } from './artifacts.service.js';
 import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import type { ConversationRow, MessageRow } from './conversations.tables.js';
@@ -45,6 +46,7 @@ export class TurnsService {
     private readonly dbService: DbService,
     private readonly clock: Clock,
     private readonly accessGate: OrgAccessGate,
+    private readonly artifacts: ArtifactsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -68,9 +70,8 @@ export class TurnsService {
       return null;
     }
     const specialist = (await this.specialists.byIds([conversation.specialistId])).get(conversation.specialistId);
-    const history = (await this.repo.history(conversation.id, message, HISTORY_MESSAGES))
-      .reverse()
-      .map((m) => ({ role: m.role === 'client' ? ('user' as const) : ('assistant' as const), content: m.content }));
+    // Client messages' resource blocks become their files (read by the agent, at turn time).
+    const history = await this.artifacts.history(conversation, (await this.repo.history(conversation.id, message, HISTORY_MESSAGES)).reverse());
     let lastError: unknown;
     let text: string | undefined;
     for (let attempt = 1; attempt <= TURN_ATTEMPTS && text === undefined; attempt++) {

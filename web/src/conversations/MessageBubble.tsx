@@ -2,6 +2,7 @@ import { Badge, Button, Center, Group, Paper, ScrollArea, Stack, Text } from '@m
 import type { MessageDto } from '@contracts';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { formatDateTime } from '../ops/format';
+import { Attachments } from './Attachments';
 
 export type BubbleSide = 'start' | 'end' | 'center';
 export type BubbleTone = 'plain' | 'own' | 'internal' | 'system';
@@ -23,6 +24,8 @@ interface BubbleProps {
   badges?: ReactNode;
   time?: string | null;
   content: string;
+  /** Below the content: the message's files. */
+  attachments?: ReactNode;
   /** Below the content: actions, an editor. */
   footer?: ReactNode;
   /** data-* attributes of the bubble. */
@@ -30,7 +33,7 @@ interface BubbleProps {
 }
 
 /** One entry of a thread: who, when, what. */
-export function Bubble({ side, tone, author, badges, time, content, footer, data }: BubbleProps) {
+export function Bubble({ side, tone, author, badges, time, content, attachments, footer, data }: BubbleProps) {
   return (
     <Group justify={JUSTIFY[side]} wrap="nowrap">
       <Paper withBorder p="sm" radius="md" maw={side === 'center' ? '90%' : '80%'} bg={TONE_BACKGROUNDS[tone]} {...data}>
@@ -50,6 +53,7 @@ export function Bubble({ side, tone, author, badges, time, content, footer, data
         <Text size="sm" fs={tone === 'system' ? 'italic' : undefined} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid="message-content">
           {content}
         </Text>
+        {attachments}
         {footer}
       </Paper>
     </Group>
@@ -57,7 +61,7 @@ export function Bubble({ side, tone, author, badges, time, content, footer, data
 }
 
 /** The bubble of a stored message, with its id, role and flags as data attributes; a corrected one says so. */
-export function MessageBubble({ message, badges, ...props }: Omit<BubbleProps, 'content' | 'time' | 'data'> & { message: MessageDto }) {
+export function MessageBubble({ message, badges, ...props }: Omit<BubbleProps, 'content' | 'time' | 'data' | 'attachments'> & { message: MessageDto }) {
   return (
     <Bubble
       {...props}
@@ -73,6 +77,7 @@ export function MessageBubble({ message, badges, ...props }: Omit<BubbleProps, '
       }
       time={message.createdAt}
       content={message.content}
+      attachments={<Attachments attachments={message.attachments} />}
       data={{
         'data-testid': 'message',
         'data-id': message.id,

@@ -30,3 +30,10 @@ export function formatRate(rate: OsaDto['rate']): string {
 export function shortId(id: string): string {
   return id.slice(0, 8);
 }
+
+/** A file size as people read it: `300 bytes`, `12 KB`, `1.5 MB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
+}

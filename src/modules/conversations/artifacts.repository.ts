@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { and, eq, inArray } from 'drizzle-orm';
+import { DbService } from '../../platform/db/db.service.js';
+import { conversationArtifacts as artifacts, type ArtifactRow } from './conversations.tables.js';
+
+/** Artifact rows: every read names the org and the conversation the artifact belongs to. */
+@Injectable()
+export class ArtifactsRepository {
+  constructor(private readonly dbService: DbService) {}
+
+  private get db() {
+    return this.dbService.db;
+  }
+
+  async insert(values: typeof artifacts.$inferInsert): Promise<ArtifactRow> {
+    const [row] = await this.db.insert(artifacts).values(values).returning();
+    return row!;
+  }
+
+  async find(orgId: string, conversationId: string, id: string): Promise<ArtifactRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(artifacts)
+      .where(and(eq(artifacts.orgId, orgId), eq(artifacts.conversationId, conversationId), eq(artifacts.id, id)));
+    return row;
+  }
+
+  async findMany(orgId: string, conversationId: string, ids: string[]): Promise<ArtifactRow[]> {
+    if (ids.length === 0) return [];
+    return this.db
+      .select()
+      .from(artifacts)
+      .where(and(eq(artifacts.orgId, orgId), eq(artifacts.conversationId, conversationId), inArray(artifacts.id, ids)));
+  }
+}
