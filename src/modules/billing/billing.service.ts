@@ -48,10 +48,20 @@ export class BillingService {
   /** The org's billing account, linked at the provider on first sight (spec 4.6: eagerly, by the sweep). */
   async ensureAccount(org: Pick<OrgRow, 'id' | 'legalName' | 'billingEmail'>): Promise<BillingAccountRow> {
     const existing = await this.repo.findAccount(org.id);
-    if (existing) return existing;
+    if (existing?.provider === this.provider.name) return existing;
     const { customerId } = await this.provider.createCustomer(org);
-    await this.repo.insertAccount({ orgId: org.id, provider: this.provider.name, providerCustomerId: customerId });
-    return (await this.repo.findAccount(org.id))!;
+    if (!existing) {
+      await this.repo.insertAccount({ orgId: org.id, provider: this.provider.name, providerCustomerId: customerId });
+      return (await this.repo.findAccount(org.id))!;
+    }
+    // BILLING_PROVIDER changed: the org is linked at the new provider, its dunning state kept, and
+    // its running OSA subscriptions forgotten so the sweep opens them there.
+    return this.dbService.transaction(async () => {
+      const running = (await this.repo.subscriptionsOf([org.id])).map((s) => s.providerSubscriptionId);
+      await this.repo.deleteRunningSubscriptions(org.id, running);
+      logger.info({ orgId: org.id, from: existing.provider, to: this.provider.name }, 'billing account moved to another payment provider');
+      return (await this.repo.updateAccount(org.id, { provider: this.provider.name, providerCustomerId: customerId, providerSubscriptionId: null, providerSubscriptionStatus: null }))!;
+    });
   }
 
   /**
