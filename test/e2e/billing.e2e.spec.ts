@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { eq } from 'drizzle-orm';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { llmRuns } from '../../src/modules/agent/agent.tables.js';
 import { ConversationsService, TurnsService } from '../../src/modules/conversations/index.js';
@@ -244,6 +245,14 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
       expect(refused.body).toMatchObject({ statusCode: 401, code: 'unauthorized' });
       // None of those was recorded: the properly signed event is still new.
       expect((await webhook(raw, headers)).body).toEqual({ ok: true, duplicate: false });
+    });
+
+    it("answers 404 on Stripe's own webhook while the provider is manual, however it is signed", async () => {
+      const payload = JSON.stringify({ id: 'evt_manual_1', object: 'event', type: 'invoice.payment_failed', data: { object: { id: 'in_1', object: 'invoice', customer: `manual_cus_${c.acmeId}` } } });
+      const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+      const res = await app.request('POST', '/api/billing/stripe/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+      expect(res.body).toMatchObject({ statusCode: 404, code: 'not_found' });
+      expect((await app.get(`/api/orgs/${c.acmeId}/billing`, { token: c.owner })).body.dunning.paymentState).toBe('ok');
     });
 
     it('validates a signed body, and answers a replayed event id with 200 without acting again', async () => {
