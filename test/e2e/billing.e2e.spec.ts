@@ -13,7 +13,7 @@ import { billingSignature } from '../../src/modules/billing/webhook.verify.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { demoCast, type DemoCast } from '../support/tenants.js';
+import { activeGlobex, demoCast, type DemoCast } from '../support/tenants.js';
 
 const SECRET = 'whsec_billing_test';
 const PASSWORD = 'demo1234';
@@ -68,16 +68,8 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
     expert = await app.login('expert@platform.demo.invalid', PASSWORD);
     [acmeOsa] = (await app.get(`/api/am/orgs/${c.acmeId}/specialist-assignments`, { token: c.am })).body;
     // A second active org with the same catalog Specialist: N orgs give N fees.
-    const org = (
-      await app.post(
-        '/api/am/orgs',
-        { legalName: 'Globex', slug: 'globex', industry: 'technology', corporateDomains: ['globex.example.com'], adminEmail: 'hank@globex.example.com', website: 'https://globex.example.com', timezone: 'UTC' },
-        { token: c.am },
-      )
-    ).body;
-    const osa = (await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: acmeOsa.specialistId, monthlyRate: 1200, overrideReason: 'launch price' }, { token: c.am })).body;
-    expect((await app.post(`/api/am/orgs/${org.id}/finish`, undefined, { token: c.am })).status).toBe(200);
-    second = { id: org.id, osaId: osa.id };
+    const org = await activeGlobex(app, c.am, [{ specialistId: acmeOsa.specialistId, monthlyRate: 1200 }]);
+    second = { id: org.id, osaId: org.osas[0]!.id };
   });
   afterAll(async () => {
     await app?.close();

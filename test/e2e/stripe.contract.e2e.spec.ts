@@ -8,7 +8,7 @@ import { billingSignature } from '../../src/modules/billing/webhook.verify.js';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { startStripeStandIn, type StripeStandIn } from '../support/stripe.js';
-import { demoCast, type DemoCast } from '../support/tenants.js';
+import { activeGlobex, demoCast, type DemoCast } from '../support/tenants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const SECRET_KEY = 'sk_test_contract_51Contract';
@@ -73,27 +73,13 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
       },
     });
     c = await demoCast(app);
-    const specialists = (await app.get('/api/specialists', { token: c.superadmin })).body as { items: Array<{ id: string }> } | Array<{ id: string }>;
-    const catalog = Array.isArray(specialists) ? specialists : specialists.items;
+    const catalog = (await app.get('/api/specialists', { token: c.superadmin })).body.items as Array<{ id: string }>;
     expect(catalog.length).toBeGreaterThanOrEqual(2);
-    const org = (
-      await app.post(
-        '/api/am/orgs',
-        { legalName: 'Globex', slug: 'globex', industry: 'technology', corporateDomains: ['globex.example.com'], adminEmail: 'hank@globex.example.com', website: 'https://globex.example.com', timezone: 'UTC' },
-        { token: c.am },
-      )
-    ).body;
-    const osa = [];
-    for (const [specialist, rate] of [
-      [catalog[0]!.id, 1200],
-      [catalog[1]!.id, 900],
-    ] as const) {
-      const res = await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: specialist, monthlyRate: rate, overrideReason: 'launch price' }, { token: c.am });
-      expect(res.status).toBe(201);
-      osa.push({ id: res.body.id as string, specialistId: specialist });
-    }
-    expect((await app.post(`/api/am/orgs/${org.id}/finish`, undefined, { token: c.am })).status).toBe(200);
-    globex = { id: org.id, owner: await app.demoLogin('org_admin', 'globex'), osa };
+    const org = await activeGlobex(app, c.am, [
+      { specialistId: catalog[0]!.id, monthlyRate: 1200 },
+      { specialistId: catalog[1]!.id, monthlyRate: 900 },
+    ]);
+    globex = { id: org.id, owner: await app.demoLogin('org_admin', 'globex'), osa: org.osas };
   });
   afterAll(async () => {
     setLogDestination(undefined);
