@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { eq } from 'drizzle-orm';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { llmRuns } from '../../src/modules/agent/agent.tables.js';
 import { ConversationsService, TurnsService } from '../../src/modules/conversations/index.js';
@@ -12,7 +13,7 @@ import { billingSignature } from '../../src/modules/billing/webhook.verify.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { demoCast, type DemoCast } from '../support/tenants.js';
+import { activeGlobex, demoCast, type DemoCast } from '../support/tenants.js';
 
 const SECRET = 'whsec_billing_test';
 const PASSWORD = 'demo1234';
@@ -67,16 +68,8 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
     expert = await app.login('expert@platform.demo.invalid', PASSWORD);
     [acmeOsa] = (await app.get(`/api/am/orgs/${c.acmeId}/specialist-assignments`, { token: c.am })).body;
     // A second active org with the same catalog Specialist: N orgs give N fees.
-    const org = (
-      await app.post(
-        '/api/am/orgs',
-        { legalName: 'Globex', slug: 'globex', industry: 'technology', corporateDomains: ['globex.example.com'], adminEmail: 'hank@globex.example.com', website: 'https://globex.example.com', timezone: 'UTC' },
-        { token: c.am },
-      )
-    ).body;
-    const osa = (await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: acmeOsa.specialistId, monthlyRate: 1200, overrideReason: 'launch price' }, { token: c.am })).body;
-    expect((await app.post(`/api/am/orgs/${org.id}/finish`, undefined, { token: c.am })).status).toBe(200);
-    second = { id: org.id, osaId: osa.id };
+    const org = await activeGlobex(app, c.am, [{ specialistId: acmeOsa.specialistId, monthlyRate: 1200 }]);
+    second = { id: org.id, osaId: org.osas[0]!.id };
   });
   afterAll(async () => {
     await app?.close();
@@ -244,6 +237,14 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
       expect(refused.body).toMatchObject({ statusCode: 401, code: 'unauthorized' });
       // None of those was recorded: the properly signed event is still new.
       expect((await webhook(raw, headers)).body).toEqual({ ok: true, duplicate: false });
+    });
+
+    it("answers 404 on Stripe's own webhook while the provider is manual, however it is signed", async () => {
+      const payload = JSON.stringify({ id: 'evt_manual_1', object: 'event', type: 'invoice.payment_failed', data: { object: { id: 'in_1', object: 'invoice', customer: `manual_cus_${c.acmeId}` } } });
+      const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+      const res = await app.request('POST', '/api/billing/stripe/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+      expect(res.body).toMatchObject({ statusCode: 404, code: 'not_found' });
+      expect((await app.get(`/api/orgs/${c.acmeId}/billing`, { token: c.owner })).body.dunning.paymentState).toBe('ok');
     });
 
     it('validates a signed body, and answers a replayed event id with 200 without acting again', async () => {

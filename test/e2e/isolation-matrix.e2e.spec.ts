@@ -36,6 +36,7 @@ const PUBLIC_ROUTES = [
   'POST /api/channels/enterprise-chat/webhook',
   'POST /api/channels/enterprise-chat/messages',
   'POST /api/billing/provider/webhook',
+  'POST /api/billing/stripe/webhook',
 ].sort();
 
 const METHOD_ORDER: Record<string, number> = { GET: 0, OPTIONS: 0, POST: 1, PUT: 1, PATCH: 1, DELETE: 2 };

@@ -210,6 +210,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
 
   // Billing (spec 5.1, 8.1).
   'POST /api/billing/provider/webhook': PUBLIC,
+  'POST /api/billing/stripe/webhook': PUBLIC,
   'GET /api/orgs/{orgId}/billing': { access: BILLING },
   'PATCH /api/orgs/{orgId}/billing': { access: BILLING, body: () => ({ billingEmail: 'ap@acme.example.com' }) },
   'POST /api/orgs/{orgId}/billing/payment-method': { access: BILLING, body: () => ({ kind: 'card', label: 'Visa 4242' }) },

@@ -28,3 +28,25 @@ export async function demoCast(app: TestApp) {
     hooliOwner: await app.demoLogin('org_admin', 'hooli'),
   };
 }
+
+/**
+ * A second active org, `globex`, made through the AM wizard with one OSA per given Specialist at
+ * an override rate, then finished (active at once, no trial): billing starts today.
+ */
+export async function activeGlobex(app: TestApp, amToken: string, osas: Array<{ specialistId: string; monthlyRate: number }>) {
+  const org = await app.post(
+    '/api/am/orgs',
+    { legalName: 'Globex', slug: 'globex', industry: 'technology', corporateDomains: ['globex.example.com'], adminEmail: 'hank@globex.example.com', website: 'https://globex.example.com', timezone: 'UTC' },
+    { token: amToken },
+  );
+  if (org.status !== 201) throw new Error(`creating globex failed: ${org.status} ${JSON.stringify(org.body)}`);
+  const assigned: Array<{ id: string; specialistId: string }> = [];
+  for (const { specialistId, monthlyRate } of osas) {
+    const res = await app.post(`/api/am/orgs/${org.body.id}/specialist`, { specialistId, monthlyRate, overrideReason: 'launch price' }, { token: amToken });
+    if (res.status !== 201) throw new Error(`assigning ${specialistId} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    assigned.push({ id: res.body.id as string, specialistId });
+  }
+  const finished = await app.post(`/api/am/orgs/${org.body.id}/finish`, undefined, { token: amToken });
+  if (finished.status !== 200) throw new Error(`finishing globex failed: ${finished.status} ${JSON.stringify(finished.body)}`);
+  return { id: org.body.id as string, osas: assigned };
+}

@@ -18,27 +18,37 @@ import { ClientBillingController } from './client-billing.controller.js';
 import { CostsService } from './costs.service.js';
 import { DunningService } from './dunning.service.js';
 import { OpsAnalyticsController, OpsBillingController } from './ops-billing.controller.js';
-import { ManualPaymentProvider, PAYMENT_PROVIDER } from './payment-provider.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
+import { ManualPaymentProvider, PAYMENT_PROVIDER, type PaymentProvider } from './payment-provider.js';
 import { dayOf, periodOf, previousPeriod } from './proration.js';
 import { ReconciliationService } from './reconciliation.service.js';
+import { StripePaymentProvider, stripeApi } from './stripe-payment-provider.js';
+import { StripeWebhookController } from './stripe-webhook.controller.js';
+import { StripeWebhookService } from './stripe-webhook.service.js';
 import { TracingClient } from './tracing.client.js';
 
 const MINUTE = 60_000;
 
 @Module({
   imports: [UsersModule, OrgsModule, SpecialistsModule, ExpertsModule, NotificationsModule, AgentModule, ConversationsModule],
-  controllers: [ClientBillingController, BillingWebhookController, OpsBillingController, OpsAnalyticsController],
+  controllers: [ClientBillingController, BillingWebhookController, StripeWebhookController, OpsBillingController, OpsAnalyticsController],
   providers: [
     BillingRepository,
     BillingService,
     DunningService,
     BillingWebhookService,
+    StripeWebhookService,
     CostsService,
     ReconciliationService,
     TracingClient,
     AnalyticsService,
-    // The default provider: manual payment recorded by a superadmin. A hosted provider's adapter replaces it here.
-    { provide: PAYMENT_PROVIDER, useClass: ManualPaymentProvider },
+    // BILLING_PROVIDER: manual (the default; payments recorded by a superadmin) or stripe.
+    {
+      provide: PAYMENT_PROVIDER,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): PaymentProvider => (config.billing.provider === 'stripe' ? new StripePaymentProvider(stripeApi(config), config) : new ManualPaymentProvider(config)),
+    },
   ],
   exports: [BillingService, DunningService],
 })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, gte, inArray, lt, lte, max, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, max, or, sql } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import {
   billingAccounts,
@@ -51,6 +51,15 @@ export class BillingRepository {
     return row;
   }
 
+  /** The account a provider's customer id belongs to (a provider event names the customer, not the org). */
+  async findAccountByCustomer(provider: string, providerCustomerId: string): Promise<BillingAccountRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(billingAccounts)
+      .where(and(eq(billingAccounts.provider, provider), eq(billingAccounts.providerCustomerId, providerCustomerId)));
+    return row;
+  }
+
   async accounts(): Promise<BillingAccountRow[]> {
     return this.db.select().from(billingAccounts);
   }
@@ -90,8 +99,20 @@ export class BillingRepository {
     return this.db.select().from(billingSubscriptions).where(inArray(billingSubscriptions.orgId, orgIds));
   }
 
-  async insertSubscription(values: typeof billingSubscriptions.$inferInsert): Promise<void> {
-    await this.db.insert(billingSubscriptions).values(values).onConflictDoNothing();
+  /** Undefined when the OSA has its subscription already (two sweeps raced). */
+  async insertSubscription(values: typeof billingSubscriptions.$inferInsert): Promise<BillingSubscriptionRow | undefined> {
+    const [row] = await this.db.insert(billingSubscriptions).values(values).onConflictDoNothing().returning();
+    return row;
+  }
+
+  /** Forgets the OSA subscriptions still running under these provider ids (the provider ended them): the sweep makes them again. */
+  async deleteRunningSubscriptions(orgId: string, providerSubscriptionIds: string[]): Promise<number> {
+    if (providerSubscriptionIds.length === 0) return 0;
+    const rows = await this.db
+      .delete(billingSubscriptions)
+      .where(and(eq(billingSubscriptions.orgId, orgId), inArray(billingSubscriptions.providerSubscriptionId, providerSubscriptionIds), isNull(billingSubscriptions.endsOn)))
+      .returning({ id: billingSubscriptions.id });
+    return rows.length;
   }
 
   async updateSubscription(orgId: string, id: string, values: Partial<typeof billingSubscriptions.$inferInsert>): Promise<void> {

@@ -48,10 +48,20 @@ export class BillingService {
   /** The org's billing account, linked at the provider on first sight (spec 4.6: eagerly, by the sweep). */
   async ensureAccount(org: Pick<OrgRow, 'id' | 'legalName' | 'billingEmail'>): Promise<BillingAccountRow> {
     const existing = await this.repo.findAccount(org.id);
-    if (existing) return existing;
+    if (existing?.provider === this.provider.name) return existing;
     const { customerId } = await this.provider.createCustomer(org);
-    await this.repo.insertAccount({ orgId: org.id, provider: this.provider.name, providerCustomerId: customerId });
-    return (await this.repo.findAccount(org.id))!;
+    if (!existing) {
+      await this.repo.insertAccount({ orgId: org.id, provider: this.provider.name, providerCustomerId: customerId });
+      return (await this.repo.findAccount(org.id))!;
+    }
+    // BILLING_PROVIDER changed: the org is linked at the new provider, its dunning state kept, and
+    // its running OSA subscriptions forgotten so the sweep opens them there.
+    return this.dbService.transaction(async () => {
+      const running = (await this.repo.subscriptionsOf([org.id])).map((s) => s.providerSubscriptionId);
+      await this.repo.deleteRunningSubscriptions(org.id, running);
+      logger.info({ orgId: org.id, from: existing.provider, to: this.provider.name }, 'billing account moved to another payment provider');
+      return (await this.repo.updateAccount(org.id, { provider: this.provider.name, providerCustomerId: customerId, providerSubscriptionId: null, providerSubscriptionStatus: null }))!;
+    });
   }
 
   /**
@@ -66,30 +76,71 @@ export class BillingService {
     const byAssignment = new Map(existing.map((s) => [s.assignmentId, s]));
     let subscriptions = 0;
     for (const org of orgs) {
-      const account = await this.ensureAccount(org);
+      let account = await this.ensureAccount(org);
       for (const b of billables.filter((x) => x.source.orgId === org.id && x.startsOn)) {
-        await this.syncSubscription(org.id, account, b, byAssignment.get(b.source.id), today);
+        account = await this.syncSubscription(account, b, byAssignment, today);
         subscriptions++;
       }
     }
     return { accounts: orgs.length, subscriptions };
   }
 
-  /** One OSA's subscription at the provider: created, moved to the plan of today's rate, ended on unassignment. */
-  private async syncSubscription(orgId: string, account: BillingAccountRow, b: BillableOsa, sub: BillingSubscriptionRow | undefined, today: string): Promise<void> {
+  /**
+   * One OSA's subscription at the provider: created, moved to the plan of today's rate, ended on
+   * unassignment. Returns the account as it stands after (a first OSA may have opened the org's
+   * subscription at the provider).
+   */
+  private async syncSubscription(account: BillingAccountRow, b: BillableOsa, byAssignment: Map<string, BillingSubscriptionRow>, today: string): Promise<BillingAccountRow> {
+    const orgId = account.orgId;
+    const sub = byAssignment.get(b.source.id);
     const startsOn = b.startsOn!;
     const rateDay = b.endsOn && b.endsOn <= today ? addDays(b.endsOn, -1) : today > startsOn ? today : startsOn;
     const rate = b.rateOn(rateDay);
-    const plan = planFor(this.config.billing.pricingStrategy, { specialistId: b.source.specialistId, monthlyRateCents: rate ? toCents(rate.amount) : null, currency: rate?.currency ?? 'USD' });
+    const monthlyRateCents = rate ? toCents(rate.amount) : null;
+    const currency = rate?.currency ?? 'USD';
+    const plan = planFor(this.config.billing.pricingStrategy, { specialistId: b.source.specialistId, monthlyRateCents, currency });
+    const price = { unitAmountCents: monthlyRateCents ?? 0, currency };
+    const orgSubscription = account.providerSubscriptionId ? { id: account.providerSubscriptionId, status: account.providerSubscriptionStatus } : null;
     if (!sub) {
-      const { subscriptionId } = await this.provider.createSubscription({ customerId: account.providerCustomerId, assignmentId: b.source.id, plan, startsOn });
-      await this.repo.insertSubscription({ orgId, assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: subscriptionId, plan, startsOn, endsOn: b.endsOn });
-      return;
+      // Assigned and unassigned between two sweeps: the provider never saw it, nothing to collect there.
+      if (b.endsOn && b.endsOn <= today) return account;
+      const created = await this.provider.createSubscription({ orgId, customerId: account.providerCustomerId, orgSubscription, assignmentId: b.source.id, plan, price, startsOn });
+      const row = await this.repo.insertSubscription({ orgId, assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: created.subscriptionId, plan, startsOn, endsOn: b.endsOn });
+      if (row) byAssignment.set(row.assignmentId, row);
+      if (created.orgSubscriptionId === account.providerSubscriptionId) return account;
+      return (await this.repo.updateAccount(orgId, { providerSubscriptionId: created.orgSubscriptionId, providerSubscriptionStatus: null })) ?? account;
     }
-    if (sub.plan === plan && sub.startsOn === startsOn && sub.endsOn === b.endsOn) return;
-    if (sub.plan !== plan) await this.provider.changePlan({ subscriptionId: sub.providerSubscriptionId, plan, from: today });
-    if (b.endsOn && sub.endsOn !== b.endsOn) await this.provider.endSubscription({ subscriptionId: sub.providerSubscriptionId, endsOn: b.endsOn });
+    if (sub.plan === plan && sub.startsOn === startsOn && sub.endsOn === b.endsOn) return account;
+    if (sub.plan !== plan && !b.endsOn) await this.provider.changePlan({ subscriptionId: sub.providerSubscriptionId, plan, price, from: today });
+    let next = account;
+    if (b.endsOn && sub.endsOn !== b.endsOn) {
+      const lastOfOrg = ![...byAssignment.values()].some((s) => s.orgId === orgId && s.assignmentId !== sub.assignmentId && !s.endsOn);
+      await this.provider.endSubscription({ subscriptionId: sub.providerSubscriptionId, endsOn: b.endsOn, orgSubscription, lastOfOrg });
+      if (lastOfOrg && orgSubscription) next = (await this.repo.updateAccount(orgId, { providerSubscriptionStatus: 'canceled' })) ?? account;
+    }
     await this.repo.updateSubscription(orgId, sub.id, { plan, startsOn, endsOn: b.endsOn });
+    byAssignment.set(sub.assignmentId, { ...sub, plan, startsOn, endsOn: b.endsOn });
+    return next;
+  }
+
+  /**
+   * The provider reports the org's subscription (Stripe `customer.subscription.*`), once per event
+   * id: its status is kept in step; when it has ended, the OSAs still running under it are
+   * forgotten, so the next sweep opens a new subscription for them. False for a replay.
+   */
+  async providerSubscriptionChanged(event: { id: string; type: string }, orgId: string, subscription: { id: string; status: string; itemIds: string[]; ended: boolean }): Promise<boolean> {
+    return this.dbService.transaction(async () => {
+      if (!(await this.repo.recordEvent(event.id, event.type, orgId))) return false;
+      const account = await this.repo.lockAccount(orgId);
+      // An older subscription of the org reporting late changes nothing.
+      if (!account || (account.providerSubscriptionId && account.providerSubscriptionId !== subscription.id)) return true;
+      await this.repo.updateAccount(orgId, { providerSubscriptionId: subscription.id, providerSubscriptionStatus: subscription.status });
+      if (subscription.ended) {
+        const forgotten = await this.repo.deleteRunningSubscriptions(orgId, subscription.itemIds);
+        logger.warn({ orgId, subscriptionId: subscription.id, status: subscription.status, forgotten }, 'the provider ended the org subscription');
+      }
+      return true;
+    });
   }
 
   /** The OSAs of these orgs as billing sees them. */

@@ -13,6 +13,12 @@ export const billingAccounts = pgTable(
       .references(() => orgs.id, { onDelete: 'cascade' }),
     provider: text('provider').notNull(),
     providerCustomerId: text('provider_customer_id').notNull(),
+    /**
+     * A provider that keeps one subscription per org with one item per OSA (Stripe): that
+     * subscription's id, and its status as the provider last reported it. Null for the manual provider.
+     */
+    providerSubscriptionId: text('provider_subscription_id'),
+    providerSubscriptionStatus: text('provider_subscription_status'),
     paymentMethod: jsonb('payment_method').$type<PaymentMethod>(),
     paymentState: text('payment_state').$type<PaymentState>().notNull().default('ok'),
     pastDueSince: timestamp('past_due_since', { withTimezone: true }),
@@ -23,11 +29,14 @@ export const billingAccounts = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('billing_accounts_grace_idx').on(t.paymentState, t.graceEndsAt)],
+  (t) => [index('billing_accounts_grace_idx').on(t.paymentState, t.graceEndsAt), uniqueIndex('billing_accounts_provider_customer_key').on(t.provider, t.providerCustomerId)],
 );
 export type BillingAccountRow = typeof billingAccounts.$inferSelect;
 
-/** One subscription per OSA (spec 2.8), with the plan it is on at the provider. */
+/**
+ * One subscription per OSA (spec 2.8), with the plan it is on at the provider. With Stripe the
+ * OSA's subscription is an item (`si_...`) of the org's one subscription.
+ */
 export const billingSubscriptions = pgTable(
   'billing_subscriptions',
   {

@@ -18,7 +18,8 @@ import { BillingService } from './billing.service.js';
 export const BILLING_RESPONSIBLE_ROLES = ['owner', 'admin', 'billing'] as const;
 const DAY_MS = 86_400_000;
 
-export type PaymentEventOutcome = { ok: true; duplicate: boolean; ignored?: 'unknown_org' };
+/** `ignored`: an event for an org we do not know, or of a type the provider's webhook does not act on. */
+export type PaymentEventOutcome = { ok: true; duplicate: boolean; ignored?: 'unknown_org' | 'event_type' };
 
 /**
  * Dunning (spec 3.6, 6.2). `payment_failed` starts the grace period (BILLING_GRACE_DAYS) and tells

@@ -13,16 +13,47 @@ export interface PaymentProvider {
   readonly name: string;
   /** The billing-customer link of an org, made eagerly (spec 4.6). */
   createCustomer(org: { id: string; legalName: string; billingEmail: string | null }): Promise<{ customerId: string }>;
-  /** One subscription per OSA, on the plan the pricing strategy maps its rate to. */
-  createSubscription(input: { customerId: string; assignmentId: string; plan: string; startsOn: string }): Promise<{ subscriptionId: string }>;
+  /**
+   * One subscription per OSA, on the plan the pricing strategy maps its rate to; `price` is what
+   * the plan stands for, so a hosted provider can create it on demand. `orgSubscription` is the
+   * org's subscription at the provider as last stored (for a provider that keeps one per org with
+   * one item per OSA); the answer names it again, or the new one.
+   */
+  createSubscription(input: {
+    orgId: string;
+    customerId: string;
+    orgSubscription: OrgSubscription | null;
+    assignmentId: string;
+    plan: string;
+    price: PlanPrice;
+    startsOn: string;
+  }): Promise<{ subscriptionId: string; orgSubscriptionId: string | null }>;
   /** A rate change moves the subscription to another plan from that day: an upgrade or downgrade, prorated. */
-  changePlan(input: { subscriptionId: string; plan: string; from: string }): Promise<void>;
-  /** Unassignment ends the subscription; `endsOn` is the first day not billed. */
-  endSubscription(input: { subscriptionId: string; endsOn: string }): Promise<void>;
-  /** Issues the invoice our engine computed; the provider collects it. */
-  issueInvoice(input: { customerId: string; invoiceId: string; totalCents: number; currency: string; dueOn: string }): Promise<{ providerInvoiceId: string }>;
+  changePlan(input: { subscriptionId: string; plan: string; price: PlanPrice; from: string }): Promise<void>;
+  /**
+   * Unassignment ends the subscription; `endsOn` is the first day not billed. `lastOfOrg`: no other
+   * OSA of the org is still subscribed (a provider with one subscription per org then ends it).
+   */
+  endSubscription(input: { subscriptionId: string; endsOn: string; orgSubscription: OrgSubscription | null; lastOfOrg: boolean }): Promise<void>;
+  /**
+   * Issues the invoice our engine computed; the provider collects it. Null: the provider collects
+   * through its own subscription invoices, which come back by their own ids (Stripe).
+   */
+  issueInvoice(input: { customerId: string; invoiceId: string; totalCents: number; currency: string; dueOn: string }): Promise<{ providerInvoiceId: string | null }>;
   /** Where a client adds a payment method (setup mode, spec 4.6). */
   setupUrl(input: { customerId: string; orgId: string }): Promise<string>;
+}
+
+/** A plan's monthly price: cents and an ISO currency. */
+export interface PlanPrice {
+  unitAmountCents: number;
+  currency: string;
+}
+
+/** The org's subscription at a provider that keeps one per org, and its status as last reported. */
+export interface OrgSubscription {
+  id: string;
+  status: string | null;
 }
 
 export const PAYMENT_PROVIDER = Symbol('PAYMENT_PROVIDER');
@@ -56,7 +87,7 @@ export class ManualPaymentProvider implements PaymentProvider {
   }
 
   async createSubscription(input: { assignmentId: string }) {
-    return { subscriptionId: `manual_sub_${input.assignmentId}` };
+    return { subscriptionId: `manual_sub_${input.assignmentId}`, orgSubscriptionId: null };
   }
 
   async changePlan(): Promise<void> {}

@@ -95,6 +95,11 @@ export const EnvSchema = z.object({
   BILLING_GRACE_DAYS: intFrom(7, 0),
   BILLING_PRICING_STRATEGY: z.enum(['plan_per_rate', 'plan_overrides']).optional().transform((v) => v ?? 'plan_per_rate'),
   BILLING_PREMIUM_LICENSE: optionalString,
+  BILLING_PROVIDER: z.enum(['manual', 'stripe']).optional().transform((v) => v ?? 'manual'),
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  /** Tests only: points the Stripe SDK at a loopback stand-in (its protocol, host and port). */
+  STRIPE_API_BASE_URL: optionalUrl,
   TRACING_BASE_URL: optionalUrl,
   TRACING_PUBLIC_KEY: optionalString,
   TRACING_SECRET_KEY: optionalString,

@@ -98,6 +98,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR, BILLING_PRICING_STRATEGY: 'tiers' })).toThrow(/BILLING_PRICING_STRATEGY/);
   });
 
+  it('takes the manual payment provider by default; Stripe needs its key, and its webhook secret in production', () => {
+    const DATA_DIR = tmp();
+    expect(loadConfig({ DATA_DIR }).billing).toMatchObject({ provider: 'manual', stripe: { secretKey: undefined, webhookSecret: undefined } });
+    expect(() => loadConfig({ DATA_DIR, BILLING_PROVIDER: 'paypal' })).toThrow(/BILLING_PROVIDER/);
+    expect(() => loadConfig({ DATA_DIR, BILLING_PROVIDER: 'stripe' })).toThrow(/STRIPE_SECRET_KEY: required with BILLING_PROVIDER=stripe/);
+    // Outside production the webhook secret may wait: the Stripe webhook then refuses every call.
+    expect(loadConfig({ DATA_DIR, BILLING_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_API_BASE_URL: 'http://127.0.0.1:9/' }).billing).toMatchObject({
+      provider: 'stripe',
+      stripe: { secretKey: 'sk_test_1', webhookSecret: undefined, apiBaseUrl: 'http://127.0.0.1:9' },
+    });
+    expect(() => loadConfig({ DATA_DIR, BILLING_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', BILLING_PRICING_STRATEGY: 'plan_overrides', BILLING_PREMIUM_LICENSE: 'lic-1' })).toThrow(/plan_overrides is not offered with BILLING_PROVIDER=stripe/);
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const production = { APP_ENV: 'production', DATA_DIR, ENCRYPTION_KEY: randomBytes(32).toString('base64'), JWT_PRIVATE_KEY: pair.privateKey, JWT_PUBLIC_KEY: pair.publicKey, BILLING_PROVIDER: 'stripe' };
+    expect(() => load(production)).toThrow(ConfigError);
+    expect(() => load(production)).toThrow(/STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: required with BILLING_PROVIDER=stripe in production/);
+    expect(() => load({ ...production, STRIPE_SECRET_KEY: 'sk_live_1' })).toThrow(/STRIPE_WEBHOOK_SECRET: required/);
+    expect(load({ ...production, STRIPE_SECRET_KEY: 'sk_live_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' }).billing.provider).toBe('stripe');
+  });
+
   it('refuses to boot in production without ENCRYPTION_KEY or the JWT keys (spec 5.7)', () => {
     const err = (() => {
       try {

@@ -82,6 +82,10 @@ export interface AppConfig {
     /** How the provider adapter maps rates to plans (spec 2.8); plan_overrides needs the premium licence. */
     pricingStrategy: ParsedEnv['BILLING_PRICING_STRATEGY'];
     premiumLicense?: string;
+    /** The payment provider adapter (docs/billing.md "Payment provider adapter"). */
+    provider: ParsedEnv['BILLING_PROVIDER'];
+    /** With `provider: 'stripe'`: the API key, the webhook signing secret, and (tests only) where its API is. */
+    stripe: { secretKey?: string; webhookSecret?: string; apiBaseUrl?: string };
   };
   /** The external tracing tool the nightly cost reconciliation reads (analytics only; unset: skipped). */
   readonly tracing: { baseUrl?: string; publicKey?: string; secretKey?: string };
@@ -140,6 +144,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (e.BILLING_PRICING_STRATEGY === 'plan_overrides' && !e.BILLING_PREMIUM_LICENSE) {
     throw new ConfigError('Invalid configuration:\n  BILLING_PRICING_STRATEGY: plan_overrides needs a premium licence of the billing provider (BILLING_PREMIUM_LICENSE); use plan_per_rate');
   }
+  const billingProblem = billingProviderProblem(e, isProduction);
+  if (billingProblem) throw new ConfigError(`Invalid configuration:\n  ${billingProblem}`);
   const llmProblem = llmConfigProblem(e);
   if (llmProblem) throw new ConfigError(`Invalid configuration:\n  ${llmProblem}`);
   const dataDir = resolve(e.DATA_DIR);
@@ -202,11 +208,32 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     workspaceDomain: e.WORKSPACE_DOMAIN,
     mailbox: { autoProvision: e.MAILBOX_AUTO_PROVISION, retryDelayS: e.MAILBOX_RETRY_DELAY_S },
-    billing: { webhookSecret: e.BILLING_WEBHOOK_SECRET, graceDays: e.BILLING_GRACE_DAYS, pricingStrategy: e.BILLING_PRICING_STRATEGY, premiumLicense: e.BILLING_PREMIUM_LICENSE },
+    billing: {
+      webhookSecret: e.BILLING_WEBHOOK_SECRET,
+      graceDays: e.BILLING_GRACE_DAYS,
+      pricingStrategy: e.BILLING_PRICING_STRATEGY,
+      premiumLicense: e.BILLING_PREMIUM_LICENSE,
+      provider: e.BILLING_PROVIDER,
+      stripe: { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiBaseUrl: e.STRIPE_API_BASE_URL?.replace(/\/+$/, '') },
+    },
     tracing: { baseUrl: e.TRACING_BASE_URL?.replace(/\/+$/, ''), publicKey: e.TRACING_PUBLIC_KEY, secretKey: e.TRACING_SECRET_KEY },
     logLevel: e.LOG_LEVEL,
     seedDemoData: !isProduction && (e.SEED_DEMO_DATA ?? true),
   };
+}
+
+/**
+ * Stripe needs its API key everywhere (the adapter can do nothing without it) and, in production,
+ * its webhook signing secret (elsewhere the Stripe webhook then refuses every call). It prices per
+ * rate only: `plan_overrides` (a price override per subscription) is not offered with it.
+ */
+function billingProviderProblem(e: ParsedEnv, isProduction: boolean): string | undefined {
+  if (e.BILLING_PROVIDER !== 'stripe') return undefined;
+  const required = isProduction ? (['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) : (['STRIPE_SECRET_KEY'] as const);
+  const missing = required.filter((k) => !e[k]);
+  if (missing.length > 0) return `${missing.join(', ')}: required with BILLING_PROVIDER=stripe${isProduction ? ' in production' : ''}`;
+  if (e.BILLING_PRICING_STRATEGY === 'plan_overrides') return 'BILLING_PRICING_STRATEGY: the Stripe adapter prices per rate (plan_per_rate); plan_overrides is not offered with BILLING_PROVIDER=stripe';
+  return undefined;
 }
 
 /** A hosted provider needs its key; an openai-compatible server needs its URL and a model name. */

@@ -1,0 +1,285 @@
+import { readFileSync } from 'node:fs';
+import { eq } from 'drizzle-orm';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BillingService, DunningService } from '../../src/modules/billing/index.js';
+import { billingAccounts, billingSubscriptions } from '../../src/modules/billing/billing.tables.js';
+import { billingSignature } from '../../src/modules/billing/webhook.verify.js';
+import { Clock } from '../../src/platform/clock/clock.js';
+import { setLogDestination } from '../../src/platform/observability/logger.js';
+import { startStripeStandIn, type StripeStandIn } from '../support/stripe.js';
+import { activeGlobex, demoCast, type DemoCast } from '../support/tenants.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const SECRET_KEY = 'sk_test_contract_51Contract';
+const WEBHOOK_SECRET = 'whsec_contract_test_secret';
+const GENERIC_SECRET = 'whsec_generic_billing';
+const PUBLIC_URL = 'https://cos.example.com';
+const DAY_MS = 86_400_000;
+
+/** A documented sample event (test/fixtures/vendors/stripe), typed with the SDK's own Event type. */
+const fixture = <E extends Stripe.Event>(type: E['type']): E => JSON.parse(readFileSync(new URL(`../fixtures/vendors/stripe/${type}.json`, import.meta.url), 'utf8')) as E;
+type InvoiceEvent = Stripe.InvoicePaymentFailedEvent | Stripe.InvoicePaidEvent;
+type SubscriptionEvent = Stripe.CustomerSubscriptionUpdatedEvent | Stripe.CustomerSubscriptionDeletedEvent;
+
+/**
+ * Contract test of the Stripe adapter (BILLING_PROVIDER=stripe): the booted app against a
+ * loopback stand-in of Stripe's API (test/support/stripe.ts) that checks every outbound call
+ * against the API's shape, and Stripe's events from the documented samples, signed with the SDK's
+ * `generateTestHeaderString`, posted to `POST /api/billing/stripe/webhook`.
+ */
+describe('Stripe adapter: outbound calls in the API shape, its webhook mapped onto dunning', () => {
+  let stripe: StripeStandIn;
+  let app: TestApp;
+  let c: DemoCast;
+  let globex: { id: string; owner: string; osa: Array<{ id: string; specialistId: string }> };
+  const lines: string[] = [];
+
+  const sweep = () => app.running.app.get(BillingService).syncAccountsAndSubscriptions();
+  const accountOf = async (orgId: string) => (await app.running.dbService.db.select().from(billingAccounts).where(eq(billingAccounts.orgId, orgId)))[0]!;
+  const itemsOf = async (orgId: string) => app.running.dbService.db.select().from(billingSubscriptions).where(eq(billingSubscriptions.orgId, orgId));
+  const postEvent = (raw: string, header?: string) => app.request('POST', '/api/billing/stripe/webhook', { body: raw, headers: { 'content-type': 'application/json', ...(header !== undefined && { 'stripe-signature': header }) } });
+  const signed = (event: Stripe.Event, options: { secret?: string; timestamp?: number } = {}) => {
+    const payload = JSON.stringify(event);
+    return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET, ...(options.timestamp && { timestamp: options.timestamp }) }) };
+  };
+  const send = async (event: Stripe.Event) => {
+    const { payload, header } = signed(event);
+    return postEvent(payload, header);
+  };
+  /** The documented invoice event for one org's customer and Stripe subscription. */
+  const invoiceEvent = (type: InvoiceEvent['type'], id: string, customer: string, invoiceId: string) => {
+    const event = fixture<InvoiceEvent>(type);
+    event.id = id;
+    event.data.object.id = invoiceId;
+    event.data.object.customer = customer;
+    return event;
+  };
+  const notificationsOf = async (token: string) => ((await app.get('/api/notifications?limit=200', { token })).body as Array<{ type: string; meta: Record<string, unknown> }>).filter((n) => n.type === 'billing.payment_failed');
+
+  beforeAll(async () => {
+    setLogDestination({ write: (line: string) => void lines.push(line) });
+    stripe = await startStripeStandIn();
+    app = await startTestApp({
+      env: {
+        BILLING_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: SECRET_KEY,
+        STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        STRIPE_API_BASE_URL: stripe.url,
+        BILLING_WEBHOOK_SECRET: GENERIC_SECRET,
+        BILLING_GRACE_DAYS: '7',
+        PUBLIC_URL,
+        LOG_LEVEL: 'warn',
+      },
+    });
+    c = await demoCast(app);
+    const catalog = (await app.get('/api/specialists', { token: c.superadmin })).body.items as Array<{ id: string }>;
+    expect(catalog.length).toBeGreaterThanOrEqual(2);
+    const org = await activeGlobex(app, c.am, [
+      { specialistId: catalog[0]!.id, monthlyRate: 1200 },
+      { specialistId: catalog[1]!.id, monthlyRate: 900 },
+    ]);
+    globex = { id: org.id, owner: await app.demoLogin('org_admin', 'globex'), osa: org.osas };
+  });
+  afterAll(async () => {
+    setLogDestination(undefined);
+    await app?.close();
+    await stripe?.close();
+  });
+
+  it('links every activated org to a Stripe customer eagerly, and opens one subscription per org with one item per OSA on prices by plan key', async () => {
+    await sweep();
+    // Every call carried the secret key as a bearer token and Stripe's API version.
+    expect(stripe.calls.length).toBeGreaterThan(0);
+    for (const call of stripe.calls) {
+      expect(call.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
+      expect(call.headers['stripe-version']).toBe(Stripe.API_VERSION);
+    }
+    const customerCall = stripe.to('POST', '/v1/customers').find((call) => call.form['metadata[orgId]'] === globex.id)!;
+    expect(customerCall.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(customerCall.form).toMatchObject({ name: 'Globex', 'metadata[orgId]': globex.id });
+    expect(customerCall.headers['idempotency-key']).toBe(`org:${globex.id}:customer`);
+    const customer = [...stripe.customers.values()].find((x) => x.metadata.orgId === globex.id)!;
+    // The demo org was linked by the same sweep.
+    expect([...stripe.customers.values()].some((x) => x.metadata.orgId === c.acmeId)).toBe(true);
+    const settings = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body;
+    expect(settings).toMatchObject({ provider: 'stripe', providerCustomerId: customer.id });
+
+    // Prices by plan key, created on demand: a monthly recurring price with the key as its lookup_key.
+    for (const [plan, cents] of [
+      ['rate_usd_120000', '120000'],
+      ['rate_usd_90000', '90000'],
+    ] as const) {
+      expect(stripe.to('GET', '/v1/prices').some((call) => call.query.get('lookup_keys[0]') === plan || call.query.getAll('lookup_keys[]').includes(plan))).toBe(true);
+      // (The scheduled sweep may run beside this one: its create is the same idempotent request, replayed.)
+      const created = stripe.to('POST', '/v1/prices').filter((call) => call.form.lookup_key === plan);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      for (const call of created) {
+        expect(call.form).toMatchObject({ currency: 'usd', unit_amount: cents, 'recurring[interval]': 'month', lookup_key: plan });
+        expect(call.headers['idempotency-key']).toBe(`price:${plan}`);
+      }
+      expect(stripe.prices.get(plan)).toMatchObject({ unit_amount: Number(cents), currency: 'usd', recurring: { interval: 'month' } });
+    }
+
+    // One subscription for the org, the first OSA its first item; the second OSA an item added to it, prorated.
+    const opened = stripe.to('POST', '/v1/subscriptions').filter((call) => call.form.customer === customer.id);
+    expect(new Set(opened.map((call) => call.headers['idempotency-key']))).toEqual(new Set([`org:${globex.id}:subscription-after:none`]));
+    expect([...stripe.subscriptions.values()].filter((sub) => sub.customer === customer.id)).toHaveLength(1);
+    expect(opened[0]!.form).toMatchObject({
+      customer: customer.id,
+      'items[0][price]': stripe.prices.get('rate_usd_120000')!.id,
+      'items[0][quantity]': '1',
+      'items[0][metadata][assignmentId]': globex.osa[0]!.id,
+      'metadata[orgId]': globex.id,
+      collection_method: 'charge_automatically',
+      proration_behavior: 'create_prorations',
+      'billing_cycle_anchor_config[day_of_month]': '1',
+    });
+    const subscription = [...stripe.subscriptions.values()].find((s) => s.customer === customer.id)!;
+    const added = stripe.to('POST', '/v1/subscription_items').find((call) => call.form['metadata[assignmentId]'] === globex.osa[1]!.id)!;
+    expect(added.form).toMatchObject({ subscription: subscription.id, price: stripe.prices.get('rate_usd_90000')!.id, quantity: '1', proration_behavior: 'create_prorations' });
+    expect(subscription.items.data.map((i) => [i.metadata.assignmentId, i.price.lookup_key])).toEqual([
+      [globex.osa[0]!.id, 'rate_usd_120000'],
+      [globex.osa[1]!.id, 'rate_usd_90000'],
+    ]);
+    expect((await accountOf(globex.id)).providerSubscriptionId).toBe(subscription.id);
+    expect((await itemsOf(globex.id)).map((row) => [row.assignmentId, row.providerSubscriptionId]).sort()).toEqual(subscription.items.data.map((i) => [i.metadata.assignmentId, i.id]).sort());
+
+    // In step: another sweep calls Stripe for nothing.
+    const before = stripe.calls.length;
+    await sweep();
+    expect(stripe.calls.slice(before)).toEqual([]);
+  });
+
+  it('moves an OSA to the price of its new rate with proration, and removes an unassigned OSA its item, prorated', async () => {
+    const rows = await itemsOf(globex.id);
+    const first = rows.find((r) => r.assignmentId === globex.osa[0]!.id)!;
+    const second = rows.find((r) => r.assignmentId === globex.osa[1]!.id)!;
+    expect((await app.patch(`/api/am/orgs/${globex.id}/specialist-assignments/${first.assignmentId}`, { monthlyRate: 1500, overrideReason: 'new price' }, { token: c.am })).status).toBe(200);
+    await sweep();
+    expect(stripe.to('POST', '/v1/prices').filter((call) => call.form.lookup_key === 'rate_usd_150000')).toHaveLength(1);
+    const moved = stripe.to('POST', '/v1/subscription_items/*').filter((call) => call.path === `/v1/subscription_items/${first.providerSubscriptionId}`);
+    expect(moved).toHaveLength(1);
+    expect(moved[0]!.form).toEqual({ price: stripe.prices.get('rate_usd_150000')!.id, proration_behavior: 'create_prorations' });
+    expect((await itemsOf(globex.id)).find((r) => r.id === first.id)!.plan).toBe('rate_usd_150000');
+
+    expect((await app.request('DELETE', `/api/am/orgs/${globex.id}/specialist/${globex.osa[1]!.specialistId}`, { token: c.am })).status).toBe(204);
+    await sweep();
+    const removed = stripe.to('DELETE', '/v1/subscription_items/*');
+    expect(removed.map((call) => [call.path, call.query.get('proration_behavior')])).toEqual([[`/v1/subscription_items/${second.providerSubscriptionId}`, 'create_prorations']]);
+    const subscription = stripe.subscriptions.get((await accountOf(globex.id)).providerSubscriptionId!)!;
+    expect(subscription.items.data.map((i) => i.id)).toEqual([first.providerSubscriptionId]);
+    expect((await itemsOf(globex.id)).find((r) => r.id === second.id)!.endsOn).not.toBeNull();
+  });
+
+  it('answers the checkout URL with a Stripe Checkout session in setup mode for the org customer', async () => {
+    const res = await app.get(`/api/client/billing/checkout-url?orgId=${globex.id}`, { token: globex.owner });
+    expect(res.status).toBe(200);
+    const call = stripe.to('POST', '/v1/checkout/sessions').at(-1)!;
+    const customer = (await accountOf(globex.id)).providerCustomerId;
+    expect(call.form).toMatchObject({ mode: 'setup', customer, currency: 'usd', 'metadata[orgId]': globex.id });
+    expect(call.form.success_url).toBe(`${PUBLIC_URL}/client/settings/billing?orgId=${globex.id}&setup=done`);
+    expect(call.form.cancel_url).toBe(`${PUBLIC_URL}/client/settings/billing?orgId=${globex.id}`);
+    expect(res.body).toEqual({ url: expect.stringMatching(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/), provider: 'stripe', mode: 'setup' });
+  });
+
+  it('takes invoice.payment_failed into dunning exactly as the generic webhook does, once per event id; the access gate suspends; invoice.paid restores', async () => {
+    const account = await accountOf(globex.id);
+    const failed = invoiceEvent('invoice.payment_failed', 'evt_1Contract_failed', account.providerCustomerId, 'in_1ContractGlobex01');
+    const answered = await send(failed);
+    expect(answered.status).toBe(200);
+    expect(answered.body).toEqual({ ok: true, duplicate: false });
+
+    // The same failure through the generic signed webhook, for the demo org.
+    const generic = JSON.stringify({ id: 'evt_generic_failed', type: 'payment_failed', data: { orgId: c.acmeId, invoiceId: 'in_1ContractAcme01', amount: 3000, currency: 'USD', failureReason: 'card declined' } });
+    expect((await app.request('POST', '/api/billing/provider/webhook', { body: generic, headers: { 'content-type': 'application/json', 'x-billing-signature': billingSignature(GENERIC_SECRET, Math.floor(Date.now() / 1000), generic) } })).body).toEqual({ ok: true, duplicate: false });
+
+    const viaStripe = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning;
+    const viaGeneric = (await app.get(`/api/orgs/${c.acmeId}/billing`, { token: c.owner })).body.dunning;
+    for (const dunning of [viaStripe, viaGeneric]) {
+      expect(dunning).toMatchObject({ paymentState: 'past_due', suspendedAt: null });
+      expect(Date.parse(dunning.graceEndsAt) - Date.parse(dunning.pastDueSince)).toBe(7 * DAY_MS);
+    }
+    expect(viaStripe.lastFailureReason).toBe('Stripe could not collect invoice ACME-0007 (attempt 1)');
+    // The org's owner is told, with Stripe's invoice id, as the generic webhook tells the demo org's.
+    const told = await notificationsOf(globex.owner);
+    expect(told).toEqual([expect.objectContaining({ meta: expect.objectContaining({ orgId: globex.id, invoiceId: 'in_1ContractGlobex01' }) })]);
+    expect(await notificationsOf(c.owner)).toEqual([expect.objectContaining({ meta: expect.objectContaining({ orgId: c.acmeId, invoiceId: 'in_1ContractAcme01' }) })]);
+
+    // The same event id again (Stripe retries): answered, nothing done twice.
+    expect((await send(failed)).body).toEqual({ ok: true, duplicate: true });
+    expect(await notificationsOf(globex.owner)).toHaveLength(1);
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning).toEqual(viaStripe);
+
+    // Grace elapsed: the access gate suspends; the client APIs answer 403 org_suspended.
+    const clock = app.running.app.get(Clock);
+    clock.advance(7 * DAY_MS + 60_000);
+    expect(await app.running.app.get(DunningService).runAccessGate(clock.now())).toEqual(expect.arrayContaining([globex.id]));
+    expect((await app.get('/api/client/trial-info', { token: globex.owner })).body).toMatchObject({ statusCode: 403, code: 'org_suspended' });
+
+    // Stripe collects on a retry: invoice.paid clears the dunning and reactivates the org at once.
+    const paid = invoiceEvent('invoice.paid', 'evt_1Contract_paid', account.providerCustomerId, 'in_1ContractGlobex01');
+    expect((await send(paid)).body).toEqual({ ok: true, duplicate: false });
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning).toEqual({ paymentState: 'ok', pastDueSince: null, graceEndsAt: null, lastFailureReason: null, suspendedAt: null });
+    expect((await app.get(`/api/orgs/${globex.id}`, { token: c.am })).body.status).toBe('active');
+    expect((await app.get('/api/client/trial-info', { token: globex.owner })).status).toBe(200);
+    expect((await send(paid)).body).toEqual({ ok: true, duplicate: true });
+  });
+
+  it('keeps the org subscription in step with customer.subscription.*: its status, and a new subscription after Stripe ended it', async () => {
+    const account = await accountOf(globex.id);
+    const subscription = stripe.subscriptions.get(account.providerSubscriptionId!)!;
+    const running = (await itemsOf(globex.id)).filter((r) => !r.endsOn);
+    const asStripeSends = (type: SubscriptionEvent['type'], id: string, status: Stripe.Subscription.Status) => {
+      const event = fixture<SubscriptionEvent>(type);
+      event.id = id;
+      Object.assign(event.data.object, { id: subscription.id, customer: account.providerCustomerId, status, items: { ...event.data.object.items, data: subscription.items.data } });
+      return event;
+    };
+
+    const updated = asStripeSends('customer.subscription.updated', 'evt_1Contract_sub_updated', 'past_due');
+    expect((await send(updated)).body).toEqual({ ok: true, duplicate: false });
+    expect((await accountOf(globex.id)).providerSubscriptionStatus).toBe('past_due');
+    expect((await send(updated)).body).toEqual({ ok: true, duplicate: true });
+
+    // Stripe cancels it (its own retry rules): the running OSAs are opened again on a new subscription.
+    subscription.status = 'canceled';
+    expect((await send(asStripeSends('customer.subscription.deleted', 'evt_1Contract_sub_deleted', 'canceled'))).body).toEqual({ ok: true, duplicate: false });
+    expect((await accountOf(globex.id)).providerSubscriptionStatus).toBe('canceled');
+    expect((await itemsOf(globex.id)).filter((r) => !r.endsOn)).toEqual([]);
+    await sweep();
+    const reopened = stripe.to('POST', '/v1/subscriptions').at(-1)!;
+    expect(reopened.headers['idempotency-key']).toBe(`org:${globex.id}:subscription-after:${subscription.id}`);
+    expect(reopened.form).toMatchObject({ customer: account.providerCustomerId, 'items[0][metadata][assignmentId]': running[0]!.assignmentId, 'items[0][price]': stripe.prices.get('rate_usd_150000')!.id });
+    const next = await accountOf(globex.id);
+    expect(next.providerSubscriptionId).not.toBe(subscription.id);
+    expect((await itemsOf(globex.id)).filter((r) => !r.endsOn).map((r) => r.providerSubscriptionId)).toEqual(stripe.subscriptions.get(next.providerSubscriptionId!)!.items.data.map((i) => i.id));
+  });
+
+  it('refuses a bad, expired, missing or foreign signature with 401 and a security line; acknowledges unknown customers and other event types', async () => {
+    const account = await accountOf(globex.id);
+    const event = invoiceEvent('invoice.payment_failed', 'evt_1Contract_refused', account.providerCustomerId, 'in_1ContractRefused');
+    const good = signed(event);
+    const refused = [
+      await postEvent(good.payload),
+      await postEvent(good.payload, 'garbage'),
+      await postEvent(good.payload.replace('"attempt_count":1', '"attempt_count":2'), good.header),
+      await postEvent(signed(event, { secret: 'whsec_another_account' }).payload, signed(event, { secret: 'whsec_another_account' }).header),
+      await postEvent(good.payload, signed(event, { timestamp: Math.floor(Date.now() / 1000) - 301 }).header),
+    ];
+    for (const res of refused) expect(res.body).toMatchObject({ statusCode: 401, code: 'unauthorized' });
+    const security = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'security.webhook_signature_invalid' && l.channel === 'billing-stripe');
+    expect(security).toHaveLength(refused.length);
+    for (const line of security) expect(JSON.stringify(line)).not.toContain(WEBHOOK_SECRET);
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning.paymentState).toBe('ok');
+
+    expect((await send(invoiceEvent('invoice.payment_failed', 'evt_1Contract_stranger', 'cus_SomeoneElse', 'in_1Stranger'))).body).toEqual({ ok: true, duplicate: false, ignored: 'unknown_org' });
+    const other: Stripe.InvoiceFinalizedEvent = { ...fixture<Stripe.InvoicePaidEvent>('invoice.paid'), id: 'evt_1Contract_other', type: 'invoice.finalized' };
+    expect((await send(other)).body).toEqual({ ok: true, duplicate: false, ignored: 'event_type' });
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning.paymentState).toBe('ok');
+  });
+
+  it('made every outbound call in the shape of the Stripe API', () => {
+    expect(stripe.problems).toEqual([]);
+  });
+});
