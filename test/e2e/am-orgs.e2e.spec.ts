@@ -30,7 +30,8 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
   it('lists the 13 industries', async () => {
     const res = await app.get('/api/am/industries', { token: am });
     expect(res.status).toBe(200);
-    expect(res.body).toHaveLength(13);
+    expect(res.body.items).toHaveLength(13);
+    expect(res.body.nextCursor).toBeNull();
   });
 
   it('keeps the wizard to AMs and superadmins (expert and client roles 403)', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCast, type DemoCast } from '../support/tenants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** The two lists API-MAP "Conventions" lets answer a bare array. */
@@ -43,10 +44,27 @@ function listShapeProblem(doc: Doc, s: Schema): string | null {
 describe('list shapes (API-MAP Conventions: every list answers { items, nextCursor })', () => {
   let app: TestApp;
   let doc: Doc;
+  let cast: DemoCast;
   beforeAll(async () => {
     app = await startTestApp();
     doc = (await app.get('/api/openapi.json')).body as Doc;
+    cast = await demoCast(app);
   });
+
+  /** Every page of a list at `limit` per page, following nextCursor. */
+  async function walk(path: string, token: string, limit: number): Promise<Array<{ id: string }>> {
+    const seen: Array<{ id: string }> = [];
+    let cursor: string | null = null;
+    do {
+      const sep = path.includes('?') ? '&' : '?';
+      const res = await app.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+      expect(res.body.items.length).toBeLessThanOrEqual(limit);
+      seen.push(...res.body.items);
+      cursor = res.body.nextCursor;
+    } while (cursor && seen.length < 1000);
+    return seen;
+  }
   afterAll(() => app?.close());
 
   it('every GET route whose success body is a list answers { items, nextCursor }, except the two API-MAP names', () => {
@@ -71,5 +89,26 @@ describe('list shapes (API-MAP Conventions: every list answers { items, nextCurs
     // The walk found the lists it is about (a document without them would pass vacuously).
     expect(lists).toEqual(expect.arrayContaining(['/api/notifications', '/api/dev/mail', '/api/am/orgs', '/api/admin/users']));
     expect(problems).toEqual([]);
+  });
+
+  it.each([
+    ['GET /admin/members (oldest membership first)', '/api/admin/members', 'owner'],
+    ['GET /admin/members for staff naming the org', '/api/admin/members?orgId=ACME', 'superadmin'],
+    ['GET /am/experts/list (newest first)', '/api/am/experts/list', 'am'],
+  ] as const)('%s pages with the keyset cursor: one item per page gives the whole list once, in order', async (_, rawPath, who) => {
+    const path = rawPath.replace('ACME', cast.acmeId);
+    const whole = (await app.get(`${path}${path.includes('?') ? '&' : '?'}limit=200`, { token: cast[who] })).body;
+    expect(whole.nextCursor).toBeNull();
+    expect(whole.items.length).toBeGreaterThanOrEqual(2);
+    const paged = await walk(path, cast[who], 1);
+    expect(paged.map((i) => i.id)).toEqual(whole.items.map((i: { id: string }) => i.id));
+  });
+
+  it('refuses a cursor it did not make (400 validation_failed on query.cursor)', async () => {
+    for (const path of ['/api/admin/members', '/api/am/experts/list']) {
+      const res = await app.get(`${path}?cursor=not-a-cursor`, { token: cast.superadmin });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', details: [{ field: 'query.cursor' }] });
+    }
   });
 });

@@ -57,7 +57,7 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     const view = await app.get(`/api/onboarding/${token}`);
     expect(view.body).toMatchObject({ adminEmail: org.adminEmail, specialistPreassigned: false, org: { slug: org.slug } });
     expect((await app.get(`/api/onboarding/${token}/specialist`)).status).toBe(404);
-    const pool = (await app.get(`/api/onboarding/${token}/specialists`)).body as Array<{ id: string; slug: string }>;
+    const pool = (await app.get(`/api/onboarding/${token}/specialists`)).body.items as Array<{ id: string; slug: string }>;
     const pick = pool.find((s) => s.slug === 'priya-nair')!;
 
     const session = await signInWithCode(token, org.adminEmail);
@@ -80,7 +80,7 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     expect(await sessionOf(app, done.body.token)).toMatchObject({ userId: me.body.id, method: 'onboarding', endedAt: null });
     expect(me.body.orgMemberships[0]).toMatchObject({ orgRole: 'owner' });
     expect((await app.post('/api/auth/login', { email: org.adminEmail, password: 'a strong password' })).status).toBe(200);
-    const assigned = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body;
+    const assigned = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body.items;
     expect(assigned).toEqual([expect.objectContaining({ specialistId: pick.id, isPrimary: true })]);
     expect((await app.get(`/api/dev/mail?to=account_manager@platform.demo.invalid&limit=1`)).body[0].subject).toContain('completed onboarding');
 
@@ -135,7 +135,7 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     const session = await signInWithCode(token, org.adminEmail);
     const done = await app.post(`/api/onboarding/${token}/complete`, { legalName: 'Pre', slug: org.slug, password: 'a strong password', name: 'Pat' }, { token: session });
     expect(done.status).toBe(200);
-    expect((await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body).toHaveLength(1);
+    expect((await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body.items).toHaveLength(1);
   });
 
   it('honours trial mode none and the AM trial date', async () => {
@@ -223,7 +223,7 @@ describe('client portal basics and org lifecycle (spec 3.2, 4.6)', () => {
     const client = await app.login('client@acme.demo.invalid', PASSWORD);
     const list = await app.get('/api/client/specialists', { token: client });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([expect.objectContaining({ specialistId: emilie.id, name: emilie.name, isPrimary: true, email_alias: expect.stringMatching(/^emilie\.acme@/) })]);
+    expect(list.body.items).toEqual([expect.objectContaining({ specialistId: emilie.id, name: emilie.name, isPrimary: true, email_alias: expect.stringMatching(/^emilie\.acme@/) })]);
     expect(JSON.stringify(list.body)).not.toMatch(/expert/i);
     const trial = await app.get('/api/client/trial-info', { token: client });
     expect(trial.body).toMatchObject({ orgId: acme.id, status: 'active', showBanner: false });

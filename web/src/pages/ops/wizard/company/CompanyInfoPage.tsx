@@ -15,7 +15,7 @@ import { useSaveCompany } from './use-save-company';
 /** `?specialist=<slug>` on /new: the Specialist to assign once the org exists. */
 function PreassignNotice({ slug }: { slug: string }) {
   const pool = useSpecialistPool();
-  const specialist = pool.data?.items.find((s) => s.slug === slug);
+  const specialist = pool.data?.find((s) => s.slug === slug);
   if (pool.isPending) return null;
   if (pool.error) return <QueryAlert title="Could not load the Specialist pool" error={pool.error} />;
   return specialist ? (
@@ -54,7 +54,7 @@ function CompanyInfoEditor({ org }: { org?: OrgDto }) {
     save.submit({
       values,
       profileName: needsProfileName ? profileName : undefined,
-      preassign: preassignSlug ? { slug: preassignSlug, specialist: pool.data?.items.find((s) => s.slug === preassignSlug) } : undefined,
+      preassign: preassignSlug ? { slug: preassignSlug, specialist: pool.data?.find((s) => s.slug === preassignSlug) } : undefined,
     });
   };
 

@@ -99,7 +99,7 @@ export function SpecialistAssignmentPage() {
       <QueryAlert title="Could not load the org" error={org.error} />
       <QueryAlert title="Could not load the Specialist pool" error={pool.error} />
       <QueryAlert title="Could not load the assignments" error={assignments.error} />
-      {org.data && pool.data && assignments.data && <SpecialistPicker key={org.data.id} org={org.data} pool={pool.data.items} assignments={assignments.data} />}
+      {org.data && pool.data && assignments.data && <SpecialistPicker key={org.data.id} org={org.data} pool={pool.data} assignments={assignments.data} />}
     </WizardFrame>
   );
 }
