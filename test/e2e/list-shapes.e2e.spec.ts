@@ -56,8 +56,8 @@ describe('list shapes (API-MAP Conventions: every list answers { items, nextCurs
     const seen: Array<{ id: string }> = [];
     let cursor: string | null = null;
     do {
-      const sep = path.includes('?') ? '&' : '?';
-      const res = await app.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+      const url: string = `${path}${path.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const res = await app.get<{ items: Array<{ id: string }>; nextCursor: string | null }>(url, { token });
       expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(limit);
       seen.push(...res.body.items);

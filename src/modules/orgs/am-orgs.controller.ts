@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { CreateOrgSchema, INDUSTRIES, Phase0StatusSchema, SlugAvailabilitySchema, UpdateOrgSchema } from '../../contracts/orgs.js';
+import { CreateOrgSchema, INDUSTRIES, OrgSlugSchema, Phase0StatusSchema, SlugAvailabilitySchema, UpdateOrgSchema } from '../../contracts/orgs.js';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
@@ -32,7 +32,7 @@ export class AmOrgsController {
   @Get('slug-availability')
   @Endpoint({
     summary: 'Real-time slug validation',
-    description: `'taken' means held by an org that is not deactivated, or reserved for good (confirmed or finished orgs, rebrand aliases). Pass orgId when re-editing an org so its own slug is not reported as taken. Reserved words: ${[...RESERVED_SLUGS].join(', ')}.`,
+    description: `The slug is checked exactly as sent (not lowercased): anything outside the pattern of spec 2.1 is 'invalid_format'. 'taken' means held by an org that is not deactivated, or reserved for good (confirmed or finished orgs, rebrand aliases). Pass orgId when re-editing an org so its own slug is not reported as taken. Reserved words: ${[...RESERVED_SLUGS].join(', ')}.`,
     tags: ['am-wizard'],
     query: SlugQuerySchema,
     response: SlugAvailabilitySchema,
@@ -87,7 +87,7 @@ export class AmOrgsController {
     summary: 'Add a slug alias for a rebrand (superadmin): held for good; lookups by it find the org',
     tags: ['am-wizard'],
     params: OrgIdParamsSchema,
-    body: z.object({ slug: z.string().trim().toLowerCase() }),
+    body: z.object({ slug: OrgSlugSchema }),
     response: z.object({ slug: z.string(), orgId: z.uuid() }),
     status: 201,
     errors: [404, 409],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CreateOrgInput, Phase0Status, SlugAvailability, UpdateOrgInput } from '../../contracts/orgs.js';
+import { ORG_SLUG_MESSAGE, type CreateOrgInput, type Phase0Status, type SlugAvailability, type UpdateOrgInput } from '../../contracts/orgs.js';
 import type { FieldError } from '../../contracts/errors.js';
 import { AccessEvents } from '../../platform/auth/access-events.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -154,8 +154,7 @@ export class OrgsService {
   }
 
   /** 'taken' means held by another org that is not deactivated, or reserved for good. */
-  async slugAvailability(raw: string, forOrgId?: string): Promise<SlugAvailability> {
-    const slug = raw.trim().toLowerCase();
+  async slugAvailability(slug: string, forOrgId?: string): Promise<SlugAvailability> {
     const problem = slugFormatProblem(slug);
     if (problem) return { slug, valid: false, available: false, reason: problem };
     const holder = await this.repo.findBySlug(slug);
@@ -315,7 +314,7 @@ export class OrgsService {
     const availability = await this.slugAvailability(slug, forOrgId);
     if (availability.reason === 'taken') throw AppError.conflict('This slug is taken', { field: 'slug' });
     if (!availability.valid) {
-      const message = availability.reason === 'reserved_word' ? 'This word is reserved' : 'Lowercase letters, digits and inner hyphens; 3 to 63 characters';
+      const message = availability.reason === 'reserved_word' ? 'This word is reserved' : ORG_SLUG_MESSAGE;
       throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'slug', message }] });
     }
   }
@@ -332,7 +331,7 @@ export class OrgsService {
     if (input.trialMode === 'none' && input.trialEndDate) errors.push({ field: 'trialEndDate', message: 'No trial end date with trial mode none' });
     if (input.slug !== undefined) {
       const problem = slugFormatProblem(input.slug);
-      if (problem === 'invalid_format') errors.push({ field: 'slug', message: 'Lowercase letters, digits and inner hyphens; 3 to 63 characters' });
+      if (problem === 'invalid_format') errors.push({ field: 'slug', message: ORG_SLUG_MESSAGE });
       if (problem === 'reserved_word') errors.push({ field: 'slug', message: 'This word is reserved' });
     }
     if (errors.length > 0) throw new AppError('validation_failed', 'Invalid body', { details: errors });
