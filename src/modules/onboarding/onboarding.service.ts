@@ -222,7 +222,7 @@ export class OnboardingService {
     if (!invite.adminUserId || principal.userId !== invite.adminUserId) throw AppError.forbidden('Only the invited admin can complete onboarding');
     const now = this.clock.now();
     const { org, admin } = await this.dbService.transaction(async () => {
-      const org = await this.orgs.confirmByClient(invite.orgId, { legalName: input.legalName, slug: input.slug }, now);
+      const org = await this.orgs.confirmByClient(principal, invite.orgId, { legalName: input.legalName, slug: input.slug }, now);
       const assigned = await this.assignments.list(org.id);
       if (assigned.length === 0) {
         if (!input.specialistId) {
