@@ -34,10 +34,17 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
     expect(res.body.nextCursor).toBeNull();
   });
 
+  it('tells the wizard the configured workspace domain (WORKSPACE_DOMAIN) for its alias preview', async () => {
+    const res = await app.get('/api/am/workspace', { token: am });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ workspaceDomain: app.running.config.workspaceDomain });
+  });
+
   it('keeps the wizard to AMs and superadmins (expert and client roles 403)', async () => {
     for (const email of ['expert@platform.demo.invalid', 'client@acme.demo.invalid', 'org_admin@acme.demo.invalid']) {
       const token = await app.login(email, PASSWORD);
       expect((await app.get('/api/am/industries', { token })).status).toBe(403);
+      expect((await app.get('/api/am/workspace', { token })).status).toBe(403);
       expect((await app.post('/api/am/orgs', step1({ slug: 'nope-nope' }), { token })).status).toBe(403);
     }
     expect((await app.get('/api/am/orgs', { token: superadmin })).status).toBe(200);

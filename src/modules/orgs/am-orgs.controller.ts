@@ -1,8 +1,10 @@
-import { Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { CreateOrgSchema, INDUSTRIES, OrgSlugSchema, Phase0StatusSchema, SlugAvailabilitySchema, UpdateOrgSchema } from '../../contracts/orgs.js';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { PageQuerySchema, decodeCursor, onePage, pageSchema } from '../../platform/http/pagination.js';
 import { RESERVED_SLUGS } from './orgs.rules.js';
@@ -17,7 +19,21 @@ const SlugQuerySchema = z.object({ slug: z.string().max(200), orgId: z.uuid().op
 @Controller('am')
 @PlatformRoles('account_manager', 'superadmin')
 export class AmOrgsController {
-  constructor(private readonly orgs: OrgsService) {}
+  constructor(
+    private readonly orgs: OrgsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('workspace')
+  @Endpoint({
+    summary: "The deployment's workspace settings the wizard needs: the domain of every workspace alias (WORKSPACE_DOMAIN)",
+    description: 'The Specialist step previews `<firstname>.<org_slug>@{workspaceDomain}` client-side (spec 2.3.1 rule 5) with it, also before the first assignment.',
+    tags: ['am-wizard'],
+    response: z.object({ workspaceDomain: z.string() }),
+  })
+  workspace() {
+    return { workspaceDomain: this.config.workspaceDomain };
+  }
 
   @Get('industries')
   @Endpoint({

@@ -24,6 +24,8 @@ export const amApi = {
   industries: (signal?: AbortSignal) => fetchItems<IndustryOption>('/am/industries', { signal }),
   slugAvailability: (slug: string, orgId: string | undefined, signal?: AbortSignal) =>
     apiFetch<SlugAvailability>('/am/slug-availability', { query: { slug, orgId }, signal }),
+  /** WORKSPACE_DOMAIN as the server is configured: the domain of every workspace alias (spec 2.3.1). */
+  workspace: (signal?: AbortSignal) => apiFetch<{ workspaceDomain: string }>('/am/workspace', { signal }),
   profile: (signal?: AbortSignal) => apiFetch<AmProfile>('/am/profile', { signal }),
   updateProfile: (body: { name: string }) => apiFetch<AmProfile>('/am/profile', { method: 'PATCH', body }),
 
@@ -63,6 +65,7 @@ export const amKeys = {
   all: ['am'] as const,
   industries: ['am', 'industries'] as const,
   profile: ['am', 'profile'] as const,
+  workspace: ['am', 'workspace'] as const,
   slug: (slug: string, orgId: string | undefined) => ['am', 'slug', slug, orgId ?? null] as const,
   orgList: (filter: { status?: OrgStatus; q?: string }) => ['am', 'orgs', filter] as const,
   orgLists: ['am', 'orgs'] as const,
