@@ -23,7 +23,7 @@ export class OrgMembersController {
 
   @Get('admin/members')
   @Endpoint({
-    summary: 'The members of the org, every org role, oldest membership first (joined, user id)',
+    summary: 'The members of the org, every org role, oldest membership first (joined, then membership)',
     description: 'Any member of the org may read it; superadmins, account managers and AI operators with `orgId`.',
     tags: ['members'],
     query: MembersQuerySchema,

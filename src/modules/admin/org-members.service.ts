@@ -65,12 +65,12 @@ export class OrgMembersService {
     this.inviteLimit = rateLimits.limiter({ name: 'member-invites', points: INVITES_PER_ORG_PER_HOUR, durationS: 3600 });
   }
 
-  /** Oldest membership first (joined, user id), keyset-paginated. */
+  /** Oldest membership first (joined, then membership id), keyset-paginated. */
   async list(principal: Principal, requestedOrgId: string | undefined, page: { limit: number; cursor?: string }): Promise<{ items: Member[]; nextCursor: string | null }> {
     const after = decodeCursor(page.cursor);
     const { orgId } = await this.standing(principal, requestedOrgId, READ_ANY_ORG);
     const rows = await this.users.membersOfOrg(orgId, { limit: page.limit, after });
-    return pageOf(rows, page.limit, (m) => ({ at: m.joinedAt, id: m.userId }), toMember);
+    return pageOf(rows, page.limit, (m) => ({ at: m.joinedAt, id: m.membershipId }), toMember);
   }
 
   /**

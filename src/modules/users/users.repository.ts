@@ -19,6 +19,7 @@ export interface UserSearch {
 }
 
 export interface OrgMemberRecord extends MembershipRecord {
+  membershipId: string;
   userId: string;
   email: string;
   name: string;
@@ -166,6 +167,7 @@ export class UsersRepository {
   async membersOfOrg(orgId: string, page?: { limit: number; after?: Keyset }): Promise<OrgMemberRecord[]> {
     const query = this.db
       .select({
+        membershipId: orgMemberships.id,
         orgId: orgMemberships.orgId,
         orgRole: orgMemberships.orgRole,
         userId: users.id,
@@ -177,8 +179,8 @@ export class UsersRepository {
       })
       .from(orgMemberships)
       .innerJoin(users, eq(users.id, orgMemberships.userId))
-      .where(and(eq(orgMemberships.orgId, orgId), page && newerThan(orgMemberships.createdAt, users.id, page.after)))
-      .orderBy(asc(orgMemberships.createdAt), asc(users.id));
+      .where(and(eq(orgMemberships.orgId, orgId), page && newerThan(orgMemberships.createdAt, orgMemberships.id, page.after)))
+      .orderBy(asc(orgMemberships.createdAt), asc(orgMemberships.id));
     return page ? query.limit(page.limit + 1) : query;
   }
 

@@ -203,7 +203,7 @@ export class UsersService implements PrincipalLoader {
     return this.repo.membership(orgId, userId);
   }
 
-  /** Oldest membership first (joined, user id); with a page, keyset-paginated (limit + 1 rows). */
+  /** Oldest membership first (joined, then membership id); with a page, keyset-paginated (limit + 1 rows). */
   membersOfOrg(orgId: string, page?: { limit: number; after?: Keyset }): Promise<OrgMemberRecord[]> {
     return this.repo.membersOfOrg(orgId, page);
   }

@@ -1,4 +1,4 @@
-import { and, eq, gt, lt, or, sql, type Column, type Placeholder, type SQL } from 'drizzle-orm';
+import { sql, type Column, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Keyset } from '../http/pagination.js';
 
 /** An ILIKE pattern matching `q` anywhere, with `%`, `_` and `\` taken literally. */
@@ -9,12 +9,18 @@ export function containsPattern(q: string): string {
 /**
  * The keyset condition of every list (API-MAP "Conventions"): rows after the cursor's
  * (timestamp, id) in the list's order; undefined on the first page. Pair it with
- * `orderBy(desc(at), desc(id))` for newest first or `orderBy(asc(at), asc(id))` for oldest first.
+ * `orderBy(desc(at), desc(id))` for newest first or `orderBy(asc(at), asc(id))` for oldest first;
+ * `id` is the primary key of the table of `at`.
+ *
+ * The cursor carries milliseconds (a JS Date) while the column keeps microseconds, so the bound is
+ * the cursor row's own timestamp, read by its id: comparing with the cut one would skip rows of the
+ * same millisecond (newest first) or serve the cursor row again (oldest first). A cursor row gone
+ * meanwhile falls back to the cursor's timestamp.
  */
 export function afterKeyset(order: 'desc' | 'asc', at: Column, id: Column, k: Keyset | undefined): SQL | undefined {
   if (!k) return undefined;
-  const past = order === 'desc' ? lt : gt;
-  return or(past(at, k.at), and(eq(at, k.at), past(id, k.id)));
+  const bound = sql`coalesce((select ${at} from ${at.table} where ${id} = ${k.id}::uuid), ${k.at.toISOString()}::timestamptz)`;
+  return order === 'desc' ? sql`(${at}, ${id}) < (${bound}, ${k.id}::uuid)` : sql`(${at}, ${id}) > (${bound}, ${k.id}::uuid)`;
 }
 
 /** Rows after the keyset in (timestamp desc, id desc) order: newest first. */
