@@ -11,7 +11,6 @@ const ToolParams = z.object({ toolName: z.string().regex(TOOL_NAME_PATTERN) });
 const OrgParams = z.object({ orgId: z.uuid() });
 const OrgToolParams = OrgParams.extend({ toolName: z.string().regex(TOOL_NAME_PATTERN) });
 
-
 /** Tool descriptors (spec 4.6, 9.1: the versioned agent-api path). Any signed-in caller. */
 @Controller('v1/agent-api/tools')
 export class AgentToolsController {
