@@ -39,11 +39,16 @@ export const AdminUserDetailSchema = AdminUserSchema.extend({
 });
 export type AdminUserDetail = z.infer<typeof AdminUserDetailSchema>;
 
+/** `?limit=&cursor=` of a keyset-paginated list (API-MAP "Conventions"). */
+const pageFields = {
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+};
+
 export const AdminUsersQuerySchema = z.object({
   role: PlatformRoleSchema.optional(),
   q: z.string().trim().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional(),
+  ...pageFields,
 });
 
 const NameSchema = z.string().trim().max(200);
@@ -108,8 +113,7 @@ export const ImpersonationStoppedSchema = z.object({ ended: z.array(Impersonatio
 export type ImpersonationStopped = z.infer<typeof ImpersonationStoppedSchema>;
 export const ImpersonationsQuerySchema = z.object({
   active: z.enum(['true', 'false']).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional(),
+  ...pageFields,
 });
 
 // Org members (spec 4.6)
@@ -130,7 +134,7 @@ export const MemberSchema = z.object({
 });
 export type Member = z.infer<typeof MemberSchema>;
 
-export const MembersQuerySchema = z.object({ orgId: z.uuid().optional() });
+export const MembersQuerySchema = z.object({ orgId: z.uuid().optional(), ...pageFields });
 export const InviteMemberSchema = z
   .object({
     email: EmailSchema,

@@ -124,7 +124,7 @@ export const OpsBillingOrgSchema = z.object({
   specialistInstances: z.number().int(),
 });
 export type OpsBillingOrg = z.infer<typeof OpsBillingOrgSchema>;
-export const OpsBillingOrgListSchema = z.object({ items: z.array(OpsBillingOrgSchema) });
+export const OpsBillingOrgListSchema = z.object({ items: z.array(OpsBillingOrgSchema), nextCursor: z.string().nullable() });
 
 export const CostPointSchema = z.object({ day, costMicroUsd: z.number(), calls: z.number().int() });
 export const CostSliceSchema = z.object({ key: z.string().nullable(), label: z.string(), costMicroUsd: z.number(), calls: z.number().int(), inputTokens: z.number(), outputTokens: z.number() });
@@ -184,12 +184,14 @@ export const ExpertWorkloadSchema = z.object({
       avgHandleMinutes: z.number().nullable(),
     }),
   ),
+  nextCursor: z.string().nullable(),
 });
 export type ExpertWorkload = z.infer<typeof ExpertWorkloadSchema>;
 
 /** `GET /ops/analytics/expert-leverage`: clients and Specialist instances per Expert. */
 export const ExpertLeverageSchema = z.object({
   items: z.array(z.object({ expertId: z.uuid(), name: z.string(), email: z.string(), clients: z.number().int(), specialistInstances: z.number().int() })),
+  nextCursor: z.string().nullable(),
 });
 export type ExpertLeverage = z.infer<typeof ExpertLeverageSchema>;
 

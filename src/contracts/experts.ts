@@ -33,11 +33,9 @@ export const GrantDtoSchema = z.object({
 export type GrantDto = z.infer<typeof GrantDtoSchema>;
 
 /** Per assigned Specialist, the Experts covering it (informational; never gates an invite). */
-export const CoverageSchema = z.array(
-  z.object({
-    assignmentId: z.uuid(),
-    specialistId: z.uuid(),
-    specialistName: z.string(),
-    experts: z.array(ExpertSummarySchema.extend({ scope: z.enum(GRANT_SCOPES) })),
-  }),
-);
+export const CoverageItemSchema = z.object({
+  assignmentId: z.uuid(),
+  specialistId: z.uuid(),
+  specialistName: z.string(),
+  experts: z.array(ExpertSummarySchema.extend({ scope: z.enum(GRANT_SCOPES) })),
+});

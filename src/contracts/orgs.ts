@@ -16,6 +16,17 @@ export type OrgStatus = (typeof ORG_STATUSES)[number];
 
 /** Org slug (spec 2.1): 3 to 63 characters, lowercase letters, digits and inner hyphens. */
 export const ORG_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+export const ORG_SLUG_MESSAGE = 'Lowercase letters, digits and inner hyphens; 3 to 63 characters';
+/**
+ * A slug as sent: taken exactly as typed, never lowercased or trimmed for the sender (`Acme-Co` is
+ * refused, not stored as `acme-co`); the forms lowercase as the user types.
+ */
+export const OrgSlugSchema = z.string().regex(ORG_SLUG_PATTERN, ORG_SLUG_MESSAGE);
+
+/** What a Subdomain field keeps of a keystroke: lowercase as the user types (the API itself lowercases nothing). */
+export function typedSlug(value: string): string {
+  return value.toLowerCase();
+}
 
 /** The first word of a Specialist's name: what the workspace alias is made from. */
 export function firstNameOf(name: string): string {
@@ -69,7 +80,7 @@ const isoDate = CalendarDaySchema;
 /** Step 1 of the wizard (API-MAP.md "AM wizard"); the server adds the rules that need data. */
 export const OrgStep1Fields = {
   legalName: z.string().trim().min(1, 'Required').max(200),
-  slug: z.string().trim().toLowerCase(),
+  slug: OrgSlugSchema,
   industry: z.enum(INDUSTRY_VALUES),
   corporateDomains: z
     .array(z.string().trim().toLowerCase().regex(DOMAIN, 'Not a domain name'))

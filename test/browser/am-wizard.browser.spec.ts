@@ -18,12 +18,14 @@ const TIMEOUT = 15_000;
 /** Unique per run, so the test never collides with an org of an earlier run on a shared server. */
 const SLUG = `wiz-${Date.now().toString(36)}`;
 const LEGAL_NAME = `Wizard Test ${SLUG}`;
-const EMILIE_ALIAS = `emilie.${SLUG}@workspace.example.com`;
+/** Not the default: the preview must use the configured domain, also before the org's first assignment (spec 2.3.1 rule 5). */
+const WORKSPACE_DOMAIN = 'mail.wizard-test.example.net';
+const EMILIE_ALIAS = `emilie.${SLUG}@${WORKSPACE_DOMAIN}`;
 /**
  * The client-side preview of spec 2.3.1 rule 5 lowercases and keeps [a-z0-9-] without folding
  * diacritics, so "Émilie" previews as "milie": it may differ from the stored (authoritative) alias.
  */
-const EMILIE_PREVIEW = previewWorkspaceAlias(firstNameOf('Émilie Laurent'), SLUG, 'workspace.example.com')!;
+const EMILIE_PREVIEW = previewWorkspaceAlias(firstNameOf('Émilie Laurent'), SLUG, WORKSPACE_DOMAIN)!;
 
 let server: RunningServer;
 let browser: Browser;
@@ -34,7 +36,7 @@ let orgId = '';
 
 // One session for the whole walk through the wizard: each test continues where the last stopped.
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ WORKSPACE_DOMAIN });
   browser = await launchChromium();
   context = await browser.newContext({ baseURL: server.baseUrl });
   page = await context.newPage();
@@ -48,6 +50,14 @@ afterAll(async () => {
   await server?.stop();
   expect(pageErrors, 'uncaught errors in the page').toEqual([]);
 });
+
+/** The API as the demo AM (signed in anew: a token of its own). */
+async function amApi(path: string): Promise<{ items: unknown[] }> {
+  const login = await fetch(`${server.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: AM_EMAIL, password: DEMO_PASSWORD }) });
+  const { token } = (await login.json()) as { token: string };
+  const res = await fetch(`${server.baseUrl}/api${path}`, { headers: { authorization: `Bearer ${token}` } });
+  return (await res.json()) as { items: unknown[] };
+}
 
 async function waitForPath(path: string | RegExp): Promise<void> {
   await page.waitForURL((url) => (typeof path === 'string' ? url.pathname === path : path.test(url.pathname)), { timeout: TIMEOUT });
@@ -105,7 +115,9 @@ describe('the account manager sets up a client org', () => {
 
   it('checks the subdomain in real time', async () => {
     const slug = field('Subdomain');
-    await slug.fill('admin');
+    // The field lowercases as the user types: the API refuses anything outside the pattern.
+    await slug.fill('Admin');
+    expect(await slug.inputValue()).toBe('admin');
     const availability = page.getByTestId('slug-availability');
     await availability.filter({ hasText: 'This word is reserved' }).waitFor();
     expect(await availability.getAttribute('data-reason')).toBe('reserved_word');
@@ -271,10 +283,10 @@ describe('the account manager sets up a client org', () => {
     await waitForPath(`/ops/clients/${orgId}`);
   });
 
-  it('preassigns the Specialist of ?specialist=<slug> when it creates the org', async () => {
+  it('opens step-2 with the Specialist of ?specialist=<slug> preselected, for a rate override, once it creates the org', async () => {
     const slug = `${SLUG}-pre`;
     await page.goto('/ops/clients/new?specialist=maya-chen');
-    await page.getByTestId('preassign-notice').filter({ hasText: 'Maya Chen will be assigned' }).waitFor();
+    await page.getByTestId('preassign-notice').filter({ hasText: 'Maya Chen will be preselected on the Specialist step' }).waitFor();
     await field('Legal name').fill(`Preassigned ${slug}`);
     await field('Subdomain').fill(slug);
     await field('Primary domain').fill(`${slug}.example.com`);
@@ -282,8 +294,23 @@ describe('the account manager sets up a client org', () => {
     await field('Website').fill(`https://${slug}.example.com`);
     await selectOption('Industry', 'Retail & e-commerce');
     await page.getByRole('button', { name: 'Create and continue', exact: true }).click();
-    await waitForPath(/^\/ops\/clients\/[0-9a-f-]{36}\/setup\/step-3$/);
+    await waitForPath(/^\/ops\/clients\/[0-9a-f-]{36}\/setup\/step-2$/);
+    expect(new URL(page.url()).searchParams.get('specialist')).toBe('maya-chen');
+    const newOrgId = new URL(page.url()).pathname.split('/')[3]!;
+    // Nothing is assigned yet: Maya Chen is preselected, with the configured domain in her preview.
+    const maya = page.getByTestId('specialist-option').filter({ hasText: 'Maya Chen' });
+    expect(await maya.getByRole('checkbox', { name: 'Maya Chen' }).isChecked()).toBe(true);
+    expect(await maya.getByTestId('alias-preview').textContent()).toContain(`maya.${slug}@${WORKSPACE_DOMAIN}`);
+    expect(await maya.getByTestId('stored-alias').count()).toBe(0);
+    expect((await amApi(`/am/orgs/${newOrgId}/specialist-assignments`)).items).toEqual([]);
+
+    await maya.getByRole('textbox', { name: 'Monthly rate override' }).fill('990');
+    await maya.getByRole('textbox', { name: 'Override reason' }).fill('launch pilot');
+    await page.getByRole('button', { name: 'Save and continue', exact: true }).click();
+    await waitForPath(`/ops/clients/${newOrgId}/setup/step-3`);
     // The coverage summary lists the assigned Specialist (not covered yet).
     await page.getByTestId('coverage-table').filter({ hasText: 'Maya Chen' }).waitFor();
+    const [assigned] = (await amApi(`/am/orgs/${newOrgId}/specialist-assignments`)).items as Array<{ monthlyRate: number | null; overrideReason: string | null; email_alias: string }>;
+    expect(assigned).toMatchObject({ monthlyRate: 990, overrideReason: 'launch pilot', email_alias: `maya.${slug}@${WORKSPACE_DOMAIN}` });
   });
 });

@@ -176,7 +176,7 @@ describe('channel settings', () => {
 
     // Secrets never leave the server.
     const owner = await apiLogin(OWNER_EMAIL);
-    const listed = await api<Array<Record<string, unknown>>>(`/orgs/${owner.orgId}/integrations`, { token: owner.token });
+    const listed = await api<{ items: Array<Record<string, unknown>> }>(`/orgs/${owner.orgId}/integrations`, { token: owner.token });
     expect(JSON.stringify(listed.body)).not.toContain(WEBHOOK_SECRET);
     expect(JSON.stringify(listed.body)).not.toContain(NEW_BOT_TOKEN);
   });

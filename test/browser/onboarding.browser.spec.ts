@@ -208,8 +208,8 @@ describe('the client onboarding, from the AM invite to the client chat', () => {
     expect((await api('/auth/login', { method: 'POST', body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).status).toBe(200);
     const org = await api<{ status: string; slug: string; legalName: string }>(`/am/orgs/${orgId}`, { token: amToken });
     expect(org.body).toMatchObject({ status: 'active', slug: FINAL_SLUG, legalName: FINAL_NAME });
-    const assigned = await api<Array<{ specialist: { slug: string } }>>(`/am/orgs/${orgId}/specialist-assignments`, { token: amToken });
-    expect(assigned.body.map((a) => a.specialist.slug)).toEqual(['priya-nair']);
+    const assigned = await api<{ items: Array<{ specialist: { slug: string } }> }>(`/am/orgs/${orgId}/specialist-assignments`, { token: amToken });
+    expect(assigned.body.items.map((a) => a.specialist.slug)).toEqual(['priya-nair']);
   });
 
   it('tells a client who opens the spent link to sign in normally', async () => {

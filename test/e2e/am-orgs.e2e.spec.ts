@@ -30,13 +30,21 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
   it('lists the 13 industries', async () => {
     const res = await app.get('/api/am/industries', { token: am });
     expect(res.status).toBe(200);
-    expect(res.body).toHaveLength(13);
+    expect(res.body.items).toHaveLength(13);
+    expect(res.body.nextCursor).toBeNull();
+  });
+
+  it('tells the wizard the configured workspace domain (WORKSPACE_DOMAIN) for its alias preview', async () => {
+    const res = await app.get('/api/am/workspace', { token: am });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ workspaceDomain: app.running.config.workspaceDomain });
   });
 
   it('keeps the wizard to AMs and superadmins (expert and client roles 403)', async () => {
     for (const email of ['expert@platform.demo.invalid', 'client@acme.demo.invalid', 'org_admin@acme.demo.invalid']) {
       const token = await app.login(email, PASSWORD);
       expect((await app.get('/api/am/industries', { token })).status).toBe(403);
+      expect((await app.get('/api/am/workspace', { token })).status).toBe(403);
       expect((await app.post('/api/am/orgs', step1({ slug: 'nope-nope' }), { token })).status).toBe(403);
     }
     expect((await app.get('/api/am/orgs', { token: superadmin })).status).toBe(200);
@@ -97,6 +105,24 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
     const dup = await app.post('/api/am/orgs', step1(), { token: am });
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe('conflict');
+  });
+
+  it('takes a slug exactly as sent (spec 2.1): anything outside the pattern is refused, never lowercased', async () => {
+    for (const slug of ['Acme-Co', 'ACME', ' acme-co', 'acme-co ']) {
+      expect(await (await app.get(`/api/am/slug-availability?slug=${encodeURIComponent(slug)}`, { token: am })).body).toEqual({ slug, valid: false, available: false, reason: 'invalid_format' });
+      const created = await app.post('/api/am/orgs', step1({ slug }), { token: am });
+      expect(created.status, slug).toBe(400);
+      expect(created.body).toMatchObject({ code: 'validation_failed', details: [{ field: 'slug', message: 'Lowercase letters, digits and inner hyphens; 3 to 63 characters' }] });
+    }
+    expect((await app.get('/api/am/slug-availability?slug=acme-co', { token: am })).body).toMatchObject({ valid: true, available: true });
+    const org = (await app.post('/api/am/orgs', step1({ slug: 'case-co' }), { token: am })).body;
+    const edited = await app.patch(`/api/am/orgs/${org.id}`, { slug: 'Case-Co-Two' }, { token: am });
+    expect(edited.status).toBe(400);
+    expect(edited.body.details).toEqual([expect.objectContaining({ field: 'slug' })]);
+    expect((await app.get(`/api/am/orgs/${org.id}`, { token: am })).body.slug).toBe('case-co');
+    const alias = await app.post(`/api/am/orgs/${org.id}/slug-aliases`, { slug: 'Case-Rebrand' }, { token: superadmin });
+    expect(alias.status).toBe(400);
+    expect(alias.body.code).toBe('validation_failed');
   });
 
   it('re-edits step 1, releases a pending org\'s old slug, and reports its own slug as available to it', async () => {

@@ -107,11 +107,11 @@ describe('Specialist assignments (spec 2.3, 4.2)', () => {
     const ps = await Promise.all(['Ada', 'Bea', 'Cyd', 'Dee'].map((n) => persona(`${n} Racer`)));
     const results = await Promise.all(ps.map((p) => app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: p.id }, { token: am })));
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
-    let list = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body as Array<{ isPrimary: boolean; specialistId: string }>;
+    let list = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body.items as Array<{ isPrimary: boolean; specialistId: string }>;
     expect(list.filter((a) => a.isPrimary)).toHaveLength(1);
     const primary = list.find((a) => a.isPrimary)!;
     expect((await app.request('DELETE', `/api/am/orgs/${org.id}/specialist/${primary.specialistId}`, { token: am })).status).toBe(204);
-    list = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body;
+    list = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body.items;
     expect(list).toHaveLength(3);
     expect(list.filter((a) => a.isPrimary)).toHaveLength(1);
     expect(list[0]!.isPrimary).toBe(true);

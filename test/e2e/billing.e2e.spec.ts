@@ -66,7 +66,7 @@ describe('billing, dunning and the access gate; cost panels and Expert analytics
     billingMember = await member('billing@acme.demo.invalid', 'billing');
     adminMember = await member('admin@acme.demo.invalid', 'admin');
     expert = await app.login('expert@platform.demo.invalid', PASSWORD);
-    [acmeOsa] = (await app.get(`/api/am/orgs/${c.acmeId}/specialist-assignments`, { token: c.am })).body;
+    [acmeOsa] = (await app.get(`/api/am/orgs/${c.acmeId}/specialist-assignments`, { token: c.am })).body.items;
     // A second active org with the same catalog Specialist: N orgs give N fees.
     const org = await activeGlobex(app, c.am, [{ specialistId: acmeOsa.specialistId, monthlyRate: 1200 }]);
     second = { id: org.id, osaId: org.osas[0]!.id };

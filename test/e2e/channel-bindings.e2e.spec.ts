@@ -102,7 +102,7 @@ describe('channel bindings need proof of control', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ verificationStatus: 'pending', verificationCode: expect.stringMatching(CODE), pendingSources: ['T-PENDING'], verifiedAt: null });
     const listed = await app.get(`/api/orgs/${cast.acmeId}/integrations`, { token: cast.owner });
-    expect(listed.body).toContainEqual(expect.objectContaining({ id: created.body.id, verificationStatus: 'pending', verificationCode: created.body.verificationCode }));
+    expect(listed.body.items).toContainEqual(expect.objectContaining({ id: created.body.id, verificationStatus: 'pending', verificationCode: created.body.verificationCode }));
 
     const before = await conversationsOf(cast.acmeId);
     expect((await chatA('T-PENDING', 'Ev-pending-1', 'hello, anyone?')).status).toBe(200);
@@ -113,7 +113,7 @@ describe('channel bindings need proof of control', () => {
   });
 
   it('is verified by a message from the source that carries the code: that message only verifies, the next one gets a turn', async () => {
-    const pending = (await app.get(`/api/orgs/${cast.acmeId}/integrations`, { token: cast.owner })).body.find((i: { channel: string }) => i.channel === 'chat-a');
+    const pending = (await app.get(`/api/orgs/${cast.acmeId}/integrations`, { token: cast.owner })).body.items.find((i: { channel: string }) => i.channel === 'chat-a');
     const before = await conversationsOf(cast.acmeId);
     // A wrong code verifies nothing.
     await chatA('T-PENDING', 'Ev-pending-2', 'my code is ZZZZZZZZ');
@@ -222,7 +222,7 @@ describe('channel bindings need proof of control', () => {
     const short = await app.post(`/api/orgs/${cast.hooliId}/integrations`, { channel: 'messaging-b', secrets: { webhookSecret: 'a'.repeat(31), botToken: '1:ABC' } }, { token: cast.am });
     expect(short.status).toBe(400);
     expect(short.body).toMatchObject({ statusCode: 400, code: 'validation_failed', details: [expect.objectContaining({ field: 'secrets.webhookSecret' })] });
-    const acmeB = (await app.get(`/api/orgs/${cast.acmeId}/integrations`, { token: cast.am })).body.find((i: { channel: string }) => i.channel === 'messaging-b');
+    const acmeB = (await app.get(`/api/orgs/${cast.acmeId}/integrations`, { token: cast.am })).body.items.find((i: { channel: string }) => i.channel === 'messaging-b');
     const patched = await app.patch(`/api/orgs/${cast.acmeId}/integrations/${acmeB.id}`, { secrets: { webhookSecret: 'short' } }, { token: cast.am });
     expect(patched.status).toBe(400);
     expect(patched.body.details).toContainEqual(expect.objectContaining({ field: 'secrets.webhookSecret' }));

@@ -529,7 +529,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       expect(failed.every((r) => r.status === 'pending' && r.last_error)).toBe(true);
       expect(outbound.breakerState('chat-a')).toBe('open');
       const health = await app.get(`/api/orgs/${acmeId}/channels/status`, { token: owner });
-      expect(health.body.find((h: { channel: string }) => h.channel === 'chat-a')).toMatchObject({ breaker: 'open', connected: true, lastInboundAt: expect.any(String) });
+      expect(health.body.items.find((h: { channel: string }) => h.channel === 'chat-a')).toMatchObject({ breaker: 'open', connected: true, lastInboundAt: expect.any(String) });
       // After the reset timeout a trial call goes through and the breaker closes.
       vendor.failNext = 0;
       await sleep(400);

@@ -154,7 +154,7 @@ describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
     expect(corrected.status).toBe(200);
     expect(corrected.body).toMatchObject({ id: reply.id, content: 'We are open 9 to 5.', correctedAt: expect.any(String) });
     const revisions = await c.app.get(`/api/conversations/${conv.id}/messages/${reply.id}/revisions`, { token: c.expert });
-    expect(revisions.body).toEqual([expect.objectContaining({ previousContent: reply.content, reason: 'wrong hours' })]);
+    expect(revisions.body.items).toEqual([expect.objectContaining({ previousContent: reply.content, reason: 'wrong hours' })]);
     expect((await c.app.patch(`/api/conversations/${conv.id}/messages/${reply.id}`, { content: 'x' }, { token: c.client })).status).toBe(403);
     expect((await c.app.patch(`/api/conversations/${conv.id}/messages/${conv.messages[0].id}`, { content: 'x' }, { token: c.expert })).status).toBe(409);
     const audit = await c.app.get(`/api/ops/audit?resourceId=${reply.id}`, { token: c.superadmin });

@@ -29,7 +29,7 @@ describe('Expert coverage (spec 2.4)', () => {
       specialists.push(id);
       await app.post(`/api/am/orgs/${orgId}/specialist`, { specialistId: id }, { token: am });
     }
-    const experts = (await app.get('/api/am/experts/list', { token: am })).body as Array<{ id: string; email: string }>;
+    const experts = (await app.get('/api/am/experts/list', { token: am })).body.items as Array<{ id: string; email: string }>;
     expertId = experts.find((e) => e.email === 'expert@platform.demo.invalid')!.id;
     expert2Id = experts.find((e) => e.email === 'expert2@platform.demo.invalid')!.id;
   });
@@ -41,7 +41,7 @@ describe('Expert coverage (spec 2.4)', () => {
   it('lists active Experts', async () => {
     const res = await app.get('/api/am/experts/list', { token: am });
     expect(res.status).toBe(200);
-    expect(res.body.map((e: { email: string }) => e.email)).toEqual(expect.arrayContaining(['expert@platform.demo.invalid', 'expert2@platform.demo.invalid']));
+    expect(res.body.items.map((e: { email: string }) => e.email)).toEqual(expect.arrayContaining(['expert@platform.demo.invalid', 'expert2@platform.demo.invalid']));
   });
 
   it('grants org-wide and specialist-scoped coverage and summarizes it per Specialist', async () => {
@@ -51,19 +51,19 @@ describe('Expert coverage (spec 2.4)', () => {
     expect(wide.body).toMatchObject({ orgId, expertId, scope: 'org', specialistIds: [], expert: { email: 'expert@platform.demo.invalid' } });
     const narrow = await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: expert2Id, scope: 'specialist', specialistIds: [specialists[0]] }, { token: am });
     expect(narrow.status).toBe(201);
-    const coverage = (await app.get(`/api/am/orgs/${orgId}/specialist-coverage`, { token: am })).body as Array<{ specialistId: string; experts: Array<{ id: string; scope: string }> }>;
+    const coverage = (await app.get(`/api/am/orgs/${orgId}/specialist-coverage`, { token: am })).body.items as Array<{ specialistId: string; experts: Array<{ id: string; scope: string }> }>;
     const bySpecialist = Object.fromEntries(coverage.map((c) => [c.specialistId, c.experts.map((e) => e.id).sort()]));
     expect(bySpecialist[specialists[0]!]).toEqual([expertId, expert2Id].sort());
     expect(bySpecialist[specialists[1]!]).toEqual([expertId]);
     expect((await app.get(`/api/am/orgs/${orgId}/phase0-status`, { token: am })).body.expertMapped).toBe(true);
-    expect((await app.get(`/api/am/orgs/${orgId}/expert-grants`, { token: am })).body).toHaveLength(2);
+    expect((await app.get(`/api/am/orgs/${orgId}/expert-grants`, { token: am })).body.items).toHaveLength(2);
   });
 
   it('covers a Specialist assigned later through the org-wide grant', async () => {
     const pool = (await app.get('/api/am/specialists?limit=200', { token: am })).body.items as Array<{ id: string; slug: string }>;
     const later = pool.find((s) => s.slug === 'priya-nair')!.id;
     await app.post(`/api/am/orgs/${orgId}/specialist`, { specialistId: later }, { token: am });
-    const coverage = (await app.get(`/api/am/orgs/${orgId}/specialist-coverage`, { token: am })).body as Array<{ specialistId: string; experts: Array<{ id: string }> }>;
+    const coverage = (await app.get(`/api/am/orgs/${orgId}/specialist-coverage`, { token: am })).body.items as Array<{ specialistId: string; experts: Array<{ id: string }> }>;
     expect(coverage.find((c) => c.specialistId === later)!.experts.map((e) => e.id)).toEqual([expertId]);
   });
 
@@ -77,7 +77,7 @@ describe('Expert coverage (spec 2.4)', () => {
   });
 
   it('removes a grant (and 404 for another org), audited', async () => {
-    const grants = (await app.get(`/api/am/orgs/${orgId}/expert-grants`, { token: am })).body as Array<{ id: string; scope: string }>;
+    const grants = (await app.get(`/api/am/orgs/${orgId}/expert-grants`, { token: am })).body.items as Array<{ id: string; scope: string }>;
     const narrow = grants.find((g) => g.scope === 'specialist')!;
     const acme = (await app.running.app.get(OrgsService).findBySlug('acme'))!;
     expect((await app.request('DELETE', `/api/am/orgs/${acme.id}/expert-grants/${narrow.id}`, { token: am })).status).toBe(404);
@@ -108,10 +108,10 @@ describe('Expert coverage (spec 2.4)', () => {
     const acme = (await app.running.app.get(OrgsService).findBySlug('acme'))!;
     const expertToken = await app.demoLogin('expert', 'acme');
     const demoExpert = (await app.get('/api/auth/me', { token: expertToken })).body;
-    const grants = (await app.get(`/api/am/orgs/${acme.id}/expert-grants`, { token: am })).body as Array<{ expertId: string; scope: string }>;
+    const grants = (await app.get(`/api/am/orgs/${acme.id}/expert-grants`, { token: am })).body.items as Array<{ expertId: string; scope: string }>;
     expect(grants.filter((g) => g.expertId === demoExpert.id)).toEqual([expect.objectContaining({ scope: 'org' })]);
     await app.demoLogin('expert', 'acme');
-    expect(((await app.get(`/api/am/orgs/${acme.id}/expert-grants`, { token: am })).body as Array<{ expertId: string }>).filter((g) => g.expertId === demoExpert.id)).toHaveLength(1);
+    expect(((await app.get(`/api/am/orgs/${acme.id}/expert-grants`, { token: am })).body.items as Array<{ expertId: string }>).filter((g) => g.expertId === demoExpert.id)).toHaveLength(1);
     const amToken = await app.demoLogin('account_manager', 'acme');
     const demoAm = (await app.get('/api/auth/me', { token: amToken })).body;
     expect((await app.get(`/api/am/orgs/${acme.id}`, { token: am })).body.assignedAmId).toBe(demoAm.id);

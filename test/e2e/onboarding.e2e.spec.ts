@@ -57,7 +57,7 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     const view = await app.get(`/api/onboarding/${token}`);
     expect(view.body).toMatchObject({ adminEmail: org.adminEmail, specialistPreassigned: false, org: { slug: org.slug } });
     expect((await app.get(`/api/onboarding/${token}/specialist`)).status).toBe(404);
-    const pool = (await app.get(`/api/onboarding/${token}/specialists`)).body as Array<{ id: string; slug: string }>;
+    const pool = (await app.get(`/api/onboarding/${token}/specialists`)).body.items as Array<{ id: string; slug: string }>;
     const pick = pool.find((s) => s.slug === 'priya-nair')!;
 
     const session = await signInWithCode(token, org.adminEmail);
@@ -80,7 +80,7 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     expect(await sessionOf(app, done.body.token)).toMatchObject({ userId: me.body.id, method: 'onboarding', endedAt: null });
     expect(me.body.orgMemberships[0]).toMatchObject({ orgRole: 'owner' });
     expect((await app.post('/api/auth/login', { email: org.adminEmail, password: 'a strong password' })).status).toBe(200);
-    const assigned = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body;
+    const assigned = (await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body.items;
     expect(assigned).toEqual([expect.objectContaining({ specialistId: pick.id, isPrimary: true })]);
     expect((await app.get(`/api/dev/mail?to=account_manager@platform.demo.invalid&limit=1`)).body[0].subject).toContain('completed onboarding');
 
@@ -135,7 +135,7 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     const session = await signInWithCode(token, org.adminEmail);
     const done = await app.post(`/api/onboarding/${token}/complete`, { legalName: 'Pre', slug: org.slug, password: 'a strong password', name: 'Pat' }, { token: session });
     expect(done.status).toBe(200);
-    expect((await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body).toHaveLength(1);
+    expect((await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body.items).toHaveLength(1);
   });
 
   it('honours trial mode none and the AM trial date', async () => {
@@ -201,6 +201,67 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     expect((await app.post(`/api/onboarding/${token}/complete`, { legalName: 'X', slug: org.slug, password: 'a strong password', name: 'X' }, { token: stranger })).status).toBe(403);
     expect((await app.post(`/api/onboarding/${token}/complete`, { legalName: 'X', slug: org.slug, password: 'a strong password', name: 'X' })).status).toBe(401);
   });
+
+  it('takes the Phase 2 slug exactly as sent: outside the pattern is 400 and nothing changes', async () => {
+    const org = await newOrg();
+    const token = tokenOf((await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am })).body.onboardingUrl);
+    const session = await signInWithCode(token, org.adminEmail);
+    const pick = (await app.get(`/api/onboarding/${token}/specialists`)).body.items[0];
+    const body = { legalName: 'Case Co', password: 'a strong password', name: 'Olga Owner', specialistId: pick.id };
+    for (const slug of [org.slug.toUpperCase(), `${org.slug}-Final`, ` ${org.slug}`]) {
+      const res = await app.post(`/api/onboarding/${token}/complete`, { ...body, slug }, { token: session });
+      expect(res.status, slug).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', details: [{ field: 'slug' }] });
+    }
+    expect((await app.get(`/api/am/orgs/${org.id}`, { token: am })).body).toMatchObject({ status: 'pending_client_confirmation', slug: org.slug });
+    expect((await app.post(`/api/onboarding/${token}/complete`, { ...body, slug: `${org.slug}-final` }, { token: session })).status).toBe(200);
+  });
+
+  it('regenerates every workspace alias with the slug the client confirms; the old ones still route inbound mail', async () => {
+    const { AssignmentsService } = await import('../../src/modules/specialists/index.js');
+    const assignments = app.running.app.get(AssignmentsService);
+    const base = `globex-${Date.now().toString(36)}`;
+    const org = await newOrg({ slug: `${base}-industries` });
+    const pool = (await app.get('/api/am/specialists?limit=200', { token: am })).body.items as Array<{ id: string; slug: string }>;
+    for (const slug of ['emilie-laurent', 'maya-chen']) {
+      expect((await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: pool.find((s) => s.slug === slug)!.id }, { token: am })).status).toBe(201);
+    }
+    const aliasesOf = async () => ((await app.get(`/api/am/orgs/${org.id}/specialist-assignments`, { token: am })).body.items as Array<{ id: string; email_alias: string }>).map((a) => a.email_alias);
+    const before = await aliasesOf();
+    expect(before).toEqual([expect.stringMatching(new RegExp(`^emilie\\.${base}-industries@`)), expect.stringMatching(new RegExp(`^maya\\.${base}-industries@`))]);
+
+    const token = tokenOf((await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am })).body.onboardingUrl);
+    const session = await signInWithCode(token, org.adminEmail);
+    const done = await app.post(`/api/onboarding/${token}/complete`, { legalName: 'Globex', slug: base, password: 'a strong password', name: 'Olga Owner' }, { token: session });
+    expect(done.status).toBe(200);
+    const after = await aliasesOf();
+    const domain = before[0]!.split('@')[1];
+    expect(after).toEqual([`emilie.${base}@${domain}`, `maya.${base}@${domain}`]);
+    // The old addresses are rebrand aliases: they still find their OSA (the email channel's lookup).
+    for (const [i, old] of before.entries()) expect((await assignments.findByAlias(old))?.email_alias).toBe(after[i]);
+    const audit = await app.get(`/api/ops/audit?action=osa.alias_regenerated`, { token: await app.login('superadmin@platform.demo.invalid', PASSWORD) });
+    expect(audit.body.items.filter((e: { orgId: string }) => e.orgId === org.id)).toHaveLength(2);
+
+    // The released slug can be taken again, but never its old addresses: they stay with Globex.
+    const other = await newOrg({ slug: `${base}-industries` });
+    const emilie = await app.post(`/api/am/orgs/${other.id}/specialist`, { specialistId: pool.find((s) => s.slug === 'emilie-laurent')!.id }, { token: am });
+    expect(emilie.status).toBe(201);
+    expect(emilie.body.email_alias).toBe(`emilie2.${base}-industries@${domain}`);
+    expect((await assignments.findByAlias(before[0]!))?.orgId).toBe(org.id);
+  });
+
+  it('regenerates the aliases when the AM changes a pending org\'s slug, and back again', async () => {
+    const base = `rename-${Date.now().toString(36)}`;
+    const org = await newOrg({ slug: base });
+    const pool = (await app.get('/api/am/specialists?limit=200', { token: am })).body.items as Array<{ id: string; slug: string }>;
+    const osa = (await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: pool.find((s) => s.slug === 'maya-chen')!.id }, { token: am })).body;
+    const domain = osa.email_alias.split('@')[1];
+    expect((await app.patch(`/api/am/orgs/${org.id}`, { slug: `${base}-two` }, { token: am })).status).toBe(200);
+    expect((await app.get(`/api/am/orgs/${org.id}/specialist-assignments/${osa.id}`, { token: am })).body.email_alias).toBe(`maya.${base}-two@${domain}`);
+    // Back to the first slug: the OSA takes its own former address back.
+    expect((await app.patch(`/api/am/orgs/${org.id}`, { slug: base }, { token: am })).status).toBe(200);
+    expect((await app.get(`/api/am/orgs/${org.id}/specialist-assignments/${osa.id}`, { token: am })).body.email_alias).toBe(`maya.${base}@${domain}`);
+  });
 });
 
 describe('client portal basics and org lifecycle (spec 3.2, 4.6)', () => {
@@ -223,7 +284,7 @@ describe('client portal basics and org lifecycle (spec 3.2, 4.6)', () => {
     const client = await app.login('client@acme.demo.invalid', PASSWORD);
     const list = await app.get('/api/client/specialists', { token: client });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([expect.objectContaining({ specialistId: emilie.id, name: emilie.name, isPrimary: true, email_alias: expect.stringMatching(/^emilie\.acme@/) })]);
+    expect(list.body.items).toEqual([expect.objectContaining({ specialistId: emilie.id, name: emilie.name, isPrimary: true, email_alias: expect.stringMatching(/^emilie\.acme@/) })]);
     expect(JSON.stringify(list.body)).not.toMatch(/expert/i);
     const trial = await app.get('/api/client/trial-info', { token: client });
     expect(trial.body).toMatchObject({ orgId: acme.id, status: 'active', showBanner: false });

@@ -126,7 +126,7 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const am = cast.am;
   const catalog = ok(await app.get<{ items: Array<{ id: string; slug: string }> }>('/api/specialists?limit=50', { token: am }), 'catalog').items;
   const bySlug = (slug: string) => catalog.find((s) => s.slug === slug)!.id;
-  const [primary] = ok(await app.get<Array<{ id: string; specialistId: string }>>(`/api/am/orgs/${cast.acmeId}/specialist-assignments`, { token: am }), 'assignments');
+  const [primary] = ok(await app.get<{ items: Array<{ id: string; specialistId: string }> }>(`/api/am/orgs/${cast.acmeId}/specialist-assignments`, { token: am }), 'assignments').items;
   ok(await app.post(`/api/am/orgs/${cast.acmeId}/specialist`, { specialistId: bySlug('jean-luc-moreau') }, { token: am }), 'spare assignment');
 
   // Org B: active, with its own Specialist, Expert and conversation.

@@ -88,6 +88,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'GET /api/am/profile': { access: AM },
   'PATCH /api/am/profile': { access: AM, body: () => ({ name: 'Matrix Account Manager' }) },
   'GET /api/am/industries': { access: AM },
+  'GET /api/am/workspace': { access: AM },
   'GET /api/am/slug-availability': { access: AM, query: () => ({ slug: 'acme' }) },
   'POST /api/am/orgs': {
     access: AM,

@@ -23,7 +23,7 @@ export class OrgMembersController {
 
   @Get('admin/members')
   @Endpoint({
-    summary: 'The members of the org, every org role',
+    summary: 'The members of the org, every org role, oldest membership first (joined, then membership)',
     description: 'Any member of the org may read it; superadmins, account managers and AI operators with `orgId`.',
     tags: ['members'],
     query: MembersQuerySchema,
@@ -31,7 +31,7 @@ export class OrgMembersController {
     errors: [404],
   })
   list(@CurrentPrincipal() p: Principal, @ValidQuery() q: z.infer<typeof MembersQuerySchema>) {
-    return this.members.list(p, q.orgId);
+    return this.members.list(p, q.orgId, q);
   }
 
   @Post('admin/members/invite')

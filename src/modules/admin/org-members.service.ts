@@ -11,6 +11,7 @@ import { randomToken } from '../../platform/crypto/crypto.js';
 import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
 import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService, type MailMessage } from '../../platform/mail/mail.service.js';
 import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
@@ -64,9 +65,12 @@ export class OrgMembersService {
     this.inviteLimit = rateLimits.limiter({ name: 'member-invites', points: INVITES_PER_ORG_PER_HOUR, durationS: 3600 });
   }
 
-  async list(principal: Principal, requestedOrgId?: string): Promise<{ items: Member[]; nextCursor: null }> {
+  /** Oldest membership first (joined, then membership id), keyset-paginated. */
+  async list(principal: Principal, requestedOrgId: string | undefined, page: { limit: number; cursor?: string }): Promise<{ items: Member[]; nextCursor: string | null }> {
+    const after = decodeCursor(page.cursor);
     const { orgId } = await this.standing(principal, requestedOrgId, READ_ANY_ORG);
-    return { items: (await this.users.membersOfOrg(orgId)).map(toMember), nextCursor: null };
+    const rows = await this.users.membersOfOrg(orgId, { limit: page.limit, after });
+    return pageOf(rows, page.limit, (m) => ({ at: m.joinedAt, id: m.membershipId }), toMember);
   }
 
   /**

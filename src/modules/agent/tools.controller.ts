@@ -4,15 +4,12 @@ import { SetToolPermissionSchema, TOOL_NAME_PATTERN, ToolDescriptorSchema, ToolP
 import { CurrentPrincipal, OrgRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
-import { pageSchema } from '../../platform/http/pagination.js';
+import { onePage, pageSchema } from '../../platform/http/pagination.js';
 import { AgentToolsService } from './tools.service.js';
 
 const ToolParams = z.object({ toolName: z.string().regex(TOOL_NAME_PATTERN) });
 const OrgParams = z.object({ orgId: z.uuid() });
 const OrgToolParams = OrgParams.extend({ toolName: z.string().regex(TOOL_NAME_PATTERN) });
-
-/** Every page of a fixed registry is the whole list. */
-const whole = <T>(items: T[]) => ({ items, nextCursor: null });
 
 /** Tool descriptors (spec 4.6, 9.1: the versioned agent-api path). Any signed-in caller. */
 @Controller('v1/agent-api/tools')
@@ -22,7 +19,7 @@ export class AgentToolsController {
   @Get()
   @Endpoint({ summary: 'The agent tool descriptors', tags: ['agent'], response: pageSchema(ToolDescriptorSchema) })
   list() {
-    return whole(this.tools.descriptors());
+    return onePage(this.tools.descriptors());
   }
 
   @Get(':toolName')
@@ -54,7 +51,7 @@ export class ToolPermissionsController {
     errors: [404],
   })
   async list(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return whole(await this.tools.permissions(p.orgId));
+    return onePage(await this.tools.permissions(p.orgId));
   }
 
   @Put(':toolName')

@@ -29,6 +29,7 @@ export class AnalyticsService {
       from,
       to,
       items: rows.map((r) => ({ ...r, name: names.get(r.specialistId)?.name ?? 'Unknown Specialist' })).sort((a, b) => b.items - a.items || a.name.localeCompare(b.name)),
+      nextCursor: null,
     };
   }
 
@@ -38,6 +39,7 @@ export class AnalyticsService {
       items: rows
         .map((r) => ({ expertId: r.id, name: r.name, email: r.email, clients: r.clients, specialistInstances: r.specialistInstances }))
         .sort((a, b) => b.specialistInstances - a.specialistInstances || a.name.localeCompare(b.name)),
+      nextCursor: null,
     };
   }
 }

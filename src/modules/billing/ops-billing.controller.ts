@@ -17,6 +17,7 @@ import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decora
 import type { Principal } from '../../platform/auth/principal.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
+import { onePage } from '../../platform/http/pagination.js';
 import { AnalyticsService } from './analytics.service.js';
 import { BillingService } from './billing.service.js';
 import { CostsService } from './costs.service.js';
@@ -47,7 +48,7 @@ export class OpsBillingController {
   @PlatformRoles('superadmin', 'account_manager')
   @Endpoint({ summary: 'Payment state of every org (dunning, open invoices, monthly fees)', tags: TAGS, response: OpsBillingOrgListSchema, errors: [403] })
   async orgs() {
-    return { items: await this.costs.paymentStates() };
+    return onePage(await this.costs.paymentStates());
   }
 
   @Get('orgs/:orgId')

@@ -12,7 +12,7 @@ import { ORG_WIDE_ROLES } from '../../contracts/roles.js';
 import { CurrentPrincipal, OrgRoles, PlatformRoles, type OrgRolesPolicy } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
-import { PageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
+import { PageQuerySchema, onePage, pageSchema } from '../../platform/http/pagination.js';
 import { ChannelsService } from './channels.service.js';
 import { IntegrationsService } from './integrations.service.js';
 
@@ -32,9 +32,9 @@ export class IntegrationsController {
 
   @Get('integrations')
   @OrgRoles(MANAGERS)
-  @Endpoint({ summary: "The org's channel integrations (secrets are never returned)", tags: TAGS, params: OrgParams, response: z.array(IntegrationDtoSchema), errors: [403, 404] })
-  list(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return this.integrations.list(p.orgId);
+  @Endpoint({ summary: "The org's channel integrations (secrets are never returned)", tags: TAGS, params: OrgParams, response: pageSchema(IntegrationDtoSchema), errors: [403, 404] })
+  async list(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return onePage(await this.integrations.list(p.orgId));
   }
 
   @Post('integrations')
@@ -93,9 +93,9 @@ export class IntegrationsController {
 
   @Get('channels/status')
   @OrgRoles(MANAGERS)
-  @Endpoint({ summary: 'Health per channel: last inbound and outbound, breaker state, recent failures', tags: TAGS, params: OrgParams, response: z.array(ChannelHealthSchema), errors: [403, 404] })
-  status(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return this.channels.health(p.orgId);
+  @Endpoint({ summary: 'Health per channel: last inbound and outbound, breaker state, recent failures', tags: TAGS, params: OrgParams, response: pageSchema(ChannelHealthSchema), errors: [403, 404] })
+  async status(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return onePage(await this.channels.health(p.orgId));
   }
 
   @Get('channels/webhook-urls')

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, gt, inArray, lt, lte, max, or, sql } from 'drizzle-orm';
 import type { ChannelName } from '../../contracts/channels.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import {
   channelBindings,
@@ -180,7 +181,6 @@ export class ChannelsRepository {
 
   /** Quarantined events, newest first (ops view); limit + 1 rows. */
   listEvents(filter: { status?: InboundStatus; orgId?: string }, page: { limit: number; after?: Keyset }): Promise<InboundEventRow[]> {
-    const after = page.after;
     return this.db
       .select()
       .from(inboundEvents)
@@ -188,7 +188,7 @@ export class ChannelsRepository {
         and(
           filter.status ? eq(inboundEvents.status, filter.status) : undefined,
           filter.orgId ? eq(inboundEvents.orgId, filter.orgId) : undefined,
-          after ? or(lt(inboundEvents.receivedAt, after.at), and(eq(inboundEvents.receivedAt, after.at), lt(inboundEvents.id, after.id))) : undefined,
+          olderThan(inboundEvents.receivedAt, inboundEvents.id, page.after),
         ),
       )
       .orderBy(desc(inboundEvents.receivedAt), desc(inboundEvents.id))

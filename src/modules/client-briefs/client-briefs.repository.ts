@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
+import { olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { clientBriefs, type ClientBriefRow } from './client-briefs.tables.js';
 
@@ -29,14 +30,13 @@ export class ClientBriefsRepository {
 
   /** Newest first, keyset-paginated; limit + 1 rows. */
   async list(orgId: string, page: { limit: number; after?: Keyset }): Promise<ClientBriefRow[]> {
-    const after = page.after;
     return this.db
       .select()
       .from(clientBriefs)
       .where(
         and(
           eq(clientBriefs.orgId, orgId),
-          after ? or(lt(clientBriefs.createdAt, after.at), and(eq(clientBriefs.createdAt, after.at), lt(clientBriefs.id, after.id))) : undefined,
+          olderThan(clientBriefs.createdAt, clientBriefs.id, page.after),
         ),
       )
       .orderBy(desc(clientBriefs.createdAt), desc(clientBriefs.id))

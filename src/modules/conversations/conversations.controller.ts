@@ -25,7 +25,7 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { toErrorResponse } from '../../platform/errors/to-error-response.js';
 import { logger } from '../../platform/observability/logger.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
-import { pageSchema } from '../../platform/http/pagination.js';
+import { onePage, pageSchema } from '../../platform/http/pagination.js';
 import { ConversationsService } from './conversations.service.js';
 
 const Params = z.object({ id: z.uuid() });
@@ -153,9 +153,9 @@ export class ConversationsController {
   }
 
   @Get(':id/messages/:messageId/revisions')
-  @Endpoint({ summary: "A message's earlier versions (staff)", tags: TAGS, params: MessageParams, response: z.array(RevisionSchema), errors: [403, 404] })
-  revisions(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof MessageParams>) {
-    return this.conversations.revisions(p, params.id, params.messageId);
+  @Endpoint({ summary: "A message's earlier versions (staff)", tags: TAGS, params: MessageParams, response: pageSchema(RevisionSchema), errors: [403, 404] })
+  async revisions(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof MessageParams>) {
+    return onePage(await this.conversations.revisions(p, params.id, params.messageId));
   }
 
   @Post(':id/escalate')

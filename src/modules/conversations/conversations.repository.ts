@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { ConversationStatus } from '../../contracts/conversations.js';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
-import { anyUuid } from '../../platform/db/query-parts.js';
+import { anyUuid, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { reachFilter, type Reach } from './conversations.access.js';
 import {
@@ -19,11 +19,6 @@ import {
 
 type NewConversation = typeof conversations.$inferInsert;
 type NewMessage = typeof messages.$inferInsert;
-
-/** Rows older than the keyset, in (timestamp desc, id desc) order. */
-function before(col: typeof conversations.lastMessageAt | typeof queueItems.updatedAt, idCol: typeof conversations.id | typeof queueItems.id, k: Keyset | undefined): SQL | undefined {
-  return k ? or(lt(col, k.at), and(eq(col, k.at), lt(idCol, k.id))) : undefined;
-}
 
 /**
  * Conversation queries. Every read of tenant rows goes through the caller's Reach (or an org id
@@ -86,7 +81,7 @@ export class ConversationsRepository {
           reachFilter(reach, conversations),
           filter.orgId ? eq(conversations.orgId, filter.orgId) : undefined,
           filter.status ? eq(conversations.status, filter.status) : undefined,
-          before(conversations.lastMessageAt, conversations.id, page.after),
+          olderThan(conversations.lastMessageAt, conversations.id, page.after),
         ),
       )
       .orderBy(desc(conversations.lastMessageAt), desc(conversations.id))
@@ -142,7 +137,7 @@ export class ConversationsRepository {
         and(
           eq(messages.conversationId, conversationId),
           opts.includeInternal ? undefined : eq(messages.isInternal, false),
-          b ? or(lt(messages.createdAt, b.createdAt), and(eq(messages.createdAt, b.createdAt), lt(messages.id, b.id))) : undefined,
+          olderThan(messages.createdAt, messages.id, b && { at: b.createdAt, id: b.id }),
         ),
       )
       .orderBy(desc(messages.createdAt), desc(messages.id))
@@ -282,7 +277,7 @@ export class ConversationsRepository {
           reachFilter(reach, queueItems),
           filter.status ? eq(queueItems.status, filter.status) : undefined,
           filter.orgId ? eq(queueItems.orgId, filter.orgId) : undefined,
-          before(queueItems.updatedAt, queueItems.id, page.after),
+          olderThan(queueItems.updatedAt, queueItems.id, page.after),
         ),
       )
       .orderBy(desc(queueItems.updatedAt), desc(queueItems.id))

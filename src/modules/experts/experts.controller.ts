@@ -1,9 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { CoverageSchema, CreateGrantSchema, ExpertSummarySchema, GrantDtoSchema } from '../../contracts/experts.js';
+import { CoverageItemSchema, CreateGrantSchema, ExpertSummarySchema, GrantDtoSchema } from '../../contracts/experts.js';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
+import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
+import { PageQuerySchema, decodeCursor, onePage, pageSchema } from '../../platform/http/pagination.js';
 import { ExpertsService } from './experts.service.js';
 
 const OrgParams = z.object({ orgId: z.uuid() });
@@ -16,21 +17,21 @@ export class ExpertsController {
   constructor(private readonly experts: ExpertsService) {}
 
   @Get('experts/list')
-  @Endpoint({ summary: 'Active Experts', tags: ['experts'], response: z.array(ExpertSummarySchema) })
-  list() {
-    return this.experts.experts();
+  @Endpoint({ summary: 'Active Experts, newest first (created, id)', tags: ['experts'], query: PageQuerySchema, response: pageSchema(ExpertSummarySchema) })
+  list(@ValidQuery() q: z.infer<typeof PageQuerySchema>) {
+    return this.experts.expertsPage({ limit: q.limit, after: decodeCursor(q.cursor) });
   }
 
   @Get('orgs/:orgId/expert-grants')
-  @Endpoint({ summary: "The org's Expert grants", tags: ['experts'], params: OrgParams, response: z.array(GrantDtoSchema), errors: [404] })
-  grants(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return this.experts.grants(p.orgId);
+  @Endpoint({ summary: "The org's Expert grants, oldest first (created, id); one page", tags: ['experts'], params: OrgParams, response: pageSchema(GrantDtoSchema), errors: [404] })
+  async grants(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return onePage(await this.experts.grants(p.orgId));
   }
 
   @Get('orgs/:orgId/specialist-coverage')
-  @Endpoint({ summary: 'Per assigned Specialist, the Experts covering it (informational)', tags: ['experts'], params: OrgParams, response: CoverageSchema, errors: [404] })
-  coverage(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return this.experts.coverage(p.orgId);
+  @Endpoint({ summary: 'Per assigned Specialist (oldest assignment first), the Experts covering it (informational); one page', tags: ['experts'], params: OrgParams, response: pageSchema(CoverageItemSchema), errors: [404] })
+  async coverage(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return onePage(await this.experts.coverage(p.orgId));
   }
 
   @Post('orgs/:orgId/expert-grants')

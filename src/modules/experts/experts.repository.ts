@@ -17,7 +17,7 @@ export class ExpertsRepository {
   }
 
   async listForOrg(orgId: string): Promise<ExpertGrantRow[]> {
-    return this.db.select().from(expertGrants).where(eq(expertGrants.orgId, orgId)).orderBy(asc(expertGrants.createdAt));
+    return this.db.select().from(expertGrants).where(eq(expertGrants.orgId, orgId)).orderBy(asc(expertGrants.createdAt), asc(expertGrants.id));
   }
 
   async listAll(): Promise<ExpertGrantRow[]> {

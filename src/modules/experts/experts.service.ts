@@ -5,6 +5,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { pageOf, type Keyset } from '../../platform/http/pagination.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsService } from '../specialists/index.js';
 import { UsersService } from '../users/index.js';
@@ -38,6 +39,12 @@ export class ExpertsService {
 
   async experts(): Promise<ExpertSummary[]> {
     return (await this.users.listByRole('expert')).filter((u) => u.status === 'active').map((u) => ({ id: u.id, name: u.name, email: u.email }));
+  }
+
+  /** Active Experts, newest first, keyset-paginated (the wizard's picker). */
+  async expertsPage(page: { limit: number; after?: Keyset }): Promise<{ items: ExpertSummary[]; nextCursor: string | null }> {
+    const rows = await this.users.search({ role: 'expert', status: 'active' }, page);
+    return pageOf(rows, page.limit, (u) => ({ at: u.createdAt, id: u.id }), (u) => ({ id: u.id, name: u.name, email: u.email }));
   }
 
   async grants(orgId: string): Promise<GrantDto[]> {

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { TokenResponseSchema } from '../../contracts/auth.js';
 import { CurrentPrincipal, PlatformRoles, Public } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
+import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
+import { PageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
 import { OrgIdParamsSchema } from '../orgs/orgs.schemas.js';
 import {
   CompleteOnboardingResponseSchema,
@@ -93,9 +94,16 @@ export class OnboardingController {
 
   @Get('onboarding/:token/specialists')
   @Public()
-  @Endpoint({ summary: 'The pool the client picks from when none is preassigned', tags: ['onboarding'], params: TokenParamsSchema, response: z.array(SpecialistPreviewSchema), errors: [404, 410] })
-  specialists(@ValidParams() p: z.infer<typeof TokenParamsSchema>) {
-    return this.onboarding.pool(p.token);
+  @Endpoint({
+    summary: 'The pool the client picks from when none is preassigned, in catalog order (oldest first: created, id)',
+    tags: ['onboarding'],
+    params: TokenParamsSchema,
+    query: PageQuerySchema,
+    response: pageSchema(SpecialistPreviewSchema),
+    errors: [404, 410],
+  })
+  specialists(@ValidParams() p: z.infer<typeof TokenParamsSchema>, @ValidQuery() q: z.infer<typeof PageQuerySchema>) {
+    return this.onboarding.pool(p.token, q);
   }
 
   @Post('onboarding/:token/complete')

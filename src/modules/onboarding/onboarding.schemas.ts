@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PasswordSchema } from '../../contracts/auth.js';
 import { CalendarDaySchema } from '../../contracts/dates.js';
+import { OrgSlugSchema } from '../../contracts/orgs.js';
 import { OrgDtoSchema } from '../orgs/orgs.schemas.js';
 import { RateSchema } from '../../contracts/assignments.js';
 
@@ -34,7 +35,7 @@ export const SpecialistPreviewSchema = z.object({
 
 export const CompleteOnboardingSchema = z.object({
   legalName: z.string().trim().min(1, 'Required').max(200),
-  slug: z.string().trim().toLowerCase(),
+  slug: OrgSlugSchema,
   password: PasswordSchema,
   name: z.string().trim().min(1, 'Required').max(200),
   specialistId: z.uuid().optional(),

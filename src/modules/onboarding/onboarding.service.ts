@@ -9,6 +9,7 @@ import type { AppConfig } from '../../platform/config/config.js';
 import { SecretBox, randomToken, sha256Hex } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { decodeCursor } from '../../platform/http/pagination.js';
 import { composeMail } from '../../platform/mail/mail-template.js';
 import { MailService } from '../../platform/mail/mail.service.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
@@ -196,9 +197,11 @@ export class OnboardingService {
   }
 
   /** The pool the client picks from when none is preassigned. */
-  async pool(token: string) {
+  async pool(token: string, page: { limit: number; cursor?: string }) {
+    const after = decodeCursor(page.cursor);
     await this.open(token);
-    return (await this.specialists.list({ limit: 200 })).items.map((s) => ({
+    const { items, nextCursor } = await this.specialists.list({ limit: page.limit, after });
+    const previews = items.map((s) => ({
       id: s.id,
       name: s.name,
       slug: s.slug,
@@ -206,6 +209,7 @@ export class OnboardingService {
       skillTags: s.skillTags,
       monthlyRate: { amount: s.monthly_rate_config.base_rate, currency: s.monthly_rate_config.currency, source: 'specialist' as const },
     }));
+    return { items: previews, nextCursor };
   }
 
   /**
@@ -218,7 +222,7 @@ export class OnboardingService {
     if (!invite.adminUserId || principal.userId !== invite.adminUserId) throw AppError.forbidden('Only the invited admin can complete onboarding');
     const now = this.clock.now();
     const { org, admin } = await this.dbService.transaction(async () => {
-      const org = await this.orgs.confirmByClient(invite.orgId, { legalName: input.legalName, slug: input.slug }, now);
+      const org = await this.orgs.confirmByClient(principal, invite.orgId, { legalName: input.legalName, slug: input.slug }, now);
       const assigned = await this.assignments.list(org.id);
       if (assigned.length === 0) {
         if (!input.specialistId) {

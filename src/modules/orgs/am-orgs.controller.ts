@@ -1,10 +1,12 @@
-import { Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { CreateOrgSchema, INDUSTRIES, Phase0StatusSchema, SlugAvailabilitySchema, UpdateOrgSchema } from '../../contracts/orgs.js';
+import { CreateOrgSchema, INDUSTRIES, OrgSlugSchema, Phase0StatusSchema, SlugAvailabilitySchema, UpdateOrgSchema } from '../../contracts/orgs.js';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { APP_CONFIG } from '../../platform/config/config.token.js';
+import type { AppConfig } from '../../platform/config/config.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
-import { PageQuerySchema, decodeCursor, pageSchema } from '../../platform/http/pagination.js';
+import { PageQuerySchema, decodeCursor, onePage, pageSchema } from '../../platform/http/pagination.js';
 import { RESERVED_SLUGS } from './orgs.rules.js';
 import { OrgDtoSchema, OrgIdParamsSchema } from './orgs.schemas.js';
 import { OrgsService } from './orgs.service.js';
@@ -17,22 +19,36 @@ const SlugQuerySchema = z.object({ slug: z.string().max(200), orgId: z.uuid().op
 @Controller('am')
 @PlatformRoles('account_manager', 'superadmin')
 export class AmOrgsController {
-  constructor(private readonly orgs: OrgsService) {}
+  constructor(
+    private readonly orgs: OrgsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('workspace')
+  @Endpoint({
+    summary: "The deployment's workspace settings the wizard needs: the domain of every workspace alias (WORKSPACE_DOMAIN)",
+    description: 'The Specialist step previews `<firstname>.<org_slug>@{workspaceDomain}` client-side (spec 2.3.1 rule 5) with it, also before the first assignment.',
+    tags: ['am-wizard'],
+    response: z.object({ workspaceDomain: z.string() }),
+  })
+  workspace() {
+    return { workspaceDomain: this.config.workspaceDomain };
+  }
 
   @Get('industries')
   @Endpoint({
-    summary: 'The 13 industries of spec 2.1',
+    summary: 'The 13 industries of spec 2.1, in the order of the form; one page',
     tags: ['am-wizard'],
-    response: z.array(z.object({ value: z.string(), label: z.string() })),
+    response: pageSchema(z.object({ value: z.string(), label: z.string() })),
   })
   industries() {
-    return INDUSTRIES;
+    return onePage([...INDUSTRIES]);
   }
 
   @Get('slug-availability')
   @Endpoint({
     summary: 'Real-time slug validation',
-    description: `'taken' means held by an org that is not deactivated, or reserved for good (confirmed or finished orgs, rebrand aliases). Pass orgId when re-editing an org so its own slug is not reported as taken. Reserved words: ${[...RESERVED_SLUGS].join(', ')}.`,
+    description: `The slug is checked exactly as sent (not lowercased): anything outside the pattern of spec 2.1 is 'invalid_format'. 'taken' means held by an org that is not deactivated, or reserved for good (confirmed or finished orgs, rebrand aliases). Pass orgId when re-editing an org so its own slug is not reported as taken. Reserved words: ${[...RESERVED_SLUGS].join(', ')}.`,
     tags: ['am-wizard'],
     query: SlugQuerySchema,
     response: SlugAvailabilitySchema,
@@ -87,7 +103,7 @@ export class AmOrgsController {
     summary: 'Add a slug alias for a rebrand (superadmin): held for good; lookups by it find the org',
     tags: ['am-wizard'],
     params: OrgIdParamsSchema,
-    body: z.object({ slug: z.string().trim().toLowerCase() }),
+    body: z.object({ slug: OrgSlugSchema }),
     response: z.object({ slug: z.string(), orgId: z.uuid() }),
     status: 201,
     errors: [404, 409],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, desc, eq, ilike, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
-import { anyUuid } from '../../platform/db/query-parts.js';
+import { anyUuid, containsPattern, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { orgs, slugReservations, type NewOrgRow, type OrgRow, type OrgStatus } from './orgs.tables.js';
 
@@ -47,8 +47,7 @@ export class OrgsRepository {
 
   /** Newest first; limit + 1 rows. */
   async list(filter: { status?: OrgStatus; q?: string }, page: { limit: number; after?: Keyset }): Promise<OrgRow[]> {
-    const after = page.after;
-    const q = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+    const q = filter.q ? containsPattern(filter.q) : undefined;
     return this.db
       .select()
       .from(orgs)
@@ -56,7 +55,7 @@ export class OrgsRepository {
         and(
           filter.status ? eq(orgs.status, filter.status) : undefined,
           q ? or(ilike(orgs.legalName, q), ilike(orgs.slug, q), ilike(orgs.adminEmail, q)) : undefined,
-          after ? or(lt(orgs.createdAt, after.at), and(eq(orgs.createdAt, after.at), lt(orgs.id, after.id))) : undefined,
+          olderThan(orgs.createdAt, orgs.id, page.after),
         ),
       )
       .orderBy(desc(orgs.createdAt), desc(orgs.id))

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CreateOrgInput, Phase0Status, SlugAvailability, UpdateOrgInput } from '../../contracts/orgs.js';
+import { ORG_SLUG_MESSAGE, type CreateOrgInput, type Phase0Status, type SlugAvailability, type UpdateOrgInput } from '../../contracts/orgs.js';
 import type { FieldError } from '../../contracts/errors.js';
 import { AccessEvents } from '../../platform/auth/access-events.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -23,6 +23,9 @@ export interface OrgSummary {
 /** Informational Phase 0 indicators that other modules provide (assignments, Expert grants). */
 export type Phase0Indicator = (orgId: string) => Promise<boolean>;
 
+/** What follows an org's new slug inside the same transaction (the assignments' workspace aliases). */
+export type SlugFollower = (actor: Principal | null, orgId: string, slug: string) => Promise<void>;
+
 const isUniqueViolation = (err: unknown) => (err as { cause?: { code?: string } })?.cause?.code === '23505' || (err as { code?: string })?.code === '23505';
 
 /** Organizations and the account manager's setup wizard (spec 2.1, 3.2, 4.2). */
@@ -30,6 +33,7 @@ const isUniqueViolation = (err: unknown) => (err as { cause?: { code?: string } 
 export class OrgsService {
   private specialistAssigned: Phase0Indicator = async () => false;
   private expertMapped: Phase0Indicator = async () => false;
+  private slugFollower: SlugFollower = async () => {};
 
   constructor(
     private readonly repo: OrgsRepository,
@@ -43,6 +47,11 @@ export class OrgsService {
   setPhase0Indicators(indicators: { specialistAssigned?: Phase0Indicator; expertMapped?: Phase0Indicator }): void {
     if (indicators.specialistAssigned) this.specialistAssigned = indicators.specialistAssigned;
     if (indicators.expertMapped) this.expertMapped = indicators.expertMapped;
+  }
+
+  /** The assignments module keeps the workspace aliases on the org's slug (spec 2.3.1). */
+  setSlugFollower(follower: SlugFollower): void {
+    this.slugFollower = follower;
   }
 
   /** The org holding a slug, or the org a rebrand alias points to. */
@@ -154,8 +163,7 @@ export class OrgsService {
   }
 
   /** 'taken' means held by another org that is not deactivated, or reserved for good. */
-  async slugAvailability(raw: string, forOrgId?: string): Promise<SlugAvailability> {
-    const slug = raw.trim().toLowerCase();
+  async slugAvailability(slug: string, forOrgId?: string): Promise<SlugAvailability> {
     const problem = slugFormatProblem(slug);
     if (problem) return { slug, valid: false, available: false, reason: problem };
     const holder = await this.repo.findBySlug(slug);
@@ -205,7 +213,8 @@ export class OrgsService {
     if (input.trialMode === 'none' && before.trialEndDate && input.trialEndDate === undefined) changes.trialEndDate = null;
     const after = await this.dbService.transaction(async () => {
       if (input.slug !== undefined && input.slug !== before.slug) {
-        if (!slugEditable(before.status)) throw AppError.conflict('The slug cannot change once the client has confirmed');
+        const locked = await this.lockForUpdate(id);
+        if (!slugEditable(locked.status)) throw AppError.conflict('The slug cannot change once the client has confirmed');
         await this.assertSlugFree(input.slug, id);
         changes.slug = input.slug;
       }
@@ -215,12 +224,15 @@ export class OrgsService {
         if (!am || am.platformRole !== 'account_manager') throw AppError.badRequest('assignedAmId must be an account manager');
         changes.assignedAmId = input.assignedAmId;
       }
+      let updated: OrgRow;
       try {
-        return (await this.repo.update(id, changes))!;
+        updated = (await this.repo.update(id, changes))!;
       } catch (err) {
         if (isUniqueViolation(err)) throw AppError.conflict('This slug is taken', { field: 'slug' });
         throw err;
       }
+      if (changes.slug) await this.slugFollower(actor, id, changes.slug);
+      return updated;
     });
     await this.audit.record({
       action: 'org.updated',
@@ -267,15 +279,17 @@ export class OrgsService {
   /**
    * The client confirms (Phase 2): the slug (which may still change) reserved for good and
    * atomically (of two orgs confirming the same slug, one wins and the other gets 409), the org
-   * active and its trial started. Runs inside the caller's transaction.
+   * active and its trial started, and a changed slug's workspace aliases regenerated. Runs inside
+   * the caller's transaction.
    */
-  async confirmByClient(id: string, input: { legalName: string; slug: string }, now: Date): Promise<OrgRow> {
+  async confirmByClient(actor: Principal, id: string, input: { legalName: string; slug: string }, now: Date): Promise<OrgRow> {
     const org = await this.lockForUpdate(id);
     if (!canTransition('client_confirms', org.status)) throw AppError.conflict(`An org in ${org.status} cannot be confirmed`);
     await this.assertSlugFree(input.slug, id);
     if (!(await this.repo.reserve(input.slug, id, 'reserved'))) throw AppError.conflict('This slug is taken', { field: 'slug' });
+    let confirmed: OrgRow;
     try {
-      return (await this.repo.update(id, {
+      confirmed = (await this.repo.update(id, {
         legalName: input.legalName,
         slug: input.slug,
         status: 'active',
@@ -287,6 +301,9 @@ export class OrgsService {
       if (isUniqueViolation(err)) throw AppError.conflict('This slug is taken', { field: 'slug' });
       throw err;
     }
+    // The workspace aliases follow the confirmed slug in this transaction (spec 2.3.1, 3.2).
+    if (input.slug !== org.slug) await this.slugFollower(actor, id, input.slug);
+    return confirmed;
   }
 
   /** finishOrgSetup: the gate passes, the org becomes active, the slug is reserved for good; no email, no trial clock. */
@@ -315,7 +332,7 @@ export class OrgsService {
     const availability = await this.slugAvailability(slug, forOrgId);
     if (availability.reason === 'taken') throw AppError.conflict('This slug is taken', { field: 'slug' });
     if (!availability.valid) {
-      const message = availability.reason === 'reserved_word' ? 'This word is reserved' : 'Lowercase letters, digits and inner hyphens; 3 to 63 characters';
+      const message = availability.reason === 'reserved_word' ? 'This word is reserved' : ORG_SLUG_MESSAGE;
       throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'slug', message }] });
     }
   }
@@ -332,7 +349,7 @@ export class OrgsService {
     if (input.trialMode === 'none' && input.trialEndDate) errors.push({ field: 'trialEndDate', message: 'No trial end date with trial mode none' });
     if (input.slug !== undefined) {
       const problem = slugFormatProblem(input.slug);
-      if (problem === 'invalid_format') errors.push({ field: 'slug', message: 'Lowercase letters, digits and inner hyphens; 3 to 63 characters' });
+      if (problem === 'invalid_format') errors.push({ field: 'slug', message: ORG_SLUG_MESSAGE });
       if (problem === 'reserved_word') errors.push({ field: 'slug', message: 'This word is reserved' });
     }
     if (errors.length > 0) throw new AppError('validation_failed', 'Invalid body', { details: errors });

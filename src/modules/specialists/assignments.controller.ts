@@ -4,6 +4,7 @@ import { AssignSpecialistSchema, OsaDtoSchema, UpdateAssignmentSchema } from '..
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
+import { onePage, pageSchema } from '../../platform/http/pagination.js';
 import { AssignmentsService } from './assignments.service.js';
 import { MailboxesService } from './mailboxes.service.js';
 
@@ -21,9 +22,9 @@ export class AssignmentsController {
   ) {}
 
   @Get('specialist-assignments')
-  @Endpoint({ summary: "The org's active assignments, oldest first", tags: ['assignments'], params: OrgParams, response: z.array(OsaDtoSchema), errors: [404] })
-  list(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return this.assignments.list(p.orgId);
+  @Endpoint({ summary: "The org's active assignments, oldest first (created, id); one page", tags: ['assignments'], params: OrgParams, response: pageSchema(OsaDtoSchema), errors: [404] })
+  async list(@ValidParams() p: z.infer<typeof OrgParams>) {
+    return onePage(await this.assignments.list(p.orgId));
   }
 
   @Post('specialist')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, or } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
-import { orgSpecialistAssignments as osa, osaRateHistory, type OsaRow } from './assignments.tables.js';
+import { orgSpecialistAssignments as osa, osaRateHistory, osaRebrandAliases as rebrand, type OsaRow } from './assignments.tables.js';
 import { specialists, type SpecialistRow } from './specialists.tables.js';
 
 export type OsaWithSpecialist = OsaRow & { specialist: SpecialistRow };
@@ -42,19 +42,37 @@ export class AssignmentsRepository {
     return row;
   }
 
-  /** The active assignment whose workspace address this is (not org-scoped: the address is the key). */
+  /**
+   * The active assignment whose workspace address this is, now or before a rebrand (not
+   * org-scoped: the address is the key).
+   */
   async findActiveByAlias(address: string): Promise<OsaWithSpecialist | undefined> {
+    const formerly = this.db.select({ id: rebrand.assignmentId }).from(rebrand).where(eq(rebrand.address, address));
     const [row] = await this.db
       .select({ osa, specialist: specialists })
       .from(osa)
       .innerJoin(specialists, eq(specialists.id, osa.specialistId))
-      .where(and(eq(osa.emailAlias, address), isNull(osa.unassignedAt)));
+      .where(and(or(eq(osa.emailAlias, address), inArray(osa.id, formerly)), isNull(osa.unassignedAt)));
     return row ? { ...row.osa, specialist: row.specialist } : undefined;
   }
 
-  async aliasTaken(address: string): Promise<boolean> {
-    const rows = await this.db.select({ id: osa.id }).from(osa).where(and(eq(osa.emailAlias, address), isNull(osa.unassignedAt))).limit(1);
-    return rows.length > 0;
+  /** Whether another assignment holds the address: as its alias (active ones) or as a rebrand alias (for good). */
+  async aliasTaken(address: string, exceptAssignmentId?: string): Promise<boolean> {
+    const other = (id: typeof osa.id | typeof rebrand.assignmentId) => (exceptAssignmentId ? ne(id, exceptAssignmentId) : undefined);
+    const [live] = await this.db.select({ id: osa.id }).from(osa).where(and(eq(osa.emailAlias, address), isNull(osa.unassignedAt), other(osa.id))).limit(1);
+    if (live) return true;
+    const [kept] = await this.db.select({ id: rebrand.id }).from(rebrand).where(and(eq(rebrand.address, address), other(rebrand.assignmentId))).limit(1);
+    return Boolean(kept);
+  }
+
+  /**
+   * The OSA's alias becomes `next`; its old one is kept as a rebrand alias, and `next` stops being
+   * one of its rebrand aliases if it was (a slug changed back).
+   */
+  async replaceAlias(orgId: string, assignmentId: string, previous: string, next: string): Promise<void> {
+    await this.db.delete(rebrand).where(and(eq(rebrand.orgId, orgId), eq(rebrand.assignmentId, assignmentId), eq(rebrand.address, next)));
+    await this.db.insert(rebrand).values({ orgId, assignmentId, address: previous }).onConflictDoNothing();
+    await this.update(orgId, assignmentId, { emailAlias: next });
   }
 
   async insert(values: typeof osa.$inferInsert): Promise<OsaRow> {

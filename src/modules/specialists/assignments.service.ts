@@ -51,7 +51,7 @@ export class AssignmentsService {
     return toOsaDto(await this.require(orgId, assignmentId));
   }
 
-  /** Resolves an inbound mail's recipient: the active OSA whose `email_alias` it is. */
+  /** Resolves an inbound mail's recipient: the active OSA whose `email_alias` it is, or was before a rebrand. */
   async findByAlias(address: string): Promise<OsaDto | undefined> {
     const row = await this.repo.findActiveByAlias(address.trim().toLowerCase());
     return row ? toOsaDto(row) : undefined;
@@ -100,6 +100,28 @@ export class AssignmentsService {
     });
     await this.mailboxes.afterAssigned(orgId, created.id);
     return toOsaDto((await this.repo.findActive(orgId, created.id)) ?? created);
+  }
+
+  /**
+   * The org's slug changed (the AM's re-edit, or the client's Phase 2 confirmation): every active
+   * OSA gets the address of the new slug (spec 2.3.1); its old address stays a rebrand alias that
+   * still routes inbound mail. Runs inside the caller's transaction, the org row locked, so the
+   * aliases change with the slug or not at all.
+   */
+  async followSlug(actor: Principal | null, orgId: string, slug: string): Promise<void> {
+    for (const current of await this.repo.listActive(orgId)) {
+      const next = await generateWorkspaceAlias(firstNameOf(current.specialist.name), slug, this.config.workspaceDomain, (a) => this.repo.aliasTaken(a, current.id));
+      if (next === current.emailAlias) continue;
+      await this.repo.replaceAlias(orgId, current.id, current.emailAlias, next);
+      await this.audit.record({
+        action: 'osa.alias_regenerated',
+        userId: actor?.userId,
+        resourceId: current.id,
+        orgId,
+        impersonatorId: actor?.impersonatorId,
+        meta: { from: current.emailAlias, to: next, slug },
+      });
+    }
   }
 
   /** A rate change is a new version in the rate history (billing prorates across versions). */

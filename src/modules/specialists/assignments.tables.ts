@@ -45,6 +45,26 @@ export const orgSpecialistAssignments = pgTable(
 );
 export type OsaRow = typeof orgSpecialistAssignments.$inferSelect;
 
+/**
+ * Workspace addresses an OSA had before its org's slug changed (spec 2.1 "an alias system exists
+ * for rebrands"): each keeps routing inbound mail to the OSA, and no other OSA is ever given it.
+ */
+export const osaRebrandAliases = pgTable(
+  'osa_rebrand_aliases',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    assignmentId: uuid('assignment_id')
+      .notNull()
+      .references(() => orgSpecialistAssignments.id, { onDelete: 'cascade' }),
+    address: text('address').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('osa_rebrand_aliases_address').on(t.address), index('osa_rebrand_aliases_assignment_idx').on(t.assignmentId)],
+);
+
 /** Every rate an OSA has had (spec 2.3: rate changes are versioned). */
 export const osaRateHistory = pgTable(
   'osa_rate_history',

@@ -4,6 +4,7 @@ import { CurrentPrincipal } from '../../platform/auth/auth.decorators.js';
 import { memberOrgId } from '../../platform/auth/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidQuery } from '../../platform/http/endpoint.js';
+import { onePage, pageSchema } from '../../platform/http/pagination.js';
 import { AssignmentsService } from './assignments.service.js';
 
 const OrgQuery = z.object({ orgId: z.uuid().optional() });
@@ -23,10 +24,10 @@ export class ClientSpecialistsController {
   constructor(private readonly assignments: AssignmentsService) {}
 
   @Get('specialists')
-  @Endpoint({ summary: "The caller's org's assigned Specialists (client view)", tags: ['client'], query: OrgQuery, response: z.array(ClientSpecialistSchema), errors: [404] })
+  @Endpoint({ summary: "The caller's org's assigned Specialists (client view), oldest assignment first; one page", tags: ['client'], query: OrgQuery, response: pageSchema(ClientSpecialistSchema), errors: [404] })
   async list(@CurrentPrincipal() principal: Principal, @ValidQuery() q: z.infer<typeof OrgQuery>) {
     const orgId = memberOrgId(principal, q.orgId);
-    return (await this.assignments.list(orgId)).map((a) => ({
+    const items = (await this.assignments.list(orgId)).map((a) => ({
       assignmentId: a.id,
       specialistId: a.specialistId,
       name: a.specialist.name,
@@ -35,5 +36,6 @@ export class ClientSpecialistsController {
       email_alias: a.email_alias,
       isPrimary: a.isPrimary,
     }));
+    return onePage(items);
   }
 }

@@ -33,5 +33,6 @@ export class SpecialistsModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.orgs.setPhase0Indicators({ specialistAssigned: (orgId) => this.assignments.hasAssignment(orgId) });
+    this.orgs.setSlugFollower((actor, orgId, slug) => this.assignments.followSlug(actor, orgId, slug));
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
-import { anyUuid } from '../../platform/db/query-parts.js';
+import { anyUuid, newerThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { specialistRateHistory, specialists, type SpecialistRow } from './specialists.tables.js';
 
@@ -19,11 +19,10 @@ export class SpecialistsRepository {
 
   /** Oldest first (a stable catalog order), keyset-paginated; limit + 1 rows. */
   async list(page: { limit: number; after?: Keyset }): Promise<SpecialistRow[]> {
-    const after = page.after;
     return this.dbService.db
       .select()
       .from(specialists)
-      .where(after ? or(gt(specialists.createdAt, after.at), and(eq(specialists.createdAt, after.at), gt(specialists.id, after.id))) : undefined)
+      .where(newerThan(specialists.createdAt, specialists.id, page.after))
       .orderBy(asc(specialists.createdAt), asc(specialists.id))
       .limit(page.limit + 1);
   }

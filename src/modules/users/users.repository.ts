@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, ilike, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { OrgRole, PlatformRole } from '../../contracts/roles.js';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
-import { containsPattern, olderThan } from '../../platform/db/query-parts.js';
+import { containsPattern, newerThan, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { orgMemberships, users, type NewUserRow, type UserRow } from './users.tables.js';
 
@@ -15,9 +15,11 @@ export interface UserSearch {
   role?: PlatformRole;
   /** Part of the name or the email, case-insensitive. */
   q?: string;
+  status?: UserRow['status'];
 }
 
 export interface OrgMemberRecord extends MembershipRecord {
+  membershipId: string;
   userId: string;
   email: string;
   name: string;
@@ -86,6 +88,7 @@ export class UsersRepository {
         and(
           isNull(users.removedAt),
           filter.role ? eq(users.platformRole, filter.role) : undefined,
+          filter.status ? eq(users.status, filter.status) : undefined,
           filter.q ? or(ilike(users.name, containsPattern(filter.q)), ilike(users.email, containsPattern(filter.q))) : undefined,
           olderThan(users.createdAt, users.id, page.after),
         ),
@@ -161,9 +164,10 @@ export class UsersRepository {
   }
 
   /** The members of one org with their user, oldest membership first. */
-  async membersOfOrg(orgId: string): Promise<OrgMemberRecord[]> {
-    return this.db
+  async membersOfOrg(orgId: string, page?: { limit: number; after?: Keyset }): Promise<OrgMemberRecord[]> {
+    const query = this.db
       .select({
+        membershipId: orgMemberships.id,
         orgId: orgMemberships.orgId,
         orgRole: orgMemberships.orgRole,
         userId: users.id,
@@ -175,8 +179,9 @@ export class UsersRepository {
       })
       .from(orgMemberships)
       .innerJoin(users, eq(users.id, orgMemberships.userId))
-      .where(eq(orgMemberships.orgId, orgId))
-      .orderBy(asc(orgMemberships.createdAt), asc(users.email));
+      .where(and(eq(orgMemberships.orgId, orgId), page && newerThan(orgMemberships.createdAt, orgMemberships.id, page.after)))
+      .orderBy(asc(orgMemberships.createdAt), asc(orgMemberships.id));
+    return page ? query.limit(page.limit + 1) : query;
   }
 
   async setMembershipRole(orgId: string, userId: string, orgRole: OrgRole): Promise<boolean> {

@@ -203,8 +203,9 @@ export class UsersService implements PrincipalLoader {
     return this.repo.membership(orgId, userId);
   }
 
-  membersOfOrg(orgId: string): Promise<OrgMemberRecord[]> {
-    return this.repo.membersOfOrg(orgId);
+  /** Oldest membership first (joined, then membership id); with a page, keyset-paginated (limit + 1 rows). */
+  membersOfOrg(orgId: string, page?: { limit: number; after?: Keyset }): Promise<OrgMemberRecord[]> {
+    return this.repo.membersOfOrg(orgId, page);
   }
 
   lockMemberships(orgId: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { and, eq, lt, or, sql, type Column, type Placeholder, type SQL } from 'drizzle-orm';
+import { sql, type Column, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Keyset } from '../http/pagination.js';
 
 /** An ILIKE pattern matching `q` anywhere, with `%`, `_` and `\` taken literally. */
@@ -6,10 +6,27 @@ export function containsPattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Rows after the keyset in (timestamp desc, id desc) order; undefined on the first page. */
-export function olderThan(at: Column, id: Column, k: Keyset | undefined): SQL | undefined {
-  return k ? or(lt(at, k.at), and(eq(at, k.at), lt(id, k.id))) : undefined;
+/**
+ * The keyset condition of every list (API-MAP "Conventions"): rows after the cursor's
+ * (timestamp, id) in the list's order; undefined on the first page. Pair it with
+ * `orderBy(desc(at), desc(id))` for newest first or `orderBy(asc(at), asc(id))` for oldest first;
+ * `id` is the primary key of the table of `at`.
+ *
+ * The cursor carries milliseconds (a JS Date) while the column keeps microseconds, so the bound is
+ * the cursor row's own timestamp, read by its id: comparing with the cut one would skip rows of the
+ * same millisecond (newest first) or serve the cursor row again (oldest first). A cursor row gone
+ * meanwhile falls back to the cursor's timestamp.
+ */
+export function afterKeyset(order: 'desc' | 'asc', at: Column, id: Column, k: Keyset | undefined): SQL | undefined {
+  if (!k) return undefined;
+  const bound = sql`coalesce((select ${at} from ${at.table} where ${id} = ${k.id}::uuid), ${k.at.toISOString()}::timestamptz)`;
+  return order === 'desc' ? sql`(${at}, ${id}) < (${bound}, ${k.id}::uuid)` : sql`(${at}, ${id}) > (${bound}, ${k.id}::uuid)`;
 }
+
+/** Rows after the keyset in (timestamp desc, id desc) order: newest first. */
+export const olderThan = (at: Column, id: Column, k: Keyset | undefined) => afterKeyset('desc', at, id, k);
+/** Rows after the keyset in (timestamp asc, id asc) order: oldest first. */
+export const newerThan = (at: Column, id: Column, k: Keyset | undefined) => afterKeyset('asc', at, id, k);
 
 /**
  * `column = any(<uuids>)`: one array parameter however many ids (an IN list takes one per id), so

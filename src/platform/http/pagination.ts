@@ -37,3 +37,11 @@ export function pageOf<T, R>(rows: T[], limit: number, key: (row: T) => Keyset, 
 }
 
 export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+/**
+ * A list bounded by its parent (an org's grants, the 13 industries, a message's revisions): the
+ * whole list as the one page of `{ items, nextCursor }`, so every list has the same shape.
+ */
+export function onePage<T>(items: T[]): { items: T[]; nextCursor: string | null } {
+  return { items, nextCursor: null };
+}

@@ -49,7 +49,8 @@ export const adminApi = {
 
 /** Org members (spec 4.6): the caller's org, or `orgId` of one of theirs. */
 export const membersApi = {
-  list: (orgId: string | undefined, signal?: AbortSignal) => apiFetch<PageOf<Member>>('/admin/members', { query: { orgId }, signal }),
+  /** Oldest membership first, 50 a page. */
+  list: (orgId: string | undefined, cursor: string | undefined, signal?: AbortSignal) => apiFetch<PageOf<Member>>('/admin/members', { query: { orgId, limit: 50, cursor }, signal }),
   invite: (body: InviteMemberInput) => apiFetch<Member>('/admin/members/invite', { method: 'POST', body }),
   setRole: (userId: string, orgRole: OrgRole, orgId: string) =>
     apiFetch<Member>(`/admin/members/${encodeURIComponent(userId)}/role`, { method: 'PATCH', body: { orgRole, orgId } }),

@@ -3,9 +3,10 @@ import { useInfiniteQuery, type QueryKey } from '@tanstack/react-query';
 import type { PageOf } from './admin.api';
 
 /** A `{ items, nextCursor }` list read page by page, with its items flattened. */
-export function useCursorList<T>(queryKey: QueryKey, fetchPage: (cursor: string | undefined, signal: AbortSignal) => Promise<PageOf<T>>) {
+export function useCursorList<T>(queryKey: QueryKey, fetchPage: (cursor: string | undefined, signal: AbortSignal) => Promise<PageOf<T>>, options: { enabled?: boolean } = {}) {
   const query = useInfiniteQuery({
     queryKey,
+    enabled: options.enabled,
     queryFn: ({ pageParam, signal }) => fetchPage(pageParam, signal),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.nextCursor ?? undefined,

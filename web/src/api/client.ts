@@ -89,6 +89,23 @@ export async function apiFetch<T>(path: string, options: RequestOptions = {}): P
   return (await response.json()) as T;
 }
 
+/** The items of a list that always answers one page (`{ items, nextCursor: null }`, API-MAP "Conventions"). */
+export async function fetchItems<T>(path: string, options: RequestOptions = {}): Promise<T[]> {
+  return (await apiFetch<{ items: T[] }>(path, options)).items;
+}
+
+/** Every item of a keyset-paginated list, following `nextCursor` page after page (for pickers that show it all). */
+export async function fetchAllPages<T>(path: string, options: RequestOptions = {}): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await apiFetch<{ items: T[]; nextCursor: string | null }>(path, { ...options, query: { ...options.query, limit: 200, cursor } });
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return items;
+}
+
 /** Field messages of a 400 `validation_failed`, keyed by the last segment of each field path. */
 export function fieldErrorsOf(error: unknown): Record<string, string> {
   if (!(error instanceof ApiError) || error.code !== 'validation_failed' || !Array.isArray(error.details)) return {};

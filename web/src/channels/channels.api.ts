@@ -7,7 +7,7 @@ import type {
   WebhookUrlsSchema,
 } from '@contracts';
 import type { z } from 'zod';
-import { apiFetch } from '../api/client';
+import { apiFetch, fetchItems } from '../api/client';
 import type { PageOf } from '../ops/types';
 
 export type ChannelHealth = z.infer<typeof ChannelHealthSchema>;
@@ -27,15 +27,15 @@ const integration = (orgId: string, id: string) => `${org(orgId)}/integrations/$
 
 /** Channel integrations, health and webhook URLs of an org (spec 4.6), and the ops quarantine. */
 export const channelsApi = {
-  integrations: (orgId: string, signal?: AbortSignal) => apiFetch<IntegrationDto[]>(`${org(orgId)}/integrations`, { signal }),
+  integrations: (orgId: string, signal?: AbortSignal) => fetchItems<IntegrationDto>(`${org(orgId)}/integrations`, { signal }),
   connect: (orgId: string, body: CreateIntegrationInput) => apiFetch<IntegrationDto>(`${org(orgId)}/integrations`, { method: 'POST', body }),
   update: (orgId: string, id: string, body: UpdateIntegrationInput) => apiFetch<IntegrationDto>(integration(orgId, id), { method: 'PATCH', body }),
   disconnect: (orgId: string, id: string) => apiFetch<void>(integration(orgId, id), { method: 'DELETE' }),
   /** Staff only (account_manager, superadmin): the binding routes from now on. */
   verify: (orgId: string, id: string) => apiFetch<void>(`${integration(orgId, id)}/verify`, { method: 'POST' }),
-  status: (orgId: string, signal?: AbortSignal) => apiFetch<ChannelHealth[]>(`${org(orgId)}/channels/status`, { signal }),
+  status: (orgId: string, signal?: AbortSignal) => fetchItems<ChannelHealth>(`${org(orgId)}/channels/status`, { signal }),
   webhookUrls: (orgId: string, signal?: AbortSignal) => apiFetch<WebhookUrls>(`${org(orgId)}/channels/webhook-urls`, { signal }),
-  specialists: (orgId: string, signal?: AbortSignal) => apiFetch<ClientSpecialist[]>('/client/specialists', { query: { orgId }, signal }),
+  specialists: (orgId: string, signal?: AbortSignal) => fetchItems<ClientSpecialist>('/client/specialists', { query: { orgId }, signal }),
   quarantine: (query: { orgId?: string; limit: number; cursor?: string }, signal?: AbortSignal) =>
     apiFetch<PageOf<InboundEventDto>>('/ops/channels/quarantine', { query, signal }),
 };

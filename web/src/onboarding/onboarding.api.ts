@@ -1,5 +1,5 @@
 import type { OsaDto, TokenResponse } from '@contracts';
-import { apiFetch } from '../api/client';
+import { apiFetch, fetchAllPages } from '../api/client';
 import type { OrgDto } from '../ops/types';
 
 /**
@@ -36,7 +36,7 @@ const invite = (token: string) => `/onboarding/${encodeURIComponent(token)}`;
 export const onboardingApi = {
   view: (token: string, signal?: AbortSignal) => apiFetch<OnboardingView>(invite(token), { signal }),
   preassignedSpecialist: (token: string, signal?: AbortSignal) => apiFetch<SpecialistPreview>(`${invite(token)}/specialist`, { signal }),
-  specialists: (token: string, signal?: AbortSignal) => apiFetch<SpecialistPreview[]>(`${invite(token)}/specialists`, { signal }),
+  specialists: (token: string, signal?: AbortSignal) => fetchAllPages<SpecialistPreview>(`${invite(token)}/specialists`, { signal }),
   sendCode: (token: string) => apiFetch<void>('/auth/send-invite-otp', { method: 'POST', body: { token } }),
   verifyCode: (token: string, code: string) => apiFetch<TokenResponse>('/auth/verify-invite-otp', { method: 'POST', body: { token, code } }),
   /** With the session of the invited admin (the onboarding code's sign-in). */

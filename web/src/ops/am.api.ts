@@ -1,8 +1,8 @@
 import type { AssignSpecialistInput, CreateGrantInput, CreateOrgInput, GrantDto, OsaDto, Phase0Status, SlugAvailability, UpdateAssignmentInput, UpdateOrgInput } from '@contracts';
-import { apiFetch } from '../api/client';
+import { apiFetch, fetchAllPages, fetchItems } from '../api/client';
 import type { AmProfile, IndustryOption, InviteResult, OnboardingLink, OrgDto, OrgStatus, PageOf, SpecialistDto } from './types';
 
-/** Per assigned Specialist, the Experts covering it (contracts/experts CoverageSchema). */
+/** Per assigned Specialist, the Experts covering it (contracts/experts CoverageItemSchema). */
 export interface CoverageItem {
   assignmentId: string;
   specialistId: string;
@@ -21,9 +21,11 @@ const assignment = (orgId: string, assignmentId: string) => `${org(orgId)}/speci
 
 /** The account manager's endpoints (spec 4.2; API-MAP.md "AM wizard, Phase 1"). */
 export const amApi = {
-  industries: (signal?: AbortSignal) => apiFetch<IndustryOption[]>('/am/industries', { signal }),
+  industries: (signal?: AbortSignal) => fetchItems<IndustryOption>('/am/industries', { signal }),
   slugAvailability: (slug: string, orgId: string | undefined, signal?: AbortSignal) =>
     apiFetch<SlugAvailability>('/am/slug-availability', { query: { slug, orgId }, signal }),
+  /** WORKSPACE_DOMAIN as the server is configured: the domain of every workspace alias (spec 2.3.1). */
+  workspace: (signal?: AbortSignal) => apiFetch<{ workspaceDomain: string }>('/am/workspace', { signal }),
   profile: (signal?: AbortSignal) => apiFetch<AmProfile>('/am/profile', { signal }),
   updateProfile: (body: { name: string }) => apiFetch<AmProfile>('/am/profile', { method: 'PATCH', body }),
 
@@ -39,8 +41,8 @@ export const amApi = {
     apiFetch<InviteResult>(`${org(orgId)}/invite`, { method: 'POST', body }),
   onboardingLink: (orgId: string, signal?: AbortSignal) => apiFetch<OnboardingLink>(`${org(orgId)}/onboarding-link`, { signal }),
 
-  specialists: (signal?: AbortSignal) => apiFetch<PageOf<SpecialistDto>>('/am/specialists', { query: { limit: 200 }, signal }),
-  assignments: (orgId: string, signal?: AbortSignal) => apiFetch<OsaDto[]>(`${org(orgId)}/specialist-assignments`, { signal }),
+  specialists: (signal?: AbortSignal) => fetchAllPages<SpecialistDto>('/am/specialists', { signal }),
+  assignments: (orgId: string, signal?: AbortSignal) => fetchItems<OsaDto>(`${org(orgId)}/specialist-assignments`, { signal }),
   assignment: (orgId: string, assignmentId: string, signal?: AbortSignal) => apiFetch<OsaDto>(assignment(orgId, assignmentId), { signal }),
   assign: (orgId: string, body: AssignSpecialistInput) => apiFetch<OsaDto>(`${org(orgId)}/specialist`, { method: 'POST', body }),
   updateAssignment: (orgId: string, assignmentId: string, body: UpdateAssignmentInput) =>
@@ -50,9 +52,9 @@ export const amApi = {
   mailboxAction: (orgId: string, assignmentId: string, action: 'provision' | 'suspend' | 'restore') =>
     apiFetch<OsaDto>(`${assignment(orgId, assignmentId)}/${action}`, { method: 'POST' }),
 
-  experts: (signal?: AbortSignal) => apiFetch<ExpertSummary[]>('/am/experts/list', { signal }),
-  grants: (orgId: string, signal?: AbortSignal) => apiFetch<GrantDto[]>(`${org(orgId)}/expert-grants`, { signal }),
-  coverage: (orgId: string, signal?: AbortSignal) => apiFetch<CoverageItem[]>(`${org(orgId)}/specialist-coverage`, { signal }),
+  experts: (signal?: AbortSignal) => fetchAllPages<ExpertSummary>('/am/experts/list', { signal }),
+  grants: (orgId: string, signal?: AbortSignal) => fetchItems<GrantDto>(`${org(orgId)}/expert-grants`, { signal }),
+  coverage: (orgId: string, signal?: AbortSignal) => fetchItems<CoverageItem>(`${org(orgId)}/specialist-coverage`, { signal }),
   addGrant: (orgId: string, body: CreateGrantInput) => apiFetch<GrantDto>(`${org(orgId)}/expert-grants`, { method: 'POST', body }),
   removeGrant: (orgId: string, grantId: string) =>
     apiFetch<void>(`${org(orgId)}/expert-grants/${encodeURIComponent(grantId)}`, { method: 'DELETE' }),
@@ -63,6 +65,7 @@ export const amKeys = {
   all: ['am'] as const,
   industries: ['am', 'industries'] as const,
   profile: ['am', 'profile'] as const,
+  workspace: ['am', 'workspace'] as const,
   slug: (slug: string, orgId: string | undefined) => ['am', 'slug', slug, orgId ?? null] as const,
   orgList: (filter: { status?: OrgStatus; q?: string }) => ['am', 'orgs', filter] as const,
   orgLists: ['am', 'orgs'] as const,

@@ -20,6 +20,11 @@ export function useSpecialistPool(enabled = true) {
   return useQuery({ queryKey: amKeys.specialists, queryFn: ({ signal }) => amApi.specialists(signal), staleTime: 60_000, enabled });
 }
 
+/** The configured workspace domain (it changes only with the deployment). */
+export function useWorkspaceDomain() {
+  return useQuery({ queryKey: amKeys.workspace, queryFn: ({ signal }) => amApi.workspace(signal), staleTime: Infinity, select: (w) => w.workspaceDomain });
+}
+
 export function useAmProfile() {
   return useQuery({ queryKey: amKeys.profile, queryFn: ({ signal }) => amApi.profile(signal) });
 }

@@ -1,4 +1,4 @@
-import { INDUSTRIES } from '@contracts';
+import { INDUSTRIES, typedSlug } from '@contracts';
 import { Button, Group, SimpleGrid, Stack, Table, Text, TextInput } from '@mantine/core';
 import type { FormEvent } from 'react';
 import type { FieldErrors } from '../../ops/errors';
@@ -71,7 +71,7 @@ export function WorkspaceStep({
             autoComplete="off"
             spellCheck={false}
             value={values.slug}
-            onChange={(event) => onChange({ slug: event.currentTarget.value })}
+            onChange={(event) => onChange({ slug: typedSlug(event.currentTarget.value) })}
             error={errors.slug}
           />
         </SimpleGrid>

@@ -1,7 +1,7 @@
 import { Alert, Select, Stack, Text } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { adminKeys, membersApi } from '../../../../admin/admin.api';
+import { LoadMore, useCursorList } from '../../../../admin/paging';
 import { useCurrentUser } from '../../../../auth/current-user';
 import { QueryAlert, SectionLoader } from '../../../../ops/QueryAlert';
 import { InviteMemberForm } from './InviteMemberForm';
@@ -13,7 +13,7 @@ export function TeamPage() {
   const user = useCurrentUser();
   const [orgId, setOrgId] = useState(user.orgMemberships[0]?.orgId);
   const [actionError, setActionError] = useState<Error | null>(null);
-  const members = useQuery({ queryKey: adminKeys.members(orgId), queryFn: ({ signal }) => membersApi.list(orgId, signal), enabled: Boolean(orgId) });
+  const { query: members, items } = useCursorList(adminKeys.members(orgId), (cursor, signal) => membersApi.list(orgId, cursor, signal), { enabled: Boolean(orgId) });
   const myRole = user.orgMemberships.find((m) => m.orgId === orgId)?.orgRole;
 
   if (!orgId) return <Text c="dimmed">You are not a member of an organization.</Text>;
@@ -37,7 +37,8 @@ export function TeamPage() {
       )}
       {members.isPending && <SectionLoader label="Loading the members" />}
       <QueryAlert title="Could not load the members" error={members.error} retry={() => void members.refetch()} />
-      {members.data && <MembersTable orgId={orgId} members={members.data.items} myId={user.id} myRole={myRole} onError={setActionError} />}
+      {members.data && <MembersTable orgId={orgId} members={items} myId={user.id} myRole={myRole} onError={setActionError} />}
+      <LoadMore query={members} />
     </Stack>
   );
 }

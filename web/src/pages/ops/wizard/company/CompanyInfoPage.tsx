@@ -12,15 +12,15 @@ import { CompanyInfoForm } from './CompanyInfoForm';
 import { companyFormOf, emptyCompanyForm, isCompanyField, slugEditable, suggestSlug, type CompanyFormValues } from './company-form';
 import { useSaveCompany } from './use-save-company';
 
-/** `?specialist=<slug>` on /new: the Specialist to assign once the org exists. */
+/** `?specialist=<slug>` on /new: the Specialist preselected on the Specialist step once the org exists. */
 function PreassignNotice({ slug }: { slug: string }) {
   const pool = useSpecialistPool();
-  const specialist = pool.data?.items.find((s) => s.slug === slug);
+  const specialist = pool.data?.find((s) => s.slug === slug);
   if (pool.isPending) return null;
   if (pool.error) return <QueryAlert title="Could not load the Specialist pool" error={pool.error} />;
   return specialist ? (
     <Alert color="blue" title="Preassignment" data-testid="preassign-notice">
-      {specialist.name} will be assigned to the new org.
+      {specialist.name} will be preselected on the Specialist step, where you can set a rate override before assigning.
     </Alert>
   ) : (
     <Alert color="yellow" title="Preassignment" data-testid="preassign-notice">
@@ -54,7 +54,7 @@ function CompanyInfoEditor({ org }: { org?: OrgDto }) {
     save.submit({
       values,
       profileName: needsProfileName ? profileName : undefined,
-      preassign: preassignSlug ? { slug: preassignSlug, specialist: pool.data?.items.find((s) => s.slug === preassignSlug) } : undefined,
+      preassign: preassignSlug ? { slug: preassignSlug, specialist: pool.data?.find((s) => s.slug === preassignSlug) } : undefined,
     });
   };
 

@@ -1,6 +1,6 @@
 import { Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import type { SlugAvailability } from '@contracts';
+import { typedSlug, type SlugAvailability } from '@contracts';
 import { useQuery } from '@tanstack/react-query';
 import { amApi, amKeys } from '../../../../ops/am.api';
 
@@ -33,14 +33,14 @@ export function SlugField({
   disabled?: boolean;
   error?: string;
 }) {
-  const [debounced] = useDebouncedValue(value.trim().toLowerCase(), 300);
+  const [debounced] = useDebouncedValue(value.trim(), 300);
   const check = useQuery({
     queryKey: amKeys.slug(debounced, orgId),
     queryFn: ({ signal }) => amApi.slugAvailability(debounced, orgId, signal),
     enabled: debounced !== '' && !disabled,
     staleTime: 5_000,
   });
-  const settled = debounced === value.trim().toLowerCase();
+  const settled = debounced === value.trim();
 
   return (
     <Stack gap={4}>
@@ -50,7 +50,7 @@ export function SlugField({
         required
         value={value}
         disabled={disabled}
-        onChange={(event) => onChange(event.currentTarget.value)}
+        onChange={(event) => onChange(typedSlug(event.currentTarget.value))}
         error={error}
         rightSection={check.isFetching || !settled ? <Loader size="xs" aria-label="Checking the subdomain" /> : undefined}
         autoComplete="off"

@@ -22,13 +22,17 @@ export interface SaveCompanyInput {
   values: CompanyFormValues;
   /** The AM profile name to save first, when the profile has none. */
   profileName?: string;
-  /** The catalog Specialist to assign right after creating the org (`?specialist=<slug>`). */
+  /**
+   * The launch link's catalog Specialist (`?specialist=<slug>`, spec 4.1): once the org exists, the
+   * Specialist step opens with it preselected, where the AM may set a rate override before assigning.
+   */
   preassign?: { slug: string; specialist: SpecialistDto | undefined };
 }
 
 /**
  * Step 1's submit: validate with the shared schema, save the AM profile name if asked, create or
- * re-edit the org, preassign a Specialist, then continue (step-3; an active org goes back to its overview).
+ * re-edit the org, then continue: step-2 with the launch link's Specialist preselected, else step-3
+ * (an active org goes back to its overview).
  */
 export function useSaveCompany(org: OrgDto | undefined) {
   const queryClient = useQueryClient();
@@ -49,17 +53,7 @@ export function useSaveCompany(org: OrgDto | undefined) {
         return { org: saved, preassignError: null, preassignSlug: null };
       }
       const created = await amApi.createOrg(createPayloadOf(values));
-      let preassignError: string | null = null;
-      if (preassign) {
-        if (!preassign.specialist) preassignError = `No Specialist “${preassign.slug}” in the pool.`;
-        else {
-          try {
-            await amApi.assign(created.id, { specialistId: preassign.specialist.id });
-          } catch (err) {
-            preassignError = err instanceof Error ? err.message : 'The Specialist could not be assigned.';
-          }
-        }
-      }
+      const preassignError = preassign && !preassign.specialist ? `No Specialist “${preassign.slug}” in the pool.` : null;
       return { org: created, preassignError, preassignSlug: preassign?.slug ?? null };
     },
     onSuccess: async ({ org: saved, preassignError, preassignSlug }) => {
@@ -68,9 +62,9 @@ export function useSaveCompany(org: OrgDto | undefined) {
         queryClient.invalidateQueries({ queryKey: amKeys.org(saved.id) }),
         queryClient.invalidateQueries({ queryKey: amKeys.orgLists }),
       ]);
-      if (preassignError !== null) {
-        // The org exists: the AM finishes the preassignment by hand on the Specialist step.
-        await navigate(`${setupPath(saved.id, 'step-2')}?specialist=${encodeURIComponent(preassignSlug ?? '')}`, { state: { preassignError } });
+      if (preassignSlug !== null) {
+        // The org exists: the Specialist step opens with the launch link's Specialist preselected.
+        await navigate(`${setupPath(saved.id, 'step-2')}?specialist=${encodeURIComponent(preassignSlug)}`, { state: preassignError ? { preassignError } : null });
       } else if (org && !isPendingStatus(org.status)) {
         await navigate(`/ops/clients/${saved.id}`);
       } else {

@@ -19,13 +19,14 @@ export function SpecialistRow({
   draft: AssignmentDraft | undefined;
   assignment: OsaDto | undefined;
   orgSlug: string;
-  workspaceDomain: string;
+  /** Undefined until the server has told it: the preview line stays hidden meanwhile. */
+  workspaceDomain: string | undefined;
   errors: FieldErrors | undefined;
   onChange: (draft: AssignmentDraft) => void;
 }) {
   const current = draft ?? { selected: false, rate: '', reason: '' };
   const catalogRate = formatMoney(specialist.monthly_rate_config.base_rate, specialist.monthly_rate_config.currency);
-  const preview = previewWorkspaceAlias(firstNameOf(specialist.name), orgSlug, workspaceDomain);
+  const preview = workspaceDomain ? previewWorkspaceAlias(firstNameOf(specialist.name), orgSlug, workspaceDomain) : null;
 
   return (
     <Card withBorder padding="sm" data-testid="specialist-option" data-specialist-slug={specialist.slug} aria-label={specialist.name}>
