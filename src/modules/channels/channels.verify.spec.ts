@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { formParams, messagingASignature, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
+import { formParams, header, messagingASignature, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
 
 const body = Buffer.from('{"type":"event_callback","team_id":"T1"}');
 const now = 1_800_000_000;
@@ -57,5 +57,22 @@ describe('Mailgun signature (hex HMAC-SHA256 of timestamp + token with the webho
     expect(verifyMailgun('key-1', { timestamp: `${ts}.5`, token, signature: sign('key-1', `${ts}.5`) }, now)).toBe(false);
     expect(verifyMailgun('key-1', { timestamp: ts, token }, now)).toBe(false);
     expect(verifyMailgun(undefined, { timestamp: ts, token, signature: sign('', ts) }, now)).toBe(false);
+  });
+});
+
+describe("webhook headers under the vendors' own names", () => {
+  it('reads each neutral header, else its vendor name; the neutral one wins', () => {
+    expect(header({ 'x-slack-signature': 'v0=a', 'x-slack-request-timestamp': '1' }, 'x-chat-a-signature')).toBe('v0=a');
+    expect(header({ 'x-slack-request-timestamp': '1' }, 'x-chat-a-request-timestamp')).toBe('1');
+    expect(header({ 'x-twilio-signature': 'sig' }, 'x-messaging-a-signature')).toBe('sig');
+    expect(header({ 'x-telegram-bot-api-secret-token': 'tok' }, 'x-messaging-b-secret-token')).toBe('tok');
+    expect(header({ 'x-messaging-a-signature': 'ours', 'x-twilio-signature': 'theirs' }, 'x-messaging-a-signature')).toBe('ours');
+    expect(header({ 'x-email-signature': ['first', 'second'] }, 'x-email-signature')).toBe('first');
+    expect(header({ 'x-other': 'x' }, 'x-email-signature')).toBeUndefined();
+  });
+
+  it('verifies a chat-a call signed under the vendor names', () => {
+    const headers = { 'x-slack-request-timestamp': String(now), 'x-slack-signature': chatASig('s3cret', now, body) };
+    expect(verifyChatA('s3cret', headers, body, now)).toBe(true);
   });
 });

@@ -9,9 +9,23 @@ import { hmacSha256Hex, safeEqual } from '../../platform/crypto/crypto.js';
 
 export const MAX_SIGNATURE_AGE_S = 300;
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
+/**
+ * The vendors' own names of the neutral headers (API-MAP.md "Channels"): a real vendor account
+ * signs with its own header name, so each neutral header is also read under the vendor's name
+ * (the neutral one wins when both are present). Lowercase, as Node gives them.
+ */
+const VENDOR_HEADER_NAMES: Readonly<Record<string, string>> = {
+  'x-chat-a-signature': 'x-slack-signature',
+  'x-chat-a-request-timestamp': 'x-slack-request-timestamp',
+  'x-messaging-a-signature': 'x-twilio-signature',
+  'x-messaging-b-secret-token': 'x-telegram-bot-api-secret-token',
+};
+
+/** A webhook header by its neutral name, else by its vendor's own name; the first value of a repeated one. */
+export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const vendorName = VENDOR_HEADER_NAMES[name];
+  return first(headers[name]) ?? (vendorName ? first(headers[vendorName]) : undefined);
 }
 
 /** chat-a: `X-Chat-A-Signature: v0=<hex HMAC-SHA256(secret, "v0:" + ts + ":" + body)>`, timestamp within 300 s. */

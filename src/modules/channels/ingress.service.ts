@@ -10,7 +10,7 @@ import { QueueService } from '../../platform/queue/queue.service.js';
 import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsRepository } from './channels.repository.js';
-import { MAX_SIGNATURE_AGE_S, formParams, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
+import { MAX_SIGNATURE_AGE_S, formParams, header, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
 import { EnterpriseChatAuth } from './enterprise-chat.auth.js';
 import type { IntegrationRow } from './channels.tables.js';
 import { IntegrationsService, ownNumbers } from './integrations.service.js';
@@ -29,11 +29,6 @@ const CHAT_A_THROTTLE = { name: 'chat-a-webhook', points: 1000, durationS: 60 };
 const MAILGUN_TOKENS = { name: 'mailgun-token', points: 1, durationS: 2 * MAX_SIGNATURE_AGE_S };
 /** Routes under the backpressure signal of spec 7.1. */
 const BACKPRESSURED: readonly ChannelName[] = ['chat-a', 'email', 'messaging-a', 'messaging-b'];
-
-function header(headers: WebhookCall['headers'], name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 /** A JSON object body, or undefined when the body is none. */
 function jsonOrNothing<T>(raw: Buffer): T | undefined {
