@@ -111,6 +111,10 @@ describe('attachments through the email channel, the offline model and the threa
     expect(client!.content).toMatch(/^The printer shows this error, manual attached\.\n\[resource uri="artifact:\/\/[0-9a-f-]{36}" name="printer.png" mimeType="image\/png" size="\d+"\]\n/);
     const everyRow = JSON.stringify(await rows(db.execute(sql`select m.content, a.* from conversation_messages m, conversation_artifacts a where m.conversation_id = ${conversationId} and a.conversation_id = m.conversation_id`)));
     for (const f of FILES) expect(everyRow).not.toContain(f.data.toString('base64').slice(0, 40));
+    // Nor in the kept inbound request once its message is stored (spec 4.8 rule 4).
+    const kept = JSON.stringify(await rows(db.execute(sql`select body from inbound_events where channel = 'email' and conversation_id = ${conversationId}`)));
+    expect(kept).toContain('erased');
+    for (const f of FILES) expect(kept).not.toContain(f.data.toString('base64').slice(0, 40));
   });
 
   it("gives the files to the Specialist's model as parts: the offline model received the image and the PDF, and a summary of the text file", async () => {

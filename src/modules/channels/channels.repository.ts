@@ -141,7 +141,7 @@ export class ChannelsRepository {
     return row;
   }
 
-  async finishEvent(id: string, status: InboundStatus, fields: Partial<Pick<InboundEventRow, 'reason' | 'orgId' | 'integrationId' | 'conversationId' | 'messageId' | 'lastError'>> = {}): Promise<void> {
+  async finishEvent(id: string, status: InboundStatus, fields: Partial<Pick<InboundEventRow, 'reason' | 'orgId' | 'integrationId' | 'conversationId' | 'messageId' | 'lastError' | 'body'>> = {}): Promise<void> {
     await this.db
       .update(inboundEvents)
       .set({ status, ...fields, processedAt: sql`clock_timestamp()` })

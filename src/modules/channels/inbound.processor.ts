@@ -38,6 +38,8 @@ import { IntegrationsService } from './integrations.service.js';
 import { MESSAGING_A_API_ORIGIN, basicAuth, isConnectorAttachmentHost, messagingAAccount } from './outbound.senders.js';
 import { OutboundService } from './outbound.service.js';
 
+/** What a processed mail's kept request becomes: its message and artifacts hold the content. */
+export const ERASED_MAIL_BODY = JSON.stringify({ erased: 'processed: the message is in its conversation, its attachments in the conversation artifacts' });
 const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
 /** Channels whose group conversations need the bot addressed (an engagement) before it answers. */
 const ENGAGEMENT_CHANNELS: readonly ChannelName[] = ['chat-a', 'enterprise-chat', 'messaging-b'];
@@ -146,7 +148,10 @@ export class InboundProcessor implements OnModuleDestroy {
       }
     }
     if (outcome.status === 'done') {
-      await this.repo.finishEvent(event.id, 'done', { orgId: outcome.orgId, conversationId: outcome.conversationId, messageId: outcome.messageId, ...(outcome.note ? { lastError: outcome.note } : {}) });
+      // Spec 4.8 rule 4: a mail's attachments live once, in the conversation's artifacts; the
+      // kept request (base64 MIME) is not a second copy once its message is stored.
+      const erased = event.channel === 'email' ? { body: ERASED_MAIL_BODY } : {};
+      await this.repo.finishEvent(event.id, 'done', { orgId: outcome.orgId, conversationId: outcome.conversationId, messageId: outcome.messageId, ...(outcome.note ? { lastError: outcome.note } : {}), ...erased });
     } else if (outcome.status === 'ignored') {
       await this.repo.finishEvent(event.id, 'ignored', { reason: outcome.reason, orgId: outcome.orgId ?? null });
     } else {
