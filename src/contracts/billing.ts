@@ -44,6 +44,8 @@ export const InvoiceSchema = z.object({
   status: z.enum([...INVOICE_STATUSES, 'upcoming']),
   totalCents: z.number().int(),
   providerInvoiceId: z.string().nullable(),
+  /** What the provider's own invoices of this month came to (Stripe), when they differ or not; null otherwise. */
+  providerAmountCents: z.number().int().nullable(),
   issuedAt: z.string().nullable(),
   dueOn: day.nullable(),
   paidAt: z.string().nullable(),

@@ -4,6 +4,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingService, DunningService } from '../../src/modules/billing/index.js';
 import { billingAccounts, billingSubscriptions } from '../../src/modules/billing/billing.tables.js';
+import { orgSpecialistAssignments } from '../../src/modules/specialists/assignments.tables.js';
 import { billingSignature } from '../../src/modules/billing/webhook.verify.js';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
@@ -16,6 +17,7 @@ const WEBHOOK_SECRET = 'whsec_contract_test_secret';
 const GENERIC_SECRET = 'whsec_generic_billing';
 const PUBLIC_URL = 'https://cos.example.com';
 const DAY_MS = 86_400_000;
+const monthAfter = (period: string) => new Date(Date.UTC(Number(period.slice(0, 4)), Number(period.slice(5, 7)), 1)).toISOString().slice(0, 7);
 
 /** A documented sample event (test/fixtures/vendors/stripe), typed with the SDK's own Event type. */
 const fixture = <E extends Stripe.Event>(type: E['type']): E => JSON.parse(readFileSync(new URL(`../fixtures/vendors/stripe/${type}.json`, import.meta.url), 'utf8')) as E;
@@ -54,6 +56,19 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     event.data.object.id = invoiceId;
     event.data.object.customer = customer;
     return event;
+  };
+  /** The documented setup-mode `checkout.session.completed` for one customer and the SetupIntent that collected its card. */
+  const setupCompleted = (id: string, customer: string, setupIntent: string) => {
+    const event = fixture<Stripe.CheckoutSessionCompletedEvent>('checkout.session.completed');
+    event.id = id;
+    Object.assign(event.data.object, { customer, setup_intent: setupIntent, metadata: { orgId: globex.id } });
+    return event;
+  };
+  /** An invoice as Stripe's billing makes it (the documented object), put in the stand-in so `GET /v1/invoices/:id` finds it. */
+  const stripeInvoice = (id: string, customer: string, fields: Partial<Stripe.Invoice>) => {
+    const invoice: Stripe.Invoice = { ...fixture<Stripe.InvoicePaidEvent>('invoice.paid').data.object, id, customer, ...fields };
+    stripe.invoices.set(id, invoice);
+    return invoice;
   };
   const notificationsOf = async (token: string) => ((await app.get('/api/notifications?limit=200', { token })).body as Array<{ type: string; meta: Record<string, unknown> }>).filter((n) => n.type === 'billing.payment_failed');
 
@@ -103,7 +118,38 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     // The demo org was linked by the same sweep.
     expect([...stripe.customers.values()].some((x) => x.metadata.orgId === c.acmeId)).toBe(true);
     const settings = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body;
-    expect(settings).toMatchObject({ provider: 'stripe', providerCustomerId: customer.id });
+    expect(settings).toMatchObject({ provider: 'stripe', providerCustomerId: customer.id, paymentMethod: null });
+
+    // No card yet: no subscription is opened (Stripe would leave its first invoice incomplete and expire it), sweep after sweep.
+    expect(stripe.to('POST', '/v1/subscriptions')).toEqual([]);
+    const quiet = stripe.calls.length;
+    await sweep();
+    await sweep();
+    expect(stripe.calls.slice(quiet)).toEqual([]);
+
+    // The client finishes Checkout in setup mode: Stripe's SetupIntent is read with its payment method,
+    // the card becomes the customer's default for invoices, and our account has it on file.
+    const intent = stripe.completeSetup(customer.id);
+    const completed = setupCompleted('evt_1Contract_setup', customer.id, intent.id);
+    expect((await send(completed)).body).toEqual({ ok: true, duplicate: false });
+    const read = stripe.to('GET', `/v1/setup_intents/${intent.id}`);
+    expect(read).toHaveLength(1);
+    expect([...read[0]!.query.values()]).toContain('payment_method');
+    const defaulted = stripe.to('POST', `/v1/customers/${customer.id}`);
+    expect(defaulted.map((call) => call.form)).toEqual([{ 'invoice_settings[default_payment_method]': intent.payment_method }]);
+    expect(defaulted[0]!.headers['idempotency-key']).toBe(`setup:${intent.id}:customer-default`);
+    expect(stripe.customers.get(customer.id)!.invoice_settings.default_payment_method).toBe(intent.payment_method);
+    expect(stripe.to('GET', '/v1/subscriptions/*')).toEqual([]);
+    const onFile = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.paymentMethod;
+    expect(onFile).toMatchObject({ kind: 'card', label: 'Visa •••• 4242' });
+    // Stripe retries the event: answered, nothing called or recorded again.
+    const beforeReplay = stripe.calls.length;
+    expect((await send(completed)).body).toEqual({ ok: true, duplicate: true });
+    expect(stripe.calls.length).toBe(beforeReplay);
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.paymentMethod).toEqual(onFile);
+
+    // With the card on file the sweep opens the org's subscription.
+    await sweep();
 
     // Prices by plan key, created on demand: a monthly recurring price with the key as its lookup_key.
     for (const [plan, cents] of [
@@ -181,6 +227,17 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     expect(call.form.success_url).toBe(`${PUBLIC_URL}/client/settings/billing?orgId=${globex.id}&setup=done`);
     expect(call.form.cancel_url).toBe(`${PUBLIC_URL}/client/settings/billing?orgId=${globex.id}`);
     expect(res.body).toEqual({ url: expect.stringMatching(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/), provider: 'stripe', mode: 'setup' });
+
+    // The client sets up another card: it becomes the customer's default, and the subscription's, which names none.
+    const subscriptionId = (await accountOf(globex.id)).providerSubscriptionId!;
+    const intent = stripe.completeSetup(customer, { brand: 'mastercard', last4: '4444' });
+    expect((await send(setupCompleted('evt_1Contract_setup_2', customer, intent.id))).body).toEqual({ ok: true, duplicate: false });
+    expect(stripe.to('POST', `/v1/customers/${customer}`).at(-1)!.form).toEqual({ 'invoice_settings[default_payment_method]': intent.payment_method });
+    expect(stripe.to('GET', `/v1/subscriptions/${subscriptionId}`)).toHaveLength(1);
+    const onSubscription = stripe.to('POST', `/v1/subscriptions/${subscriptionId}`);
+    expect(onSubscription.map((call) => [call.form, call.headers['idempotency-key']])).toEqual([[{ default_payment_method: intent.payment_method }, `setup:${intent.id}:subscription-default`]]);
+    expect(stripe.subscriptions.get(subscriptionId)!.default_payment_method).toBe(intent.payment_method);
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.paymentMethod).toMatchObject({ kind: 'card', label: 'Mastercard •••• 4444' });
   });
 
   it('takes invoice.payment_failed into dunning exactly as the generic webhook does, once per event id; the access gate suspends; invoice.paid restores', async () => {
@@ -226,21 +283,51 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     expect((await send(paid)).body).toEqual({ ok: true, duplicate: true });
   });
 
-  it('keeps the org subscription in step with customer.subscription.*: its status, and a new subscription after Stripe ended it', async () => {
+  it('keeps the org subscription in step with customer.subscription.*: its status drives the dunning once per failure, and a new subscription after Stripe ended it', async () => {
     const account = await accountOf(globex.id);
     const subscription = stripe.subscriptions.get(account.providerSubscriptionId!)!;
     const running = (await itemsOf(globex.id)).filter((r) => !r.endsOn);
-    const asStripeSends = (type: SubscriptionEvent['type'], id: string, status: Stripe.Subscription.Status) => {
+    const asStripeSends = (type: SubscriptionEvent['type'], id: string, status: Stripe.Subscription.Status, latestInvoice: string | null = null) => {
       const event = fixture<SubscriptionEvent>(type);
       event.id = id;
-      Object.assign(event.data.object, { id: subscription.id, customer: account.providerCustomerId, status, items: { ...event.data.object.items, data: subscription.items.data } });
+      Object.assign(event.data.object, { id: subscription.id, customer: account.providerCustomerId, status, latest_invoice: latestInvoice, items: { ...event.data.object.items, data: subscription.items.data } });
       return event;
     };
+    const billing = async () => (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning;
+    const noticesBefore = (await notificationsOf(globex.owner)).length;
 
-    const updated = asStripeSends('customer.subscription.updated', 'evt_1Contract_sub_updated', 'past_due');
-    expect((await send(updated)).body).toEqual({ ok: true, duplicate: false });
+    // Stripe's retry failed: the subscription turns past_due before its invoice event arrives. Its
+    // latest invoice is read from Stripe and fails through the dunning, told once.
+    const open = stripeInvoice('in_1ContractRetry01', account.providerCustomerId, { status: 'open', attempt_count: 2, amount_paid: 0, amount_remaining: 120000, total: 120000, amount_due: 120000 });
+    const pastDue = asStripeSends('customer.subscription.updated', 'evt_1Contract_sub_updated', 'past_due', open.id);
+    expect((await send(pastDue)).body).toEqual({ ok: true, duplicate: false });
+    expect(stripe.to('GET', `/v1/invoices/${open.id}`)).toHaveLength(1);
     expect((await accountOf(globex.id)).providerSubscriptionStatus).toBe('past_due');
-    expect((await send(updated)).body).toEqual({ ok: true, duplicate: true });
+    const dunning = await billing();
+    expect(dunning).toMatchObject({ paymentState: 'past_due', lastFailureReason: 'Stripe could not collect invoice ACME-0007 (attempt 2)' });
+    expect(await notificationsOf(globex.owner)).toHaveLength(noticesBefore + 1);
+    // The same failure by its invoice event: no second notice, the grace period unchanged.
+    const failed = invoiceEvent('invoice.payment_failed', 'evt_1Contract_retry_failed', account.providerCustomerId, open.id);
+    expect((await send(failed)).body).toEqual({ ok: true, duplicate: false });
+    expect(await notificationsOf(globex.owner)).toHaveLength(noticesBefore + 1);
+    expect((await billing()).graceEndsAt).toBe(dunning.graceEndsAt);
+    expect((await send(pastDue)).body).toEqual({ ok: true, duplicate: true });
+    // unpaid after past_due: Stripe still cannot collect the same invoice; nothing new.
+    expect((await send(asStripeSends('customer.subscription.updated', 'evt_1Contract_sub_unpaid', 'unpaid', open.id))).body).toEqual({ ok: true, duplicate: false });
+    expect(await notificationsOf(globex.owner)).toHaveLength(noticesBefore + 1);
+    expect((await billing()).graceEndsAt).toBe(dunning.graceEndsAt);
+
+    // Collected on a later retry: active after unpaid ends the dunning, once.
+    stripe.invoices.set(open.id, { ...open, status: 'paid', amount_paid: 120000, amount_remaining: 0 });
+    const active = asStripeSends('customer.subscription.updated', 'evt_1Contract_sub_active', 'active', open.id);
+    expect((await send(active)).body).toEqual({ ok: true, duplicate: false });
+    expect(await billing()).toEqual({ paymentState: 'ok', pastDueSince: null, graceEndsAt: null, lastFailureReason: null, suspendedAt: null });
+    expect((await accountOf(globex.id)).providerSubscriptionStatus).toBe('active');
+    expect((await send(active)).body).toEqual({ ok: true, duplicate: true });
+    const reads = stripe.to('GET', '/v1/invoices/*').length;
+    expect((await send(asStripeSends('customer.subscription.updated', 'evt_1Contract_sub_active_2', 'active', open.id))).body).toEqual({ ok: true, duplicate: false });
+    expect(stripe.to('GET', '/v1/invoices/*')).toHaveLength(reads);
+    expect(await billing()).toMatchObject({ paymentState: 'ok' });
 
     // Stripe cancels it (its own retry rules): the running OSAs are opened again on a new subscription.
     subscription.status = 'canceled';
@@ -277,6 +364,119 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     const other: Stripe.InvoiceFinalizedEvent = { ...fixture<Stripe.InvoicePaidEvent>('invoice.paid'), id: 'evt_1Contract_other', type: 'invoice.finalized' };
     expect((await send(other)).body).toEqual({ ok: true, duplicate: false, ignored: 'event_type' });
     expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning.paymentState).toBe('ok');
+  });
+
+  it('treats an expired first invoice as a failed payment: the card is cleared, and no subscription opens again before a new card (no daily loop)', async () => {
+    const account = await accountOf(globex.id);
+    const subscription = stripe.subscriptions.get(account.providerSubscriptionId!)!;
+    const first = stripeInvoice('in_1ContractFirst02', account.providerCustomerId, { status: 'void', billing_reason: 'subscription_create', number: 'GLOBEX-0002', attempt_count: 1, amount_paid: 0, amount_due: 150000, amount_remaining: 150000, total: 150000 });
+    subscription.status = 'incomplete_expired';
+    const expired = fixture<Stripe.CustomerSubscriptionUpdatedEvent>('customer.subscription.updated');
+    expired.id = 'evt_1Contract_sub_expired';
+    Object.assign(expired.data.object, { id: subscription.id, customer: account.providerCustomerId, status: 'incomplete_expired', latest_invoice: first.id, items: { ...expired.data.object.items, data: subscription.items.data } });
+    expired.data.previous_attributes = { status: 'incomplete' };
+    expect((await send(expired)).body).toEqual({ ok: true, duplicate: false });
+    const settings = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body;
+    expect(settings.dunning).toMatchObject({ paymentState: 'past_due', lastFailureReason: `Stripe could not collect the first invoice of subscription ${subscription.id}; it expired` });
+    expect(settings.paymentMethod).toBeNull();
+    expect((await itemsOf(globex.id)).filter((r) => !r.endsOn)).toEqual([]);
+
+    // Days go by, the sweep runs: nothing is opened at Stripe.
+    const opened = stripe.to('POST', '/v1/subscriptions').length;
+    const clock = app.running.app.get(Clock);
+    for (let day = 0; day < 3; day++) {
+      clock.advance(DAY_MS);
+      await sweep();
+    }
+    expect(stripe.to('POST', '/v1/subscriptions')).toHaveLength(opened);
+
+    // A new card: the expired subscription is left alone, and the sweep opens exactly one new subscription.
+    const intent = stripe.completeSetup(account.providerCustomerId);
+    expect((await send(setupCompleted('evt_1Contract_setup_3', account.providerCustomerId, intent.id))).body).toEqual({ ok: true, duplicate: false });
+    expect(stripe.to('POST', `/v1/subscriptions/${subscription.id}`)).toEqual([]);
+    await sweep();
+    await sweep();
+    const reopened = stripe.to('POST', '/v1/subscriptions').slice(opened);
+    expect(reopened).toHaveLength(1);
+    expect(reopened[0]!.headers['idempotency-key']).toBe(`org:${globex.id}:subscription-after:${subscription.id}`);
+    const next = (await accountOf(globex.id)).providerSubscriptionId!;
+    expect(stripe.subscriptions.get(next)!.status).toBe('active');
+  });
+
+  it("settles our invoice of a month with Stripe's invoices of that month; the ops outstanding amount is what is not collected, never counted twice", async () => {
+    const clock = app.running.app.get(Clock);
+    const account = await accountOf(globex.id);
+    const opsRow = async (orgId: string) => ((await app.get('/api/ops/billing/orgs', { token: c.superadmin })).body.items as Array<{ orgId: string; openInvoices: number; outstandingCents: number }>).find((o) => o.orgId === orgId)!;
+    const invoicesOf = async (orgId: string, token: string) => (await app.get(`/api/orgs/${orgId}/invoices`, { token })).body.items as Array<{ period: string; status: string; totalCents: number; providerInvoiceId: string | null; providerAmountCents: number | null }>;
+    const baseline = await opsRow(globex.id);
+    const period = clock.now().toISOString().slice(0, 7);
+
+    // The first invoice of the new subscription (Stripe prorates to the second): it bills this month, and fails.
+    const now = Math.floor(clock.now().getTime() / 1000);
+    const fields = { period_start: now, period_end: now, billing_reason: 'subscription_create', number: 'GLOBEX-0003', amount_due: 100001, amount_remaining: 100001, amount_paid: 0, total: 100001 } satisfies Partial<Stripe.Invoice>;
+    const failed = invoiceEvent('invoice.payment_failed', 'evt_1Contract_first_failed', account.providerCustomerId, 'in_1ContractFirst03');
+    Object.assign(failed.data.object, fields);
+    expect((await send(failed)).body).toEqual({ ok: true, duplicate: false });
+    expect(await opsRow(globex.id)).toMatchObject({ openInvoices: baseline.openInvoices + 1, outstandingCents: baseline.outstandingCents + 100001 });
+
+    // The month closes and our invoice run makes our invoice of it: Stripe's invoice of the month settles it.
+    clock.advance(Date.parse(`${monthAfter(period)}-01T01:00:00Z`) - clock.now().getTime());
+    expect((await app.post('/api/ops/billing/invoices/run', { period }, { token: c.superadmin })).status).toBe(200);
+    const ours = (await invoicesOf(globex.id, globex.owner)).find((i) => i.period === period)!;
+    expect(ours).toMatchObject({ status: 'payment_failed', providerInvoiceId: 'in_1ContractFirst03', providerAmountCents: 100001 });
+    expect(ours.totalCents).toBeGreaterThan(0);
+    expect(ours.totalCents).not.toBe(100001);
+    // Counted once: Stripe's uncollected amount, not also ours.
+    expect(await opsRow(globex.id)).toMatchObject({ openInvoices: baseline.openInvoices + 1, outstandingCents: baseline.outstandingCents + 100001 });
+
+    // Stripe collects it: our invoice is paid through the same dunning path, nothing outstanding of it.
+    const paid = invoiceEvent('invoice.paid', 'evt_1Contract_first_paid', account.providerCustomerId, 'in_1ContractFirst03');
+    Object.assign(paid.data.object, { ...fields, amount_paid: 100001, amount_remaining: 0, status: 'paid' });
+    expect((await send(paid)).body).toEqual({ ok: true, duplicate: false });
+    expect((await invoicesOf(globex.id, globex.owner)).find((i) => i.period === period)).toMatchObject({ status: 'paid', providerInvoiceId: 'in_1ContractFirst03', providerAmountCents: 100001 });
+    expect(await opsRow(globex.id)).toMatchObject({ openInvoices: baseline.openInvoices, outstandingCents: baseline.outstandingCents });
+
+    // An org no Stripe invoice settles (the demo org has no card): our open invoice is what it owes.
+    const acme = (await invoicesOf(c.acmeId, c.owner)).filter((i) => i.status === 'open' || i.status === 'payment_failed');
+    expect(acme.length).toBeGreaterThan(0);
+    expect(acme.every((i) => i.providerInvoiceId === null && i.providerAmountCents === null)).toBe(true);
+    expect(await opsRow(c.acmeId)).toMatchObject({ openInvoices: acme.length, outstandingCents: acme.reduce((n, i) => n + i.totalCents, 0) });
+  });
+
+  it('charges an OSA assigned and unassigned between two sweeps once, as a pending invoice item of what our engine bills for its days', async () => {
+    const catalog = (await app.get('/api/specialists', { token: c.superadmin })).body.items as Array<{ id: string }>;
+    const assigned = await app.post(`/api/am/orgs/${globex.id}/specialist`, { specialistId: catalog[1]!.id, monthlyRate: 900, overrideReason: 'short engagement' }, { token: c.am });
+    expect(assigned.status).toBe(201);
+    expect((await app.request('DELETE', `/api/am/orgs/${globex.id}/specialist/${catalog[1]!.id}`, { token: c.am })).status).toBe(204);
+    // Unassigned two days after it was made, no sweep in between (the sweep was down).
+    const [row] = await app.running.dbService.db.select().from(orgSpecialistAssignments).where(eq(orgSpecialistAssignments.id, assigned.body.id as string));
+    const startsOn = row!.createdAt.toISOString().slice(0, 10);
+    await app.running.dbService.db.update(orgSpecialistAssignments).set({ unassignedAt: new Date(Date.parse(`${startsOn}T12:00:00Z`) + 2 * DAY_MS) }).where(eq(orgSpecialistAssignments.id, row!.id));
+    // Our engine's rule: per month, the billed days at 900.00 over the month's days, rounded half up once.
+    const byMonth = new Map<string, number>();
+    for (const day of [0, 1].map((n) => new Date(Date.parse(`${startsOn}T00:00:00Z`) + n * DAY_MS))) byMonth.set(day.toISOString().slice(0, 7), (byMonth.get(day.toISOString().slice(0, 7)) ?? 0) + 1);
+    const owed = [...byMonth].reduce((sum, [month, days]) => {
+      const inMonth = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
+      return sum + Math.floor((2 * days * 90000 + inMonth) / (2 * inMonth));
+    }, 0);
+
+    const account = await accountOf(globex.id);
+    await sweep();
+    await sweep();
+    const charged = stripe.to('POST', '/v1/invoiceitems');
+    expect(charged).toHaveLength(1);
+    expect(charged[0]!.headers['idempotency-key']).toBe(`osa:${row!.id}:one-off`);
+    expect(charged[0]!.form).toMatchObject({
+      customer: account.providerCustomerId,
+      amount: String(owed),
+      currency: 'usd',
+      'period[start]': String(Date.parse(`${startsOn}T00:00:00Z`) / 1000),
+      'period[end]': String(Date.parse(`${startsOn}T00:00:00Z`) / 1000 + 2 * 86400),
+      'metadata[orgId]': globex.id,
+      'metadata[assignmentId]': row!.id,
+    });
+    const item = [...stripe.invoiceItems.values()][0]!;
+    expect((await itemsOf(globex.id)).find((r) => r.assignmentId === row!.id)).toMatchObject({ providerSubscriptionId: item.id, startsOn, endsOn: new Date(Date.parse(`${startsOn}T00:00:00Z`) + 2 * DAY_MS).toISOString().slice(0, 10) });
   });
 
   it('made every outbound call in the shape of the Stripe API', () => {

@@ -12,8 +12,9 @@ export interface StripeCall {
 
 /**
  * A loopback stand-in for the Stripe API (https://docs.stripe.com/api), enough for the billing
- * adapter: customers, prices (by `lookup_key`), subscriptions and subscription items, Checkout
- * sessions. It holds the objects it made, answers in Stripe's object shapes (typed with the SDK's
+ * adapter: customers (their default payment method), prices (by `lookup_key`), subscriptions and
+ * subscription items, Checkout sessions, SetupIntents and payment methods (made by `completeSetup`
+ * as a client finishing Checkout would), invoices (put there by the test) and invoice items. It holds the objects it made, answers in Stripe's object shapes (typed with the SDK's
  * types), replays a response for a repeated `Idempotency-Key` and refuses the same key with other
  * parameters (as Stripe does), and records every call. Each call is checked against the API's
  * shape: `Authorization: Bearer sk_test_...`, a `Stripe-Version`, form-encoded bodies, a known
@@ -27,6 +28,13 @@ export interface StripeStandIn {
   customers: Map<string, Stripe.Customer>;
   subscriptions: Map<string, Stripe.Subscription>;
   prices: Map<string, Stripe.Price>;
+  /** Invoices Stripe made (the test puts them here as Stripe's billing would), answered by `GET /v1/invoices/:id`. */
+  invoices: Map<string, Stripe.Invoice>;
+  setupIntents: Map<string, Stripe.SetupIntent>;
+  paymentMethods: Map<string, Stripe.PaymentMethod>;
+  invoiceItems: Map<string, Stripe.InvoiceItem>;
+  /** What a client completing Checkout in setup mode leaves at Stripe: a card and the succeeded SetupIntent that collected it. */
+  completeSetup(customer: string, card?: { brand: string; last4: string }): Stripe.SetupIntent;
   /** Calls to one method and path pattern (`/v1/subscription_items/*` matches an id). */
   to(method: string, path: string): StripeCall[];
   close(): Promise<void>;
@@ -41,6 +49,10 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const customers = new Map<string, Stripe.Customer>();
   const subscriptions = new Map<string, Stripe.Subscription>();
   const prices = new Map<string, Stripe.Price>();
+  const invoices = new Map<string, Stripe.Invoice>();
+  const setupIntents = new Map<string, Stripe.SetupIntent>();
+  const paymentMethods = new Map<string, Stripe.PaymentMethod>();
+  const invoiceItems = new Map<string, Stripe.InvoiceItem>();
   const idempotent = new Map<string, { request: string; answer: Answer }>();
   let seq = 0;
   const nextId = (prefix: string) => `${prefix}_Test${(++seq).toString().padStart(6, '0')}`;
@@ -64,7 +76,52 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     return undefined;
   }
 
+  const expanded = (query: URLSearchParams) => query.getAll('expand[]').concat(query.getAll('expand[0]'), query.getAll('expand[1]'));
+
   function route(method: string, path: string, query: URLSearchParams, form: Record<string, string>): Answer {
+    const customerOne = /^\/v1\/customers\/([^/]+)$/.exec(path);
+    if (method === 'POST' && customerOne) {
+      const customer = customers.get(customerOne[1]!);
+      if (!customer) return error(404, `No such customer: '${customerOne[1]}'`, 'invalid_request_error', 'id');
+      const pm = form['invoice_settings[default_payment_method]'];
+      if (pm !== undefined) {
+        if (pm && paymentMethods.get(pm)?.customer !== customer.id) return error(400, `The payment method \`${pm}\` must be attached to the customer.`, 'invalid_request_error', 'invoice_settings[default_payment_method]');
+        customer.invoice_settings = { ...customer.invoice_settings, default_payment_method: pm || null } as Stripe.Customer.InvoiceSettings;
+      }
+      return { status: 200, body: customer };
+    }
+    const setupOne = /^\/v1\/setup_intents\/([^/]+)$/.exec(path);
+    if (method === 'GET' && setupOne) {
+      const intent = setupIntents.get(setupOne[1]!);
+      if (!intent) return error(404, `No such setupintent: '${setupOne[1]}'`, 'invalid_request_error', 'intent');
+      const pm = intent.payment_method as string | null;
+      return { status: 200, body: expanded(query).includes('payment_method') && pm ? { ...intent, payment_method: paymentMethods.get(pm) } : intent };
+    }
+    const invoiceOne = /^\/v1\/invoices\/([^/]+)$/.exec(path);
+    if (method === 'GET' && invoiceOne) {
+      const invoice = invoices.get(invoiceOne[1]!);
+      return invoice ? { status: 200, body: invoice } : error(404, `No such invoice: '${invoiceOne[1]}'`, 'invalid_request_error', 'invoice');
+    }
+    if (method === 'POST' && path === '/v1/invoiceitems') {
+      const missing = require(form, 'customer', 'amount', 'currency');
+      if (missing) return error(400, `Missing required param: ${missing}.`, 'invalid_request_error', missing);
+      if (!customers.has(form.customer!)) return error(400, `No such customer: '${form.customer}'`, 'invalid_request_error', 'customer');
+      if (!/^-?\d+$/.test(form.amount!)) return error(400, 'Invalid integer: amount', 'invalid_request_error', 'amount');
+      const created = {
+        id: nextId('ii'),
+        object: 'invoiceitem',
+        customer: form.customer,
+        amount: Number(form.amount),
+        currency: form.currency,
+        description: form.description ?? null,
+        period: { start: Number(form['period[start]'] ?? now()), end: Number(form['period[end]'] ?? now()) },
+        metadata: metadataOf(form),
+        invoice: null,
+        livemode: false,
+      } as unknown as Stripe.InvoiceItem;
+      invoiceItems.set(created.id, created);
+      return { status: 200, body: created };
+    }
     if (method === 'POST' && path === '/v1/customers') {
       const customer = { id: nextId('cus'), object: 'customer', name: form.name ?? null, email: form.email ?? null, metadata: metadataOf(form), created: now(), livemode: false } as Stripe.Customer;
       customers.set(customer.id, customer);
@@ -94,11 +151,29 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         if (!price(form[`items[${i}][price]`]!)) return error(400, `No such price: '${form[`items[${i}][price]`]}'`, 'invalid_request_error', `items[${i}][price]`);
         items.push(item(id, form[`items[${i}][price]`]!, metadataOf(form, `items[${i}][metadata]`)));
       }
-      const sub = { id, object: 'subscription', customer: form.customer, status: form.trial_end ? 'trialing' : 'active', metadata: metadataOf(form), items: { object: 'list', data: items, has_more: false, url: `/v1/subscription_items?subscription=${id}` }, created: now(), trial_end: form.trial_end ? Number(form.trial_end) : null } as unknown as Stripe.Subscription;
+      // allow_incomplete without a payment method: the first invoice cannot be paid, the subscription stays incomplete.
+      const payable = Boolean(form.default_payment_method || customers.get(form.customer!)!.invoice_settings?.default_payment_method);
+      const status = form.trial_end ? 'trialing' : payable ? 'active' : 'incomplete';
+      const sub = { id, object: 'subscription', customer: form.customer, status, default_payment_method: form.default_payment_method ?? null, latest_invoice: null, metadata: metadataOf(form), items: { object: 'list', data: items, has_more: false, url: `/v1/subscription_items?subscription=${id}` }, created: now(), trial_end: form.trial_end ? Number(form.trial_end) : null } as unknown as Stripe.Subscription;
       subscriptions.set(id, sub);
       return { status: 200, body: sub };
     }
     const cancel = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
+    if (method === 'GET' && cancel) {
+      const sub = subscriptions.get(cancel[1]!);
+      return sub ? { status: 200, body: sub } : error(404, `No such subscription: '${cancel[1]}'`, 'invalid_request_error', 'id');
+    }
+    if (method === 'POST' && cancel) {
+      const sub = subscriptions.get(cancel[1]!);
+      if (!sub) return error(404, `No such subscription: '${cancel[1]}'`, 'invalid_request_error', 'id');
+      if (sub.status === 'canceled' || sub.status === 'incomplete_expired') return error(400, `A ${sub.status} subscription can only update its metadata.`);
+      const pm = form.default_payment_method;
+      if (pm !== undefined) {
+        if (paymentMethods.get(pm)?.customer !== sub.customer) return error(400, `The payment method \`${pm}\` must be attached to the subscription's customer.`, 'invalid_request_error', 'default_payment_method');
+        sub.default_payment_method = pm;
+      }
+      return { status: 200, body: sub };
+    }
     if (method === 'DELETE' && cancel) {
       const sub = subscriptions.get(cancel[1]!);
       if (!sub) return error(404, `No such subscription: '${cancel[1]}'`, 'invalid_request_error', 'id');
@@ -184,6 +259,17 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     customers,
     subscriptions,
     prices,
+    invoices,
+    setupIntents,
+    paymentMethods,
+    invoiceItems,
+    completeSetup(customer, card = { brand: 'visa', last4: '4242' }) {
+      const pm = { id: nextId('pm'), object: 'payment_method', type: 'card', customer, card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: 2034, funding: 'credit', country: 'US' }, billing_details: {}, metadata: {}, created: now(), livemode: false } as unknown as Stripe.PaymentMethod;
+      paymentMethods.set(pm.id, pm);
+      const intent = { id: nextId('seti'), object: 'setup_intent', customer, payment_method: pm.id, status: 'succeeded', usage: 'off_session', payment_method_types: ['card'], metadata: {}, created: now(), livemode: false } as unknown as Stripe.SetupIntent;
+      setupIntents.set(intent.id, intent);
+      return intent;
+    },
     to: (method, path) => calls.filter((c) => c.method === method && new RegExp(`^${path.replace(/\*/g, '[^/]+')}$`).test(c.path)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -10,15 +10,18 @@ import {
   invoices,
   llmCostDaily,
   llmCostRollupDays,
+  providerInvoices,
   type BillingAccountRow,
   type BillingSubscriptionRow,
   type CostReconciliationRow,
   type InvoiceLineRow,
   type InvoiceRow,
+  type ProviderInvoiceRow,
 } from './billing.tables.js';
 
 export type NewInvoice = typeof invoices.$inferInsert;
 export type NewInvoiceLine = Omit<typeof invoiceLines.$inferInsert, 'invoiceId'>;
+export type NewProviderInvoice = Pick<typeof providerInvoices.$inferInsert, 'providerInvoiceId' | 'orgId' | 'provider' | 'period' | 'totalCents' | 'amountRemainingCents' | 'currency'>;
 export type CostRollupRow = typeof llmCostDaily.$inferInsert;
 
 const costTotals = {
@@ -90,6 +93,11 @@ export class BillingRepository {
   async recordEvent(eventId: string, type: string, orgId: string): Promise<boolean> {
     const rows = await this.db.insert(billingWebhookEvents).values({ eventId, type, orgId }).onConflictDoNothing().returning({ eventId: billingWebhookEvents.eventId });
     return rows.length > 0;
+  }
+
+  async eventSeen(eventId: string): Promise<boolean> {
+    const [row] = await this.db.select({ eventId: billingWebhookEvents.eventId }).from(billingWebhookEvents).where(eq(billingWebhookEvents.eventId, eventId));
+    return row !== undefined;
   }
 
   // Subscriptions
@@ -184,17 +192,85 @@ export class BillingRepository {
       .orderBy(asc(invoiceLines.description), asc(invoiceLines.id));
   }
 
-  /** Per org: unpaid invoices (open or failed) and what they add up to. */
+  /**
+   * Per org: what is not collected yet, and by how many invoices. The provider's unpaid invoices
+   * count with what remains on them; our own unpaid invoices count with their total unless a
+   * provider invoice settles them (then the provider's count, not ours: nothing twice).
+   */
   async outstandingByOrg(): Promise<Array<{ orgId: string; openInvoices: number; outstandingCents: number }>> {
+    const unpaid = ['open', 'payment_failed'] as const;
+    const [ours, theirs] = await Promise.all([
+      this.db
+        .select({ orgId: invoices.orgId, count: sql<number>`count(*)::int`.mapWith(Number), cents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)::bigint`.mapWith(Number) })
+        .from(invoices)
+        .where(and(inArray(invoices.status, unpaid), sql`not exists (select 1 from ${providerInvoices} where ${providerInvoices.invoiceId} = ${invoices.id})`))
+        .groupBy(invoices.orgId),
+      this.db
+        .select({ orgId: providerInvoices.orgId, count: sql<number>`count(*)::int`.mapWith(Number), cents: sql<number>`coalesce(sum(${providerInvoices.amountRemainingCents}), 0)::bigint`.mapWith(Number) })
+        .from(providerInvoices)
+        .where(inArray(providerInvoices.status, unpaid))
+        .groupBy(providerInvoices.orgId),
+    ]);
+    const byOrg = new Map<string, { orgId: string; openInvoices: number; outstandingCents: number }>();
+    for (const r of [...ours, ...theirs]) {
+      const acc = byOrg.get(r.orgId) ?? { orgId: r.orgId, openInvoices: 0, outstandingCents: 0 };
+      acc.openInvoices += r.count;
+      acc.outstandingCents += r.cents;
+      byOrg.set(r.orgId, acc);
+    }
+    return [...byOrg.values()];
+  }
+
+  // The provider's own invoices
+
+  /**
+   * Records a provider invoice as its event shows it (amounts, month; not its status, which only
+   * the dunning path moves), linked to our invoice of the same org and month when that exists.
+   */
+  async upsertProviderInvoice(values: NewProviderInvoice): Promise<ProviderInvoiceRow> {
+    const ours = await this.findInvoiceOf(values.orgId, values.period);
+    const set = { period: values.period, totalCents: values.totalCents, amountRemainingCents: values.amountRemainingCents, currency: values.currency, invoiceId: ours?.id ?? null, updatedAt: new Date() };
+    const [row] = await this.db.insert(providerInvoices).values({ ...values, invoiceId: ours?.id ?? null }).onConflictDoUpdate({ target: providerInvoices.providerInvoiceId, set }).returning();
+    return row!;
+  }
+
+  /** The org's provider invoice, locked for the dunning transaction. */
+  async lockProviderInvoice(orgId: string, providerInvoiceId: string): Promise<ProviderInvoiceRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(providerInvoices)
+      .where(and(eq(providerInvoices.orgId, orgId), eq(providerInvoices.providerInvoiceId, providerInvoiceId)))
+      .for('update');
+    return row;
+  }
+
+  async updateProviderInvoice(orgId: string, providerInvoiceId: string, values: Partial<Pick<ProviderInvoiceRow, 'status' | 'amountRemainingCents'>>): Promise<void> {
+    await this.db
+      .update(providerInvoices)
+      .set({ ...values, updatedAt: new Date() })
+      .where(and(eq(providerInvoices.orgId, orgId), eq(providerInvoices.providerInvoiceId, providerInvoiceId)));
+  }
+
+  /** Links the provider invoices of an org and month to our invoice of that month (made after them). */
+  async linkProviderInvoices(orgId: string, period: string, invoiceId: string): Promise<ProviderInvoiceRow[]> {
     return this.db
-      .select({
-        orgId: invoices.orgId,
-        openInvoices: sql<number>`count(*)::int`.mapWith(Number),
-        outstandingCents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)::bigint`.mapWith(Number),
-      })
-      .from(invoices)
-      .where(inArray(invoices.status, ['open', 'payment_failed']))
-      .groupBy(invoices.orgId);
+      .update(providerInvoices)
+      .set({ invoiceId, updatedAt: new Date() })
+      .where(and(eq(providerInvoices.orgId, orgId), eq(providerInvoices.period, period)))
+      .returning();
+  }
+
+  async providerInvoicesOf(orgId: string, invoiceId: string): Promise<ProviderInvoiceRow[]> {
+    return this.db
+      .select()
+      .from(providerInvoices)
+      .where(and(eq(providerInvoices.orgId, orgId), eq(providerInvoices.invoiceId, invoiceId)))
+      .orderBy(asc(providerInvoices.createdAt), asc(providerInvoices.providerInvoiceId));
+  }
+
+  async findInvoiceOf(orgId: string, period: string): Promise<InvoiceRow | undefined> {
+    const [row] = await this.db.select().from(invoices).where(and(eq(invoices.orgId, orgId), eq(invoices.period, period)));
+    return row;
   }
 
   // LLM cost rollups

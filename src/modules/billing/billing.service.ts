@@ -54,13 +54,14 @@ export class BillingService {
       await this.repo.insertAccount({ orgId: org.id, provider: this.provider.name, providerCustomerId: customerId });
       return (await this.repo.findAccount(org.id))!;
     }
-    // BILLING_PROVIDER changed: the org is linked at the new provider, its dunning state kept, and
-    // its running OSA subscriptions forgotten so the sweep opens them there.
+    // BILLING_PROVIDER changed: the org is linked at the new provider, its dunning state kept, its
+    // running OSA subscriptions forgotten so the sweep opens them there, and the payment method on
+    // file forgotten (it was recorded at the old provider).
     return this.dbService.transaction(async () => {
       const running = (await this.repo.subscriptionsOf([org.id])).map((s) => s.providerSubscriptionId);
       await this.repo.deleteRunningSubscriptions(org.id, running);
       logger.info({ orgId: org.id, from: existing.provider, to: this.provider.name }, 'billing account moved to another payment provider');
-      return (await this.repo.updateAccount(org.id, { provider: this.provider.name, providerCustomerId: customerId, providerSubscriptionId: null, providerSubscriptionStatus: null }))!;
+      return (await this.repo.updateAccount(org.id, { provider: this.provider.name, providerCustomerId: customerId, providerSubscriptionId: null, providerSubscriptionStatus: null, paymentMethod: null }))!;
     });
   }
 
@@ -102,8 +103,10 @@ export class BillingService {
     const price = { unitAmountCents: monthlyRateCents ?? 0, currency };
     const orgSubscription = account.providerSubscriptionId ? { id: account.providerSubscriptionId, status: account.providerSubscriptionStatus } : null;
     if (!sub) {
-      // Assigned and unassigned between two sweeps: the provider never saw it, nothing to collect there.
-      if (b.endsOn && b.endsOn <= today) return account;
+      // Assigned and unassigned between two sweeps: the provider never saw it; its days are charged once.
+      if (b.endsOn && b.endsOn <= today) return this.billOneOff(account, b, plan);
+      // No payment method yet: the provider could not collect the first invoice (no subscription, no call).
+      if (this.provider.subscribesWithPaymentMethodOnly && !account.paymentMethod) return account;
       const created = await this.provider.createSubscription({ orgId, customerId: account.providerCustomerId, orgSubscription, assignmentId: b.source.id, plan, price, startsOn });
       const row = await this.repo.insertSubscription({ orgId, assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: created.subscriptionId, plan, startsOn, endsOn: b.endsOn });
       if (row) byAssignment.set(row.assignmentId, row);
@@ -124,21 +127,68 @@ export class BillingService {
   }
 
   /**
+   * An OSA that ended before any sweep gave it a subscription: what our engine bills for its days
+   * (all months of `[startsOn, endsOn)`) is charged once at the provider, and the OSA's row records
+   * it, so no sweep charges it again. Nothing owed (the same day), nothing charged.
+   */
+  private async billOneOff(account: BillingAccountRow, b: BillableOsa, plan: string): Promise<BillingAccountRow> {
+    const startsOn = b.startsOn!;
+    const endsOn = b.endsOn!;
+    let amountCents = 0;
+    let currency: string | null = null;
+    for (let period = periodOf(startsOn); endsOn > monthBounds(period).first; period = periodOf(monthBounds(period).next)) {
+      const line = prorateLine({ period, startsOn, endsOn, rateOn: b.rateOn });
+      amountCents += line.amountCents;
+      currency ??= line.currency;
+    }
+    if (amountCents === 0) return account;
+    const { id } = await this.provider.billOneOff({
+      orgId: account.orgId,
+      customerId: account.providerCustomerId,
+      assignmentId: b.source.id,
+      description: `${b.source.specialistName}, ${startsOn} to ${addDays(endsOn, -1)}`,
+      amountCents,
+      currency: currency ?? 'USD',
+      startsOn,
+      endsOn,
+    });
+    await this.repo.insertSubscription({ orgId: account.orgId, assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: id, plan, startsOn, endsOn });
+    return account;
+  }
+
+  /**
    * The provider reports the org's subscription (Stripe `customer.subscription.*`), once per event
    * id: its status is kept in step; when it has ended, the OSAs still running under it are
    * forgotten, so the next sweep opens a new subscription for them. False for a replay.
    */
-  async providerSubscriptionChanged(event: { id: string; type: string }, orgId: string, subscription: { id: string; status: string; itemIds: string[]; ended: boolean }): Promise<boolean> {
+  async providerSubscriptionChanged(
+    event: { id: string; type: string },
+    orgId: string,
+    subscription: { id: string; status: string; itemIds: string[]; ended: boolean; paymentMethodFailed: boolean },
+  ): Promise<boolean> {
     return this.dbService.transaction(async () => {
       if (!(await this.repo.recordEvent(event.id, event.type, orgId))) return false;
       const account = await this.repo.lockAccount(orgId);
       // An older subscription of the org reporting late changes nothing.
       if (!account || (account.providerSubscriptionId && account.providerSubscriptionId !== subscription.id)) return true;
-      await this.repo.updateAccount(orgId, { providerSubscriptionId: subscription.id, providerSubscriptionStatus: subscription.status });
+      // The card on file never paid the first invoice: the sweep waits for a new one instead of reopening daily.
+      await this.repo.updateAccount(orgId, { providerSubscriptionId: subscription.id, providerSubscriptionStatus: subscription.status, ...(subscription.paymentMethodFailed && { paymentMethod: null }) });
       if (subscription.ended) {
         const forgotten = await this.repo.deleteRunningSubscriptions(orgId, subscription.itemIds);
         logger.warn({ orgId, subscriptionId: subscription.id, status: subscription.status, forgotten }, 'the provider ended the org subscription');
       }
+      return true;
+    });
+  }
+
+  /**
+   * A provider's setup flow added a payment method (Stripe Checkout in setup mode), once per event
+   * id: recorded as the one on file, as the manual setup page records it. False for a replay.
+   */
+  async providerPaymentMethodAdded(event: { id: string; type: string }, orgId: string, method: RecordPaymentMethodInput, meta: Record<string, unknown>): Promise<boolean> {
+    return this.dbService.transaction(async () => {
+      if (!(await this.repo.recordEvent(event.id, event.type, orgId))) return false;
+      await this.savePaymentMethod(orgId, method, undefined, meta);
       return true;
     });
   }
@@ -206,9 +256,34 @@ export class BillingService {
       }
       created++;
       await this.issue(invoice);
+      // The provider's invoices of this org and month that came before ours settle it now.
+      if ((await this.repo.linkProviderInvoices(org.id, period, invoice.id)).length > 0) await this.settleFromProvider(org.id, invoice.id, null);
     }
     if (created > 0) logger.info({ period, created, existing }, 'invoices generated');
     return { period, created, existing };
+  }
+
+  /**
+   * Our invoice settled by the provider's invoices of its org and month (docs/billing.md "Our
+   * invoices and Stripe's"): `payment_failed` while one of them is failed, `paid` once all are paid,
+   * else `open`; it names the latest of them and keeps what they came to beside our total.
+   */
+  async settleFromProvider(orgId: string, invoiceId: string, reason: string | null): Promise<void> {
+    const [invoice, theirs] = await Promise.all([this.repo.findInvoice(orgId, invoiceId), this.repo.providerInvoicesOf(orgId, invoiceId)]);
+    if (!invoice || theirs.length === 0) return;
+    const status = theirs.some((p) => p.status === 'payment_failed') ? 'payment_failed' : theirs.every((p) => p.status === 'paid') ? 'paid' : 'open';
+    const now = this.clock.now();
+    const providerAmountCents = theirs.reduce((n, p) => n + p.totalCents, 0);
+    if (providerAmountCents !== invoice.totalCents) {
+      logger.info({ orgId, invoiceId, totalCents: invoice.totalCents, providerAmountCents }, "the provider's invoices of the month differ from ours");
+    }
+    await this.repo.updateInvoice(orgId, invoiceId, {
+      status,
+      providerInvoiceId: theirs.at(-1)!.providerInvoiceId,
+      providerAmountCents,
+      paidAt: status === 'paid' ? (invoice.paidAt ?? now) : null,
+      ...(status === 'payment_failed' && { failedAt: invoice.status === 'payment_failed' ? invoice.failedAt : now, failureReason: reason ?? invoice.failureReason }),
+    });
   }
 
   private invoiceValues(orgId: string, period: string, lines: NewInvoiceLine[]) {
@@ -256,6 +331,7 @@ export class BillingService {
       status: 'upcoming',
       totalCents: values.totalCents,
       providerInvoiceId: null,
+      providerAmountCents: null,
       issuedAt: null,
       dueOn: addDays(monthBounds(period).next, INVOICE_DUE_DAYS),
       paidAt: null,
@@ -297,10 +373,18 @@ export class BillingService {
   /** The default provider's setup page records the method the client will pay with. */
   async recordPaymentMethod(actor: Principal, orgId: string, input: RecordPaymentMethodInput): Promise<OrgBillingDto> {
     await this.ensureAccount(await this.requireOrg(orgId));
+    await this.savePaymentMethod(orgId, input, actor);
+    return this.settings(orgId);
+  }
+
+  /**
+   * The payment method on file, as the manual setup page or a provider's setup flow (Stripe
+   * Checkout) reports it; `actor` absent for a provider event. Audited `billing.payment_method_recorded`.
+   */
+  async savePaymentMethod(orgId: string, input: RecordPaymentMethodInput, actor?: Principal, meta: Record<string, unknown> = {}): Promise<void> {
     const method: PaymentMethod = { kind: input.kind, label: input.label, addedAt: this.clock.now().toISOString() };
     await this.repo.updateAccount(orgId, { paymentMethod: method });
-    await this.audit.record({ action: 'billing.payment_method_recorded', userId: actor.userId, resourceId: orgId, orgId, impersonatorId: actor.impersonatorId, meta: { kind: input.kind } });
-    return this.settings(orgId);
+    await this.audit.record({ action: 'billing.payment_method_recorded', userId: actor?.userId, resourceId: orgId, orgId, impersonatorId: actor?.impersonatorId, meta: { kind: input.kind, ...meta } });
   }
 
   /** An org's invoices, newest month first, with their lines. */
@@ -371,6 +455,7 @@ export function toInvoiceDto(r: InvoiceRow, lines: InvoiceLineRow[]): InvoiceDto
     status: r.status,
     totalCents: r.totalCents,
     providerInvoiceId: r.providerInvoiceId,
+    providerAmountCents: r.providerAmountCents,
     issuedAt: r.issuedAt.toISOString(),
     dueOn: r.dueOn,
     paidAt: r.paidAt?.toISOString() ?? null,

@@ -72,6 +72,12 @@ export const invoices = pgTable(
     status: text('status').$type<InvoiceStatus>().notNull().default('open'),
     totalCents: bigint('total_cents', { mode: 'number' }).notNull(),
     providerInvoiceId: text('provider_invoice_id'),
+    /**
+     * A provider that collects through its own invoices (Stripe): what its invoices of this org and
+     * month came to, beside our total (they may differ: Stripe prorates by the second and bills in
+     * advance). Null while no provider invoice settles this one.
+     */
+    providerAmountCents: bigint('provider_amount_cents', { mode: 'number' }),
     issuedAt: timestamp('issued_at', { withTimezone: true }).notNull(),
     dueOn: date('due_on', { mode: 'string' }).notNull(),
     paidAt: timestamp('paid_at', { withTimezone: true }),
@@ -82,6 +88,33 @@ export const invoices = pgTable(
   (t) => [uniqueIndex('invoices_org_period_key').on(t.orgId, t.period), index('invoices_status_idx').on(t.status)],
 );
 export type InvoiceRow = typeof invoices.$inferSelect;
+
+/**
+ * The provider's own invoices (Stripe's `in_...`), as its events reported them: each belongs to
+ * the org and month of its `period_end` and settles our invoice of that org and month
+ * (`invoiceId`, linked when both exist). `amountRemainingCents` of an unpaid one is what the org
+ * still owes the provider (docs/billing.md "Our invoices and Stripe's").
+ */
+export const providerInvoices = pgTable(
+  'provider_invoices',
+  {
+    providerInvoiceId: text('provider_invoice_id').primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    period: text('period').notNull(),
+    status: text('status').$type<Exclude<InvoiceStatus, 'void'>>().notNull().default('open'),
+    totalCents: bigint('total_cents', { mode: 'number' }).notNull(),
+    amountRemainingCents: bigint('amount_remaining_cents', { mode: 'number' }).notNull(),
+    currency: text('currency').notNull(),
+    invoiceId: uuid('invoice_id').references(() => invoices.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('provider_invoices_org_period_idx').on(t.orgId, t.period), index('provider_invoices_invoice_idx').on(t.invoiceId)],
+);
+export type ProviderInvoiceRow = typeof providerInvoices.$inferSelect;
 
 /** One line per Specialist instance (OSA), its rate periods kept for the reader. */
 export const invoiceLines = pgTable(

@@ -11,7 +11,7 @@ import { logger } from '../../platform/observability/logger.js';
 import { NotificationsService } from '../notifications/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { UsersService } from '../users/index.js';
-import { BillingRepository } from './billing.repository.js';
+import { BillingRepository, type NewProviderInvoice } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
 
 /** Org roles told of a payment failure with the assigned AM (spec 3.6, 6.2). */
@@ -41,8 +41,12 @@ export class DunningService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** A provider event, once per event id: a replay answers and does nothing again. */
-  async handleEvent(event: BillingWebhookEvent, actor?: Principal): Promise<PaymentEventOutcome> {
+  /**
+   * A provider event, once per event id: a replay answers and does nothing again. `providerInvoice`:
+   * the provider's own invoice the event reports (Stripe), recorded in the same transaction before
+   * its outcome applies (docs/billing.md "Our invoices and Stripe's").
+   */
+  async handleEvent(event: BillingWebhookEvent, actor?: Principal, providerInvoice?: NewProviderInvoice): Promise<PaymentEventOutcome> {
     const org = await this.orgs.findById(event.data.orgId);
     if (!org) {
       logger.warn({ eventId: event.id, orgId: event.data.orgId }, 'billing event for an unknown org ignored');
@@ -51,6 +55,7 @@ export class DunningService {
     await this.billing.ensureAccount(org);
     const fresh = await this.dbService.transaction(async () => {
       if (!(await this.repo.recordEvent(event.id, event.type, org.id))) return false;
+      if (providerInvoice) await this.repo.upsertProviderInvoice(providerInvoice);
       if (event.type === 'payment_failed') await this.paymentFailed(org.id, event.data.invoiceId, event.data.failureReason ?? null);
       else await this.paymentSucceeded(org.id, event.data.invoiceId);
       return true;
@@ -82,25 +87,46 @@ export class DunningService {
     );
   }
 
-  /** Inside the event's transaction; the notifications follow the commit, best-effort per recipient. */
+  /**
+   * Inside the event's transaction; the notifications follow the commit, best-effort per recipient.
+   * One failure is one notice: a provider invoice already failed (the same failure reported by
+   * another event, or a retry of it) during the grace period tells no one again.
+   */
   private async paymentFailed(orgId: string, invoiceId: string | undefined, reason: string | null): Promise<void> {
     const now = this.clock.now();
     const account = (await this.repo.lockAccount(orgId))!;
-    if (invoiceId && !(await this.repo.updateInvoiceByRef(orgId, invoiceId, { status: 'payment_failed', failedAt: now, failureReason: reason }))) {
-      logger.warn({ orgId, invoiceId }, 'payment_failed names an invoice the org does not have');
-    }
+    const fresh = invoiceId ? await this.settleInvoice(orgId, invoiceId, 'payment_failed', reason) : true;
     // A second failure during the grace period does not extend it.
     if (account.paymentState === 'ok') {
       await this.repo.updateAccount(orgId, { paymentState: 'past_due', pastDueSince: now, graceEndsAt: new Date(now.getTime() + this.config.billing.graceDays * DAY_MS), lastFailureReason: reason });
     } else {
       await this.repo.updateAccount(orgId, { lastFailureReason: reason });
     }
-    this.dbService.afterCommit(() => this.notifyFailure(orgId, invoiceId, reason));
+    if (account.paymentState === 'ok' || fresh) this.dbService.afterCommit(() => this.notifyFailure(orgId, invoiceId, reason));
+  }
+
+  /**
+   * The invoice an event names takes its outcome: a provider invoice (then our invoice it settles
+   * follows from all of its provider invoices), else ours by its provider id or our id. False when
+   * the provider invoice already had this outcome.
+   */
+  private async settleInvoice(orgId: string, ref: string, status: 'paid' | 'payment_failed', reason: string | null): Promise<boolean> {
+    const theirs = await this.repo.lockProviderInvoice(orgId, ref);
+    if (theirs) {
+      if (theirs.status === status) return false;
+      await this.repo.updateProviderInvoice(orgId, ref, { status, ...(status === 'paid' && { amountRemainingCents: 0 }) });
+      if (theirs.invoiceId) await this.billing.settleFromProvider(orgId, theirs.invoiceId, reason);
+      return true;
+    }
+    const now = this.clock.now();
+    const values = status === 'paid' ? { status, paidAt: now } : { status, failedAt: now, failureReason: reason };
+    if (!(await this.repo.updateInvoiceByRef(orgId, ref, values))) logger.warn({ orgId, invoiceId: ref, status }, 'a payment event names an invoice the org does not have');
+    return true;
   }
 
   private async paymentSucceeded(orgId: string, invoiceId: string | undefined): Promise<void> {
     const account = (await this.repo.lockAccount(orgId))!;
-    if (invoiceId) await this.repo.updateInvoiceByRef(orgId, invoiceId, { status: 'paid', paidAt: this.clock.now() });
+    if (invoiceId) await this.settleInvoice(orgId, invoiceId, 'paid', null);
     await this.repo.updateAccount(orgId, { paymentState: 'ok', pastDueSince: null, graceEndsAt: null, lastFailureReason: null, suspendedAt: null });
     // Only a suspension of ours is undone: the org goes back to active in the same transaction.
     if (account.suspendedAt && (await this.orgs.applyBillingTransition(orgId, 'payment_recovered'))) {

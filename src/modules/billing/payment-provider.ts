@@ -11,6 +11,11 @@ import type { AppConfig } from '../../platform/config/config.js';
  */
 export interface PaymentProvider {
   readonly name: string;
+  /**
+   * True: a subscription is opened only once the org has a payment method on file (recorded from
+   * the provider's setup page), since the provider charges its first invoice at once (Stripe).
+   */
+  readonly subscribesWithPaymentMethodOnly: boolean;
   /** The billing-customer link of an org, made eagerly (spec 4.6). */
   createCustomer(org: { id: string; legalName: string; billingEmail: string | null }): Promise<{ customerId: string }>;
   /**
@@ -40,6 +45,11 @@ export interface PaymentProvider {
    * through its own subscription invoices, which come back by their own ids (Stripe).
    */
   issueInvoice(input: { customerId: string; invoiceId: string; totalCents: number; currency: string; dueOn: string }): Promise<{ providerInvoiceId: string | null }>;
+  /**
+   * An OSA assigned and unassigned between two sweeps never had a subscription: what our engine
+   * bills for its days is charged once (Stripe: a pending invoice item, taken by the next invoice).
+   */
+  billOneOff(input: { orgId: string; customerId: string; assignmentId: string; description: string; amountCents: number; currency: string; startsOn: string; endsOn: string }): Promise<{ id: string }>;
   /** Where a client adds a payment method (setup mode, spec 4.6). */
   setupUrl(input: { customerId: string; orgId: string }): Promise<string>;
 }
@@ -79,6 +89,7 @@ export function planFor(strategy: PricingStrategy, input: { specialistId: string
 @Injectable()
 export class ManualPaymentProvider implements PaymentProvider {
   readonly name = 'manual';
+  readonly subscribesWithPaymentMethodOnly = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -96,6 +107,11 @@ export class ManualPaymentProvider implements PaymentProvider {
 
   async issueInvoice(input: { invoiceId: string }) {
     return { providerInvoiceId: `manual_inv_${input.invoiceId.slice(0, 8)}_${randomUUID().slice(0, 8)}` };
+  }
+
+  /** Our invoice of the month carries the OSA's line; the manual provider collects that. */
+  async billOneOff(input: { assignmentId: string }) {
+    return { id: `manual_once_${input.assignmentId}` };
   }
 
   async setupUrl(input: { orgId: string }) {

@@ -35,6 +35,8 @@ const unixDay = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / 100
  */
 export class StripePaymentProvider implements PaymentProvider {
   readonly name = 'stripe';
+  /** Without a default payment method Stripe's first invoice stays incomplete and the subscription expires after ~23 h. */
+  readonly subscribesWithPaymentMethodOnly = true;
   /** Price ids by plan key: prices never change, so a found one stays good. */
   private readonly prices = new Map<string, string>();
 
@@ -97,6 +99,45 @@ export class StripePaymentProvider implements PaymentProvider {
     await this.stripe.subscriptionItems.del(input.subscriptionId, { proration_behavior: 'create_prorations' });
   }
 
+  /** A pending invoice item on the customer (`POST /v1/invoiceitems`): Stripe adds it to the customer's next invoice. */
+  async billOneOff(input: { orgId: string; customerId: string; assignmentId: string; description: string; amountCents: number; currency: string; startsOn: string; endsOn: string }) {
+    const item = await this.stripe.invoiceItems.create(
+      {
+        customer: input.customerId,
+        amount: input.amountCents,
+        currency: input.currency.toLowerCase(),
+        description: input.description,
+        period: { start: unixDay(input.startsOn), end: unixDay(input.endsOn) },
+        metadata: { orgId: input.orgId, assignmentId: input.assignmentId },
+      },
+      { idempotencyKey: `osa:${input.assignmentId}:one-off` },
+    );
+    return { id: item.id };
+  }
+
+  /**
+   * The card a Checkout session in setup mode collected becomes the customer's default for
+   * invoices, and the subscription's when it names none. Returns what the client sees of it.
+   */
+  async adoptSetupPaymentMethod(input: { setupIntentId: string; customerId: string; subscriptionId: string | null }): Promise<{ paymentMethodId: string; label: string; kind: 'card' | 'bank_transfer' }> {
+    const intent = await this.stripe.setupIntents.retrieve(input.setupIntentId, { expand: ['payment_method'] });
+    const method = intent.payment_method;
+    if (!method) throw new Error(`Stripe SetupIntent ${intent.id} has no payment method`);
+    const paymentMethodId = typeof method === 'string' ? method : method.id;
+    await this.stripe.customers.update(input.customerId, { invoice_settings: { default_payment_method: paymentMethodId } }, { idempotencyKey: `setup:${intent.id}:customer-default` });
+    if (input.subscriptionId) {
+      const subscription = await this.stripe.subscriptions.retrieve(input.subscriptionId);
+      if (!subscription.default_payment_method && !STRIPE_ENDED_STATUSES.has(subscription.status)) {
+        await this.stripe.subscriptions.update(subscription.id, { default_payment_method: paymentMethodId }, { idempotencyKey: `setup:${intent.id}:subscription-default` });
+      }
+    }
+    return { paymentMethodId, ...describePaymentMethod(typeof method === 'string' ? null : method) };
+  }
+
+  async retrieveInvoice(id: string): Promise<Stripe.Invoice> {
+    return this.stripe.invoices.retrieve(id);
+  }
+
   /** Stripe's subscription invoices collect what the items owe; ours is not issued a second time. */
   async issueInvoice() {
     return { providerInvoiceId: null };
@@ -140,4 +181,21 @@ export class StripePaymentProvider implements PaymentProvider {
     this.prices.set(plan, id);
     return id;
   }
+}
+
+/** What the client's billing page shows of a Stripe payment method: "Visa •••• 4242", or its type. */
+function describePaymentMethod(method: Stripe.PaymentMethod | null): { label: string; kind: 'card' | 'bank_transfer' } {
+  if (method?.card) return { kind: 'card', label: `${method.card.brand.charAt(0).toUpperCase()}${method.card.brand.slice(1)} •••• ${method.card.last4}` };
+  if (method?.us_bank_account) return { kind: 'bank_transfer', label: `${method.us_bank_account.bank_name ?? 'Bank account'} •••• ${method.us_bank_account.last4 ?? ''}`.trim() };
+  if (method?.sepa_debit) return { kind: 'bank_transfer', label: `SEPA •••• ${method.sepa_debit.last4 ?? ''}`.trim() };
+  return { kind: 'card', label: method ? method.type : 'Payment method' };
+}
+
+/**
+ * The month of ours a Stripe invoice settles: the UTC month of its `period_end`. A cycle invoice
+ * ends its period on the day the new cycle starts (the month it bills in advance), the first
+ * invoice of a subscription and a final one on the day they are made.
+ */
+export function stripeInvoicePeriod(invoice: Pick<Stripe.Invoice, 'period_end'>): string {
+  return new Date(invoice.period_end * 1000).toISOString().slice(0, 7);
 }

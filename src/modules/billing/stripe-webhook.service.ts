@@ -8,17 +8,24 @@ import { securityEvent } from '../../platform/observability/security-log.js';
 import { BillingRepository } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
 import { DunningService, type PaymentEventOutcome } from './dunning.service.js';
-import { STRIPE_ENDED_STATUSES } from './stripe-payment-provider.js';
+import { PAYMENT_PROVIDER, type PaymentProvider } from './payment-provider.js';
+import { STRIPE_ENDED_STATUSES, StripePaymentProvider, stripeInvoicePeriod } from './stripe-payment-provider.js';
 
 const idOf = (ref: string | { id: string } | null): string | null => (typeof ref === 'string' ? ref : (ref?.id ?? null));
+
+/** Subscription statuses that mean Stripe could not collect (dunning), and the status that means it has again. */
+const UNCOLLECTED_STATUSES: ReadonlySet<string> = new Set<Stripe.Subscription.Status>(['past_due', 'unpaid', 'incomplete_expired']);
 
 /**
  * Stripe's own webhook (`POST /billing/stripe/webhook`, API-MAP "Billing"): verified with the
  * SDK's `constructEvent` over the raw bytes (`Stripe-Signature`, `STRIPE_WEBHOOK_SECRET`, 300 s
  * tolerance), then mapped onto the engine: `invoice.payment_failed` / `invoice.paid` become
  * `payment_failed` / `payment_succeeded` of the dunning (the same path as the generic webhook),
- * `customer.subscription.*` keep the org's subscription in step. Every event acts once per
- * `event.id` (the processed-events table of the generic webhook).
+ * recording Stripe's invoice against ours of the same month; `customer.subscription.*` keep the
+ * org's subscription in step and move the dunning when its status says Stripe could not collect
+ * (or can again); `checkout.session.completed` in setup mode makes the card collected the
+ * customer's default. Every event acts once per `event.id` (the processed-events table of the
+ * generic webhook).
  */
 @Injectable()
 export class StripeWebhookService {
@@ -27,7 +34,14 @@ export class StripeWebhookService {
     private readonly billing: BillingService,
     private readonly dunning: DunningService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
   ) {}
+
+  /** The Stripe adapter (the route exists with BILLING_PROVIDER=stripe only). */
+  private get stripe(): StripePaymentProvider {
+    if (!(this.provider instanceof StripePaymentProvider)) throw AppError.notFound('Route');
+    return this.provider;
+  }
 
   async receive(rawBody: Buffer | undefined, signature: string | string[] | undefined): Promise<PaymentEventOutcome> {
     // With the manual provider the route does not exist.
@@ -55,6 +69,8 @@ export class StripeWebhookService {
       case 'customer.subscription.updated':
       case 'customer.subscription.deleted':
         return this.subscriptionChanged(event, event.data.object);
+      case 'checkout.session.completed':
+        return this.checkoutCompleted(event, event.data.object);
       default:
         // Acknowledged, so Stripe does not retry an event we do not subscribe to.
         return { ok: true, duplicate: false, ignored: 'event_type' };
@@ -65,34 +81,93 @@ export class StripeWebhookService {
   private async invoiceOutcome(event: Stripe.Event, type: 'payment_failed' | 'payment_succeeded', invoice: Stripe.Invoice): Promise<PaymentEventOutcome> {
     const orgId = await this.orgOf(event, idOf(invoice.customer));
     if (!orgId) return { ok: true, duplicate: false, ignored: 'unknown_org' };
-    return this.dunning.handleEvent({
-      id: event.id,
-      type,
-      data: {
-        orgId,
-        invoiceId: invoice.id,
-        amount: (type === 'payment_failed' ? invoice.amount_due : invoice.amount_paid) / 100,
-        currency: invoice.currency.toUpperCase(),
-        failureReason: type === 'payment_failed' ? `Stripe could not collect invoice ${invoice.number ?? invoice.id} (attempt ${invoice.attempt_count})` : undefined,
-      },
-    });
+    return this.invoiceOutcomeOf(orgId, event.id, type, invoice);
   }
 
+  /** Stripe's invoice, recorded against our invoice of the same org and month, takes its outcome through the dunning. */
+  private invoiceOutcomeOf(orgId: string, eventId: string, type: 'payment_failed' | 'payment_succeeded', invoice: Stripe.Invoice, reason?: string): Promise<PaymentEventOutcome> {
+    return this.dunning.handleEvent(
+      {
+        id: eventId,
+        type,
+        data: {
+          orgId,
+          invoiceId: invoice.id,
+          amount: (type === 'payment_failed' ? invoice.amount_due : invoice.amount_paid) / 100,
+          currency: invoice.currency.toUpperCase(),
+          failureReason: type === 'payment_failed' ? (reason ?? `Stripe could not collect invoice ${invoice.number ?? invoice.id} (attempt ${invoice.attempt_count})`) : undefined,
+        },
+      },
+      undefined,
+      {
+        providerInvoiceId: invoice.id,
+        orgId,
+        provider: 'stripe',
+        period: stripeInvoicePeriod(invoice),
+        totalCents: invoice.total,
+        amountRemainingCents: type === 'payment_succeeded' ? 0 : invoice.amount_remaining,
+        currency: invoice.currency.toUpperCase(),
+      },
+    );
+  }
+
+  /**
+   * The org's subscription as Stripe reports it. Its status moves the dunning: `past_due`,
+   * `unpaid` or `incomplete_expired` (Stripe could not collect its latest invoice) act as that
+   * invoice's `payment_failed`, `active` after `past_due` / `unpaid` as its `payment_succeeded`:
+   * the same invoice the invoice events name, so one failure is one failure whichever event comes
+   * first. The dunning acts under `<event id>:dunning`, before the status is stored, so a retried
+   * event finishes what a failed one began.
+   */
   private async subscriptionChanged(event: Stripe.Event, subscription: Stripe.Subscription): Promise<PaymentEventOutcome> {
-    const orgId = await this.orgOf(event, idOf(subscription.customer));
-    if (!orgId) return { ok: true, duplicate: false, ignored: 'unknown_org' };
-    const fresh = await this.billing.providerSubscriptionChanged(event, orgId, {
+    const account = await this.accountOf(event, idOf(subscription.customer));
+    if (!account) return { ok: true, duplicate: false, ignored: 'unknown_org' };
+    const current = !account.providerSubscriptionId || account.providerSubscriptionId === subscription.id;
+    const latest = idOf(subscription.latest_invoice);
+    if (current && latest && event.type !== 'customer.subscription.deleted') {
+      const dunningId = `${event.id}:dunning`;
+      if (UNCOLLECTED_STATUSES.has(subscription.status) && account.providerSubscriptionStatus !== subscription.status) {
+        const reason = subscription.status === 'incomplete_expired' ? `Stripe could not collect the first invoice of subscription ${subscription.id}; it expired` : undefined;
+        await this.invoiceOutcomeOf(account.orgId, dunningId, 'payment_failed', await this.stripe.retrieveInvoice(latest), reason);
+      } else if (subscription.status === 'active' && (account.providerSubscriptionStatus === 'past_due' || account.providerSubscriptionStatus === 'unpaid')) {
+        await this.invoiceOutcomeOf(account.orgId, dunningId, 'payment_succeeded', await this.stripe.retrieveInvoice(latest));
+      }
+    }
+    const fresh = await this.billing.providerSubscriptionChanged(event, account.orgId, {
       id: subscription.id,
       status: subscription.status,
       itemIds: subscription.items.data.map((i) => i.id),
       ended: event.type === 'customer.subscription.deleted' || STRIPE_ENDED_STATUSES.has(subscription.status),
+      paymentMethodFailed: subscription.status === 'incomplete_expired',
     });
     return { ok: true, duplicate: !fresh };
   }
 
+  /**
+   * A Checkout session in setup mode completed: the card it collected becomes the customer's
+   * default (and the org subscription's when it names none), and our account records it as the
+   * payment method on file, which lets the sweep open the org's subscription. Once per event id.
+   */
+  private async checkoutCompleted(event: Stripe.Event, session: Stripe.Checkout.Session): Promise<PaymentEventOutcome> {
+    if (session.mode !== 'setup') return { ok: true, duplicate: false, ignored: 'event_type' };
+    const account = await this.accountOf(event, idOf(session.customer));
+    if (!account) return { ok: true, duplicate: false, ignored: 'unknown_org' };
+    const setupIntentId = idOf(session.setup_intent);
+    if (!setupIntentId) throw AppError.badRequest('A completed setup session names no SetupIntent');
+    if (await this.repo.eventSeen(event.id)) return { ok: true, duplicate: true };
+    // Stripe's calls carry idempotency keys made from the SetupIntent: a retried event repeats nothing there.
+    const adopted = await this.stripe.adoptSetupPaymentMethod({ setupIntentId, customerId: account.providerCustomerId, subscriptionId: account.providerSubscriptionId });
+    const fresh = await this.billing.providerPaymentMethodAdded(event, account.orgId, { kind: adopted.kind, label: adopted.label }, { paymentMethodId: adopted.paymentMethodId, setupIntentId });
+    return { ok: true, duplicate: !fresh };
+  }
+
   private async orgOf(event: Stripe.Event, customerId: string | null): Promise<string | null> {
+    return (await this.accountOf(event, customerId))?.orgId ?? null;
+  }
+
+  private async accountOf(event: Stripe.Event, customerId: string | null) {
     const account = customerId ? await this.repo.findAccountByCustomer('stripe', customerId) : undefined;
     if (!account) logger.warn({ eventId: event.id, type: event.type, customerId }, 'Stripe event for a customer of no org ignored');
-    return account?.orgId ?? null;
+    return account;
   }
 }
