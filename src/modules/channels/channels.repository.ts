@@ -303,7 +303,8 @@ export class ChannelsRepository {
 
   // Artifacts
 
+  /** Once per id: a second event carrying the same file of the same message adds nothing. */
   async insertArtifact(values: typeof conversationArtifacts.$inferInsert): Promise<void> {
-    await this.db.insert(conversationArtifacts).values(values);
+    await this.db.insert(conversationArtifacts).values(values).onConflictDoNothing({ target: conversationArtifacts.id });
   }
 }

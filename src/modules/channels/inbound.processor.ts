@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { ChannelName, QuarantineReason } from '../../contracts/channels.js';
 import type { ConversationChannel } from '../../contracts/conversations.js';
@@ -28,7 +28,9 @@ import {
   type EnterpriseChatActivity,
   type InboundAttachment,
   type InboundMessage,
+  type MessagingBBot,
   type MessagingBUpdate,
+  chatAFile,
 } from './channels.parse.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { BindingKind, InboundEventRow, IntegrationRow } from './channels.tables.js';
@@ -193,9 +195,7 @@ export class InboundProcessor implements OnModuleDestroy {
         const update = storedObject<MessagingBUpdate>(raw);
         const known = await this.repo.findIntegrationByIdAny(integrationId);
         const secret = known ? (await this.repo.bindingsOf(known.id)).find((b) => b.kind === 'secret_sha256') : undefined;
-        return this.throughBinding('messaging-b', 'secret_sha256', secret?.value ?? '', (integration) =>
-          parseMessagingB(update, typeof integration.config.botUsername === 'string' ? integration.config.botUsername : undefined),
-        );
+        return this.throughBinding('messaging-b', 'secret_sha256', secret?.value ?? '', (integration) => parseMessagingB(update, this.messagingBBot(integration)));
       }
       case 'email': {
         const body = storedObject<{ rawMessage?: unknown }>(raw);
@@ -315,25 +315,27 @@ export class InboundProcessor implements OnModuleDestroy {
   /**
    * Attachments go to the conversation's artifacts storage and reach the agent as resource blocks
    * (a reference, never the bytes inlined). One that cannot or may not be fetched is left out and
-   * the reason returned: the message keeps its turn.
+   * the reason returned: the message keeps its turn. Each file of a message is one artifact, however
+   * many events carry the message (chat-a sends a mention as `message` and `app_mention`).
    */
   private async withAttachments(routed: Routed, conversationId: string): Promise<{ content: string; refused: string[] }> {
     const { orgId, message } = routed;
     const blocks: string[] = [];
     const refused: string[] = [];
-    for (const attachment of message.attachments) {
+    for (const [index, attachment] of message.attachments.entries()) {
       let data: Buffer;
       try {
         data = await this.fetchAttachment(attachment, routed);
       } catch (err) {
         const reason = err instanceof AttachmentRefused ? err.reason : 'unreachable';
-        refused.push(`${attachment.name}: ${reason}`);
+        const detail = err instanceof AttachmentRefused && err.detail ? ` (${err.detail})` : '';
+        refused.push(`${attachment.name}: ${reason}${detail}`);
         const fields = { channel: message.channel, orgId, host: err instanceof AttachmentRefused ? err.host : undefined, reason };
         if (reason === 'host_not_allowed' || reason === 'private_address') securityEvent('attachment_refused', fields);
         else logger.warn({ ...fields, err: err instanceof AttachmentRefused ? undefined : String(err) }, 'inbound attachment not fetched');
         continue;
       }
-      const id = randomUUID();
+      const id = artifactId(conversationId, message.messageKey, index);
       const storageKey = `${orgId}/${conversationId}/${id}`;
       await this.storage.put(storageKey, data);
       await this.repo.insertArtifact({ id, orgId, conversationId, name: attachment.name, contentType: attachment.contentType, size: data.length, storageKey });
@@ -343,29 +345,75 @@ export class InboundProcessor implements OnModuleDestroy {
   }
 
   private async fetchAttachment(attachment: InboundAttachment, routed: Routed): Promise<Buffer> {
+    const channel = routed.message.channel;
+    if (attachment.unavailable) throw new AttachmentRefused('unavailable', channel, attachment.unavailable);
+    if (attachment.size !== undefined && attachment.size > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', channel, `${attachment.size} bytes`);
     if (attachment.data) {
-      if (attachment.data.length > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', 'email');
+      if (attachment.data.length > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', channel);
       return attachment.data;
     }
-    if (attachment.fileId !== undefined) return this.fetchMessagingBFile(attachment.fileId, routed);
-    if (!attachment.url) throw new AttachmentRefused('bad_url', '');
-    return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment.url) });
+    if (attachment.fileId !== undefined && channel === 'messaging-b') return this.fetchMessagingBFile(attachment, routed);
+    if (attachment.fileId !== undefined && channel === 'chat-a') return this.fetchChatAFileInfo(attachment.fileId, routed);
+    if (!attachment.url) throw new AttachmentRefused('bad_url', channel);
+    if (channel === 'chat-a' && !this.botToken(routed)) throw new AttachmentRefused('unavailable', 'chat-a', 'the integration has no botToken secret');
+    return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment.url), contentType: attachment.contentType });
+  }
+
+  private botToken(routed: Routed): string | undefined {
+    return routed.integration ? this.integrations.secretsOf(routed.integration).botToken : undefined;
+  }
+
+  /** The messaging-b bot: its configured username, and its user id (the part of its token before the colon). */
+  private messagingBBot(integration: IntegrationRow): MessagingBBot {
+    const token = this.integrations.secretsOf(integration).botToken;
+    const id = token && /^\d+:/.test(token) ? token.slice(0, token.indexOf(':')) : undefined;
+    return { username: typeof integration.config.botUsername === 'string' ? integration.config.botUsername : undefined, id };
   }
 
   /** messaging-b: the Bot API `getFile` names the file's path, then the file is downloaded; both from ATTACHMENT_HOSTS. */
-  private async fetchMessagingBFile(fileId: string, routed: Routed): Promise<Buffer> {
+  private async fetchMessagingBFile(attachment: InboundAttachment, routed: Routed): Promise<Buffer> {
     const base = this.config.channelApis.messagingBApiBaseUrl;
-    const botToken = routed.integration ? this.integrations.secretsOf(routed.integration).botToken : undefined;
-    if (!base || !botToken) throw new AttachmentRefused('bad_url', 'messaging-b');
-    const answer = await this.attachments.fetch({ url: `${base}/bot${botToken}/getFile?file_id=${encodeURIComponent(fileId)}` });
+    const botToken = this.botToken(routed);
+    if (!base) throw new AttachmentRefused('unavailable', 'messaging-b', 'MESSAGING_B_API_BASE_URL is not configured');
+    if (!botToken) throw new AttachmentRefused('unavailable', 'messaging-b', 'the integration has no botToken secret');
+    const answer = await this.attachments.fetch({ url: `${base}/bot${botToken}/getFile?file_id=${encodeURIComponent(attachment.fileId!)}` });
     let filePath: unknown;
     try {
       filePath = (JSON.parse(answer.toString('utf8')) as { result?: { file_path?: unknown } }).result?.file_path;
     } catch {
       filePath = undefined;
     }
-    if (typeof filePath !== 'string' || !filePath) throw new AttachmentRefused('bad_status', new URL(base).host);
-    return this.attachments.fetch({ url: `${base}/file/bot${botToken}/${filePath.split('/').map(encodeURIComponent).join('/')}` });
+    if (typeof filePath !== 'string' || !filePath) throw new AttachmentRefused('bad_status', new URL(base).host, 'getFile named no file_path');
+    return this.attachments.fetch({ url: `${base}/file/bot${botToken}/${filePath.split('/').map(encodeURIComponent).join('/')}`, contentType: attachment.contentType });
+  }
+
+  /**
+   * chat-a: a Slack Connect file names only its id (`file_access: 'check_file_info'`); `files.info`
+   * on CHAT_A_API_BASE_URL, with the bot token, gives the file, then it is downloaded as any other.
+   */
+  private async fetchChatAFileInfo(fileId: string, routed: Routed): Promise<Buffer> {
+    const base = this.config.channelApis.chatAApiBaseUrl;
+    const botToken = this.botToken(routed);
+    if (!base) throw new AttachmentRefused('unavailable', 'chat-a', 'CHAT_A_API_BASE_URL is not configured');
+    if (!botToken) throw new AttachmentRefused('unavailable', 'chat-a', 'the integration has no botToken secret');
+    const host = new URL(base).host;
+    let answer: { ok?: boolean; error?: unknown; file?: unknown };
+    try {
+      const res = await fetch(`${base}/files.info`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${botToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ file: fileId }).toString(),
+        signal: AbortSignal.timeout(15_000),
+      });
+      if (!res.ok) throw new AttachmentRefused('bad_status', host, `files.info answered HTTP ${res.status}`);
+      answer = (await res.json()) as typeof answer;
+    } catch (err) {
+      throw err instanceof AttachmentRefused ? err : new AttachmentRefused('unreachable', host, 'files.info');
+    }
+    if (answer.ok !== true) throw new AttachmentRefused('unavailable', host, `files.info: ${typeof answer.error === 'string' ? answer.error.slice(0, 100) : 'refused'}`);
+    const [file] = chatAFile(answer.file);
+    if (!file?.url) throw new AttachmentRefused('unavailable', host, `files.info: ${file?.unavailable ?? 'no download URL'}`);
+    return this.fetchAttachment(file, routed);
   }
 
   /**
@@ -374,8 +422,8 @@ export class InboundProcessor implements OnModuleDestroy {
    */
   private async credentialFor(routed: Routed, url: string): Promise<Record<string, string> | undefined> {
     const { channel, replyTarget } = routed.message;
-    if (channel === 'chat-a' && routed.integration) {
-      const botToken = this.integrations.secretsOf(routed.integration).botToken;
+    if (channel === 'chat-a') {
+      const botToken = this.botToken(routed);
       return botToken ? { authorization: `Bearer ${botToken}` } : undefined;
     }
     if (channel === 'enterprise-chat' && typeof replyTarget.serviceUrl === 'string' && sameOrigin(url, replyTarget.serviceUrl)) {
@@ -384,6 +432,12 @@ export class InboundProcessor implements OnModuleDestroy {
     }
     return undefined;
   }
+}
+
+/** One artifact id per file of a message (its place among the message's files), whichever event carried it. */
+function artifactId(conversationId: string, messageKey: string, index: number): string {
+  const h = createHash('sha256').update(`${conversationId}\n${messageKey}\n${index}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 function sameOrigin(a: string, b: string): boolean {
