@@ -60,6 +60,12 @@ interface Routed {
   chain?: string[];
 }
 
+/** A fetched attachment: its bytes, and the file as finally described. */
+interface Fetched {
+  data: Buffer;
+  file: InboundAttachment;
+}
+
 class Quarantine extends Error {
   constructor(
     readonly reason: QuarantineReason,
@@ -323,9 +329,9 @@ export class InboundProcessor implements OnModuleDestroy {
     const blocks: string[] = [];
     const refused: string[] = [];
     for (const [index, attachment] of message.attachments.entries()) {
-      let data: Buffer;
+      let fetched: Fetched;
       try {
-        data = await this.fetchAttachment(attachment, routed);
+        fetched = await this.fetchAttachment(attachment, routed);
       } catch (err) {
         const reason = err instanceof AttachmentRefused ? err.reason : 'unreachable';
         const detail = err instanceof AttachmentRefused && err.detail ? ` (${err.detail})` : '';
@@ -335,28 +341,30 @@ export class InboundProcessor implements OnModuleDestroy {
         else logger.warn({ ...fields, err: err instanceof AttachmentRefused ? undefined : String(err) }, 'inbound attachment not fetched');
         continue;
       }
+      const { data, file } = fetched;
       const id = artifactId(conversationId, message.messageKey, index);
       const storageKey = `${orgId}/${conversationId}/${id}`;
       await this.storage.put(storageKey, data);
-      await this.repo.insertArtifact({ id, orgId, conversationId, name: attachment.name, contentType: attachment.contentType, size: data.length, storageKey });
-      blocks.push(`[resource uri="artifact://${id}" name="${attachment.name.replace(/"/g, "'")}" mimeType="${attachment.contentType}" size="${data.length}"]`);
+      await this.repo.insertArtifact({ id, orgId, conversationId, name: file.name, contentType: file.contentType, size: data.length, storageKey });
+      blocks.push(`[resource uri="artifact://${id}" name="${file.name.replace(/"/g, "'")}" mimeType="${file.contentType}" size="${data.length}"]`);
     }
     return { content: [message.text, ...blocks].filter(Boolean).join('\n'), refused };
   }
 
-  private async fetchAttachment(attachment: InboundAttachment, routed: Routed): Promise<Buffer> {
+  /** The file's bytes, and the file as finally described (chat-a's files.info names a Slack Connect file). */
+  private async fetchAttachment(attachment: InboundAttachment, routed: Routed): Promise<Fetched> {
     const channel = routed.message.channel;
     if (attachment.unavailable) throw new AttachmentRefused('unavailable', channel, attachment.unavailable);
     if (attachment.size !== undefined && attachment.size > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', channel, `${attachment.size} bytes`);
     if (attachment.data) {
       if (attachment.data.length > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', channel);
-      return attachment.data;
+      return { data: attachment.data, file: attachment };
     }
-    if (attachment.fileId !== undefined && channel === 'messaging-b') return this.fetchMessagingBFile(attachment, routed);
-    if (attachment.fileId !== undefined && channel === 'chat-a') return this.fetchChatAFileInfo(attachment.fileId, routed);
+    if (attachment.fileId !== undefined && channel === 'messaging-b') return { data: await this.fetchMessagingBFile(attachment, routed), file: attachment };
+    if (attachment.fileId !== undefined && channel === 'chat-a') return this.fetchAttachment(await this.chatAFileInfo(attachment.fileId, routed), routed);
     if (!attachment.url) throw new AttachmentRefused('bad_url', channel);
     if (channel === 'chat-a' && !this.botToken(routed)) throw new AttachmentRefused('unavailable', 'chat-a', 'the integration has no botToken secret');
-    return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment.url), contentType: attachment.contentType });
+    return { data: await this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment.url), contentType: attachment.contentType }), file: attachment };
   }
 
   private botToken(routed: Routed): string | undefined {
@@ -389,9 +397,9 @@ export class InboundProcessor implements OnModuleDestroy {
 
   /**
    * chat-a: a Slack Connect file names only its id (`file_access: 'check_file_info'`); `files.info`
-   * on CHAT_A_API_BASE_URL, with the bot token, gives the file, then it is downloaded as any other.
+   * on CHAT_A_API_BASE_URL, with the bot token, describes the file, which is then downloaded as any other.
    */
-  private async fetchChatAFileInfo(fileId: string, routed: Routed): Promise<Buffer> {
+  private async chatAFileInfo(fileId: string, routed: Routed): Promise<InboundAttachment> {
     const base = this.config.channelApis.chatAApiBaseUrl;
     const botToken = this.botToken(routed);
     if (!base) throw new AttachmentRefused('unavailable', 'chat-a', 'CHAT_A_API_BASE_URL is not configured');
@@ -413,7 +421,7 @@ export class InboundProcessor implements OnModuleDestroy {
     if (answer.ok !== true) throw new AttachmentRefused('unavailable', host, `files.info: ${typeof answer.error === 'string' ? answer.error.slice(0, 100) : 'refused'}`);
     const [file] = chatAFile(answer.file);
     if (!file?.url) throw new AttachmentRefused('unavailable', host, `files.info: ${file?.unavailable ?? 'no download URL'}`);
-    return this.fetchAttachment(file, routed);
+    return file;
   }
 
   /**
