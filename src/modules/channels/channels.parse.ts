@@ -252,6 +252,9 @@ function messagingBFiles(m: MessagingBMessage): InboundAttachment[] {
   return files;
 }
 
+/** `@username` as a whole word (usernames are letters, digits and underscores, any case). */
+const usernameIn = (username: string, flags = '') => new RegExp(`@${username.replace(/[^A-Za-z0-9_]/g, '')}(?![A-Za-z0-9_])`, `i${flags}`);
+
 const sameName = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 /**
@@ -261,7 +264,7 @@ const sameName = (a: string | undefined, b: string | undefined) => a !== undefin
  */
 function namesBot(m: MessagingBMessage, raw: string, bot: MessagingBBot): boolean {
   const isBot = (u: MessagingBUser | undefined) => u !== undefined && ((bot.id !== undefined && String(u.id) === bot.id) || (u.is_bot === true && sameName(u.username, bot.username)));
-  if (bot.username && raw.toLowerCase().includes(`@${bot.username.toLowerCase()}`)) return true;
+  if (bot.username && usernameIn(bot.username).test(raw)) return true;
   if (isBot(m.reply_to_message?.from)) return true;
   const entities = [...(Array.isArray(m.entities) ? m.entities : []), ...(Array.isArray(m.caption_entities) ? m.caption_entities : [])];
   return entities.some((e) => {
@@ -283,7 +286,7 @@ export function parseMessagingB(update: MessagingBUpdate, bot: MessagingBBot): P
   const raw = str(m.text) ?? str(m.caption) ?? '';
   const chatId = String(m.chat.id);
   const direct = m.chat.type === 'private';
-  const text = (bot.username ? raw.replace(new RegExp(`@${bot.username.replace(/[^A-Za-z0-9_]/g, '')}\\b`, 'gi'), '') : raw).trim();
+  const text = (bot.username ? raw.replace(usernameIn(bot.username, 'g'), '') : raw).trim();
   return {
     ok: true,
     message: {
