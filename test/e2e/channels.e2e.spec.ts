@@ -291,7 +291,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       await waitForSends('/sendMessage', 1);
       const sent = vendor.sends('/sendMessage')[0]!;
       expect(sent.path).toBe('/messaging-b/bot123:ABC/sendMessage');
-      expect(JSON.parse(sent.body)).toMatchObject({ chat_id: '42', reply_to_message_id: 7 });
+      expect(JSON.parse(sent.body)).toMatchObject({ chat_id: '42', reply_parameters: { message_id: 7 } });
     });
 
     it('fetches a document through the Bot API getFile path into the artifacts storage', async () => {

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AttachmentFetcher, AttachmentRefused, MAX_ATTACHMENT_BYTES, isPublicAddress } from './attachments.fetch.js';
+import { AttachmentFetcher, AttachmentRefused, MAX_ATTACHMENT_BYTES, contentContradicts, isPublicAddress } from './attachments.fetch.js';
 
 /** A loopback HTTP server that records every request it receives. */
 async function loopback(handle: (req: IncomingMessage, res: ServerResponse) => void) {
@@ -76,6 +76,25 @@ describe('isPublicAddress', () => {
   });
 });
 
+describe('contentContradicts', () => {
+  it.each([
+    ['application/pdf', 'text/html; charset=utf-8', true],
+    ['image/png', 'application/xhtml+xml', true],
+    ['image/png', 'text/plain', true],
+    ['audio/ogg', 'video/mp4', true],
+    ['text/html', 'text/html', false],
+    ['application/pdf', 'application/pdf', false],
+    ['text/plain', 'text/plain; charset=utf-8', false],
+    ['image/jpeg', 'application/octet-stream', false],
+    ['audio/ogg', 'application/ogg', false],
+    ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/zip', false],
+    ['text/csv', 'text/plain', false],
+    ['image/png', undefined, false],
+  ])('%s answered as %s -> %s', (expected, received, contradicts) => {
+    expect(contentContradicts(expected, received)).toBe(contradicts);
+  });
+});
+
 describe('AttachmentFetcher (API-MAP "Channel bindings and vendor traffic")', () => {
   const fetchers: AttachmentFetcher[] = [];
   const fetcher = (hosts: string[], lookup?: LookupFunction) => {
@@ -105,6 +124,9 @@ describe('AttachmentFetcher (API-MAP "Channel bindings and vendor traffic")', ()
       }
       if (path === '/declared-too-big') return res.writeHead(200, { 'content-length': String(MAX_ATTACHMENT_BYTES + 1) }).end();
       if (path === '/missing') return res.writeHead(404).end();
+      if (path === '/sign-in') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html><html><title>Sign in</title></html>');
+      if (path === '/notes.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('notes');
+      if (path === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4');
       res.end('the file');
     });
   });
@@ -147,6 +169,13 @@ describe('AttachmentFetcher (API-MAP "Channel bindings and vendor traffic")', ()
     const data = await fetcher([files.host, internal.host]).fetch({ url: `${files.url}/to-internal`, headers: { authorization: 'Bearer bot-token' } });
     expect(data.toString()).toBe('internal secrets');
     expect(internal.seen).toEqual([{ path: '/admin', authorization: undefined }]);
+  });
+
+  it("refuses an HTML page for a file that is not HTML (a vendor's sign-in page), and an answer of another media kind", async () => {
+    expect(await refusal(fetcher([files.host]).fetch({ url: `${files.url}/sign-in`, contentType: 'application/pdf' }))).toBe('content_mismatch');
+    expect(await refusal(fetcher([files.host]).fetch({ url: `${files.url}/notes.txt`, contentType: 'image/png' }))).toBe('content_mismatch');
+    expect((await fetcher([files.host]).fetch({ url: `${files.url}/report.pdf`, contentType: 'application/pdf' })).toString()).toBe('%PDF-1.4');
+    expect((await fetcher([files.host]).fetch({ url: `${files.url}/sign-in`, contentType: 'text/html' })).toString()).toContain('Sign in');
   });
 
   it('follows a few redirects at most', async () => {

@@ -6,16 +6,41 @@ export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 export const MAX_ATTACHMENT_REDIRECTS = 3;
 const ATTACHMENT_TIMEOUT_MS = 15_000;
 
-/** Why an attachment was not fetched; recorded with the message, which still gets its turn. */
-export type AttachmentRefusal = 'bad_url' | 'host_not_allowed' | 'private_address' | 'too_many_redirects' | 'too_large' | 'bad_status' | 'unreachable';
+/**
+ * Why an attachment was not fetched; recorded with the message, which still gets its turn.
+ * `content_mismatch`: the host answered something other than the file (a sign-in page);
+ * `unavailable`: the vendor says the file cannot be downloaded (deleted, hidden, no credential).
+ */
+export type AttachmentRefusal = 'bad_url' | 'host_not_allowed' | 'private_address' | 'too_many_redirects' | 'too_large' | 'bad_status' | 'unreachable' | 'content_mismatch' | 'unavailable';
 
 export class AttachmentRefused extends Error {
   constructor(
     readonly reason: AttachmentRefusal,
     readonly host: string,
+    /** What the org needs to act on (never a credential): shown with the reason in the event's note. */
+    readonly detail?: string,
   ) {
     super(`attachment refused (${reason}) from ${host}`);
   }
+}
+
+const mediaType = (value: string): string => value.split(';')[0]!.trim().toLowerCase();
+const HTML = new Set(['text/html', 'application/xhtml+xml']);
+const KINDS = new Set(['image', 'audio', 'video', 'text']);
+
+/**
+ * Whether a file host's Content-Type contradicts the type the vendor's message gave the file: an
+ * HTML page where a non-HTML file was expected (a vendor's sign-in page answered with 200 when the
+ * credential is missing or wrong), or another kind of media (an image where text was expected).
+ * A generic or missing type, and any two `application/*` types, never contradict.
+ */
+export function contentContradicts(expected: string, received: string | undefined): boolean {
+  if (!received) return false;
+  const [want, got] = [mediaType(expected), mediaType(received)];
+  if (want === got || got === 'application/octet-stream' || got === 'binary/octet-stream') return false;
+  if (HTML.has(got)) return !HTML.has(want);
+  const [wantKind, gotKind] = [want.split('/')[0]!, got.split('/')[0]!];
+  return KINDS.has(wantKind) && KINDS.has(gotKind) && wantKind !== gotKind;
 }
 
 /** Addresses no attachment may come from unless the operator lists that very address. */
@@ -104,6 +129,8 @@ export interface AttachmentRequest {
   url: string;
   /** Sent to the first URL only, and to redirects that stay on its origin (a channel's credential). */
   headers?: Record<string, string>;
+  /** The file's type as the vendor's message gives it: an answer that contradicts it is refused unread (`content_mismatch`). */
+  contentType?: string;
 }
 
 /**
@@ -147,7 +174,12 @@ export class AttachmentFetcher {
       }
       if (res.statusCode < 200 || res.statusCode >= 300) {
         discard(res.body);
-        throw new AttachmentRefused('bad_status', url.host);
+        throw new AttachmentRefused('bad_status', url.host, `HTTP ${res.statusCode}`);
+      }
+      const received = [res.headers['content-type']].flat()[0];
+      if (req.contentType !== undefined && contentContradicts(req.contentType, received)) {
+        discard(res.body);
+        throw new AttachmentRefused('content_mismatch', url.host, `${mediaType(received!)} where ${mediaType(req.contentType)} was expected`);
       }
       return this.read(res.body, url.host, Number(res.headers['content-length'] ?? NaN));
     }

@@ -28,11 +28,15 @@ export interface InboundAttachment {
   contentType: string;
   /** Fetched by the worker into the artifacts storage. */
   url?: string;
-  /** A vendor file id the worker resolves through the vendor's API (messaging-b `getFile`). */
+  /** A vendor file id the worker resolves through the vendor's API (chat-a `files.info`, messaging-b `getFile`). */
   fileId?: string;
   data?: Buffer;
   /** The URL carries its own authorization (a pre-authenticated download link): no credential goes with it. */
   preauthenticated?: boolean;
+  /** The size the vendor declares: a file over the cap is skipped before any download. */
+  size?: number;
+  /** Why the vendor's message says the file cannot be downloaded (deleted, hidden, external): skipped with this note. */
+  unavailable?: string;
 }
 
 /** Either a message to route, or why the call carries none (no turn). */
@@ -73,12 +77,16 @@ export function chatABotUser(envelope: ChatAEnvelope, configured: unknown): stri
   return str(configured) ?? str(envelope.authorizations?.[0]?.user_id);
 }
 
+/** Message subtypes that are a person's new message; every other subtype (edits, deletions, joins, bots) is not. */
+const CHAT_A_MESSAGE_SUBTYPES = new Set(['file_share', 'thread_broadcast']);
+
 export function parseChatA(envelope: ChatAEnvelope, botUserId: string | undefined): ParseResult {
   const e = envelope.event ?? {};
   const type = str(e.type);
   if (envelope.type !== 'event_callback' || (type !== 'message' && type !== 'app_mention')) return ignore('unsupported_event');
-  if (str(e.subtype) && e.subtype !== 'file_share') return ignore('unsupported_event');
-  if (str(e.bot_id) || (botUserId && e.user === botUserId)) return ignore('bot_authored');
+  if (str(e.bot_id) || e.subtype === 'bot_message' || (botUserId && e.user === botUserId)) return ignore('bot_authored');
+  // message_changed, message_deleted, channel_join...: not a new message from a person.
+  if (str(e.subtype) && !CHAT_A_MESSAGE_SUBTYPES.has(e.subtype as string)) return ignore('unsupported_event');
   const channel = str(e.channel);
   const ts = str(e.ts);
   const user = str(e.user);
@@ -88,7 +96,6 @@ export function parseChatA(envelope: ChatAEnvelope, botUserId: string | undefine
   const mentioned = type === 'app_mention' || (botUserId !== undefined && raw.includes(`<@${botUserId}>`));
   const threadTs = str(e.thread_ts) ?? ts;
   const text = raw.replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, '').trim();
-  const files = Array.isArray(e.files) ? (e.files as Array<Record<string, unknown>>) : [];
   return {
     ok: true,
     message: {
@@ -100,10 +107,28 @@ export function parseChatA(envelope: ChatAEnvelope, botUserId: string | undefine
       addressed: direct || mentioned,
       completes: DONE.test(text),
       replyTarget: direct ? { channel } : { channel, thread_ts: threadTs },
-      attachments: files.flatMap((f) => (str(f.url_private) ? [{ name: str(f.name) ?? 'file', contentType: str(f.mimetype) ?? 'application/octet-stream', url: str(f.url_private) }] : [])),
+      attachments: Array.isArray(e.files) ? e.files.flatMap(chatAFile) : [],
       subject: null,
     },
   };
+}
+
+/**
+ * One file of a chat-a message: downloaded from `url_private_download` (else `url_private`) with
+ * the bot token. A Slack Connect file (`file_access: 'check_file_info'`) names only its id: the
+ * worker asks `files.info` for it. Deleted, over-the-plan-limit and external files are noted, not fetched.
+ */
+export function chatAFile(file: unknown): InboundAttachment[] {
+  if (typeof file !== 'object' || file === null) return [];
+  const f = file as Record<string, unknown>;
+  const size = typeof f.size === 'number' && f.size > 0 ? { size: f.size } : {};
+  const base = { name: str(f.name) ?? str(f.title) ?? str(f.id) ?? 'file', contentType: str(f.mimetype) ?? 'application/octet-stream', ...size };
+  if (f.mode === 'tombstone') return [{ ...base, unavailable: 'deleted' }];
+  if (f.mode === 'hidden_by_limit') return [{ ...base, unavailable: "hidden by the workspace plan's file limit" }];
+  if (f.file_access === 'check_file_info') return str(f.id) ? [{ ...base, fileId: f.id as string }] : [];
+  if (f.is_external === true) return [{ ...base, unavailable: `external file${str(f.external_type) ? ` (${f.external_type as string})` : ''}` }];
+  const url = str(f.url_private_download) ?? str(f.url_private);
+  return [url ? { ...base, url } : { ...base, unavailable: 'no download URL' }];
 }
 
 // messaging-a
@@ -145,40 +170,138 @@ export function parseMessagingA(params: Record<string, string>): ParseResult {
 
 // messaging-b
 
+interface MessagingBUser {
+  id?: number | string;
+  is_bot?: boolean;
+  first_name?: string;
+  username?: string;
+}
+
+interface MessagingBEntity {
+  type?: string;
+  offset?: number;
+  length?: number;
+  user?: MessagingBUser;
+}
+
+/** The fields of the Bot API's PhotoSize, Document, Voice, Audio, Video, VideoNote, Animation and Sticker read here. */
+interface MessagingBFile {
+  file_id?: unknown;
+  file_name?: unknown;
+  mime_type?: unknown;
+  file_size?: unknown;
+  width?: unknown;
+  height?: unknown;
+  is_animated?: unknown;
+  is_video?: unknown;
+}
+
+/** The part of a Bot API Update read here (a vendor `Update` fits it: the contract test checks that). */
 export interface MessagingBUpdate {
   update_id?: number;
   message?: {
     message_id?: number;
     text?: string;
     caption?: string;
+    entities?: MessagingBEntity[];
+    caption_entities?: MessagingBEntity[];
     chat?: { id?: number | string; type?: string };
-    from?: { id?: number | string; is_bot?: boolean; first_name?: string; username?: string };
-    reply_to_message?: { from?: { is_bot?: boolean } };
-    document?: { file_id?: unknown; file_name?: unknown; mime_type?: unknown };
-    /** One photo in several sizes, the largest last. */
-    photo?: Array<{ file_id?: unknown }>;
+    from?: MessagingBUser;
+    reply_to_message?: { from?: MessagingBUser };
+    /** One photo in several sizes. */
+    photo?: MessagingBFile[];
+    document?: MessagingBFile;
+    voice?: MessagingBFile;
+    audio?: MessagingBFile;
+    video?: MessagingBFile;
+    video_note?: MessagingBFile;
+    animation?: MessagingBFile;
+    sticker?: MessagingBFile;
   };
 }
 
-/** A document, or the largest size of a photo: fetched by file id through the Bot API. */
-function messagingBFiles(m: NonNullable<MessagingBUpdate['message']>): InboundAttachment[] {
+type MessagingBMessage = NonNullable<MessagingBUpdate['message']>;
+
+/** The bot itself: its username (config) and its user id (the numeric part of its token before the colon). */
+export interface MessagingBBot {
+  username?: string;
+  id?: string;
+}
+
+/** Each media kind: where it sits in the message, and the name and type it gets when the message gives none. */
+const MESSAGING_B_MEDIA: ReadonlyArray<{ field: 'document' | 'voice' | 'audio' | 'video' | 'video_note' | 'animation'; name: string; type: string }> = [
+  { field: 'animation', name: 'animation.mp4', type: 'video/mp4' },
+  { field: 'document', name: 'document', type: 'application/octet-stream' },
+  { field: 'voice', name: 'voice.ogg', type: 'audio/ogg' },
+  { field: 'audio', name: 'audio.mp3', type: 'audio/mpeg' },
+  { field: 'video', name: 'video.mp4', type: 'video/mp4' },
+  { field: 'video_note', name: 'video_note.mp4', type: 'video/mp4' },
+];
+
+function messagingBFile(f: MessagingBFile | undefined, name: string, type: string): InboundAttachment[] {
+  if (!f || !str(f.file_id)) return [];
+  const size = typeof f.file_size === 'number' && f.file_size > 0 ? { size: f.file_size } : {};
+  return [{ name: str(f.file_name) ?? name, contentType: str(f.mime_type) ?? type, fileId: f.file_id as string, ...size }];
+}
+
+/**
+ * The files of a message, each fetched by file id through the Bot API `getFile`: the largest size
+ * of a photo, a document, voice, audio, video, video note, animation or sticker. An animation also
+ * comes as its `document` (the Bot API keeps both for older clients): one file, not two.
+ */
+function messagingBFiles(m: MessagingBMessage): InboundAttachment[] {
   const files: InboundAttachment[] = [];
-  const doc = m.document;
-  if (doc && str(doc.file_id)) files.push({ name: str(doc.file_name) ?? 'document', contentType: str(doc.mime_type) ?? 'application/octet-stream', fileId: doc.file_id as string });
-  const photo = Array.isArray(m.photo) ? m.photo[m.photo.length - 1] : undefined;
-  if (photo && str(photo.file_id)) files.push({ name: 'photo.jpg', contentType: 'image/jpeg', fileId: photo.file_id as string });
+  const photos = Array.isArray(m.photo) ? m.photo : [];
+  const area = (p: MessagingBFile) => (typeof p.width === 'number' && typeof p.height === 'number' ? p.width * p.height : 0);
+  const largest = photos.reduce<MessagingBFile | undefined>((best, p) => (!best || area(p) >= area(best) ? p : best), undefined);
+  files.push(...messagingBFile(largest, 'photo.jpg', 'image/jpeg'));
+  for (const { field, name, type } of MESSAGING_B_MEDIA) {
+    if (field === 'document' && m.animation) continue;
+    files.push(...messagingBFile(m[field], name, type));
+  }
+  const sticker = m.sticker;
+  if (sticker) {
+    const [name, type] = sticker.is_animated === true ? ['sticker.tgs', 'application/x-tgsticker'] : sticker.is_video === true ? ['sticker.webm', 'video/webm'] : ['sticker.webp', 'image/webp'];
+    files.push(...messagingBFile({ ...sticker, file_name: undefined, mime_type: undefined }, name, type));
+  }
   return files;
 }
 
-export function parseMessagingB(update: MessagingBUpdate, botUsername: string | undefined): ParseResult {
+/** `@username` as a whole word (usernames are letters, digits and underscores, any case). */
+const usernameIn = (username: string, flags = '') => new RegExp(`@${username.replace(/[^A-Za-z0-9_]/g, '')}(?![A-Za-z0-9_])`, `i${flags}`);
+
+const sameName = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Whether a group message names the bot: `@username` in the text, or one of its entities (a
+ * mention of the bot, a text mention of its user, a command `/x` or `/x@username`), or a reply to
+ * one of the bot's own messages. With privacy mode on, these are what the bot receives.
+ */
+function namesBot(m: MessagingBMessage, raw: string, bot: MessagingBBot): boolean {
+  const isBot = (u: MessagingBUser | undefined) => u !== undefined && ((bot.id !== undefined && String(u.id) === bot.id) || (u.is_bot === true && sameName(u.username, bot.username)));
+  if (bot.username && usernameIn(bot.username).test(raw)) return true;
+  if (isBot(m.reply_to_message?.from)) return true;
+  const entities = [...(Array.isArray(m.entities) ? m.entities : []), ...(Array.isArray(m.caption_entities) ? m.caption_entities : [])];
+  return entities.some((e) => {
+    const part = typeof e.offset === 'number' && typeof e.length === 'number' ? raw.slice(e.offset, e.offset + e.length) : '';
+    if (e.type === 'mention') return sameName(part.slice(1), bot.username);
+    if (e.type === 'text_mention') return isBot(e.user);
+    if (e.type === 'bot_command') {
+      const target = part.split('@')[1];
+      return target === undefined || sameName(target, bot.username);
+    }
+    return false;
+  });
+}
+
+export function parseMessagingB(update: MessagingBUpdate, bot: MessagingBBot): ParseResult {
   const m = update.message;
   if (!m || m.chat?.id === undefined || m.message_id === undefined) return ignore('unsupported_event');
   if (m.from?.is_bot) return ignore('bot_authored');
   const raw = str(m.text) ?? str(m.caption) ?? '';
   const chatId = String(m.chat.id);
   const direct = m.chat.type === 'private';
-  const mentioned = (botUsername !== undefined && raw.includes(`@${botUsername}`)) || m.reply_to_message?.from?.is_bot === true;
-  const text = (botUsername ? raw.split(`@${botUsername}`).join('') : raw).trim();
+  const text = (bot.username ? raw.replace(usernameIn(bot.username, 'g'), '') : raw).trim();
   return {
     ok: true,
     message: {
@@ -187,7 +310,7 @@ export function parseMessagingB(update: MessagingBUpdate, botUsername: string | 
       threadKey: chatId,
       text,
       sender: { id: String(m.from?.id ?? chatId), name: str(m.from?.first_name) ?? null },
-      addressed: direct || mentioned,
+      addressed: direct || namesBot(m, raw, bot),
       completes: DONE.test(text),
       replyTarget: { chat_id: chatId, reply_to_message_id: m.message_id },
       attachments: messagingBFiles(m),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { v5 as uuidv5 } from 'uuid';
 import type { ChannelName, QuarantineReason } from '../../contracts/channels.js';
 import type { ConversationChannel } from '../../contracts/conversations.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
@@ -27,7 +28,9 @@ import {
   type EnterpriseChatActivity,
   type InboundAttachment,
   type InboundMessage,
+  type MessagingBBot,
   type MessagingBUpdate,
+  chatAFile,
 } from './channels.parse.js';
 import { ChannelMetrics } from './channel-metrics.js';
 import { ChannelsRepository } from './channels.repository.js';
@@ -40,6 +43,8 @@ import { OutboundService } from './outbound.service.js';
 
 /** What a processed mail's kept request becomes: its message and artifacts hold the content. */
 export const ERASED_MAIL_BODY = JSON.stringify({ erased: 'processed: the message is in its conversation, its attachments in the conversation artifacts' });
+/** Namespace of the artifact ids derived from (conversation, message, file index): one file, one artifact, whichever event carried it. */
+const ARTIFACT_ID_NAMESPACE = '5c1d0b0e-8f5e-4c52-9a43-3f0b6f2d7a11';
 const ACTIVE_ORG_STATUSES = new Set(['active', 'trial_ending']);
 /** Channels whose group conversations need the bot addressed (an engagement) before it answers. */
 const ENGAGEMENT_CHANNELS: readonly ChannelName[] = ['chat-a', 'enterprise-chat', 'messaging-b'];
@@ -59,6 +64,12 @@ interface Routed {
   message: InboundMessage;
   /** Email: earlier message ids the message replies to. */
   chain?: string[];
+}
+
+/** A fetched attachment: its bytes, and the file as finally described. */
+interface Fetched {
+  data: Buffer;
+  file: InboundAttachment;
 }
 
 class Quarantine extends Error {
@@ -214,9 +225,7 @@ export class InboundProcessor implements OnModuleDestroy {
         const update = storedObject<MessagingBUpdate>(raw);
         const known = await this.repo.findIntegrationByIdAny(integrationId);
         const secret = known ? (await this.repo.bindingsOf(known.id)).find((b) => b.kind === 'secret_sha256') : undefined;
-        return this.throughBinding('messaging-b', 'secret_sha256', secret?.value ?? '', (integration) =>
-          parseMessagingB(update, typeof integration.config.botUsername === 'string' ? integration.config.botUsername : undefined),
-        );
+        return this.throughBinding('messaging-b', 'secret_sha256', secret?.value ?? '', (integration) => parseMessagingB(update, this.messagingBBot(integration)));
       }
       case 'email': {
         // `{rawMessage}` from the signed route; a mail gateway's door adds the envelope recipient it was delivered to.
@@ -346,54 +355,106 @@ export class InboundProcessor implements OnModuleDestroy {
   /**
    * Attachments go to the conversation's artifacts (stored once, by the conversations module) and
    * reach the agent as resource blocks (a reference, never the bytes inlined). One that cannot or
-   * may not be fetched is left out and the reason returned: the message keeps its turn.
+   * may not be fetched is left out and the reason returned: the message keeps its turn. Each file
+   * of a message is one artifact, however many events carry the message (chat-a sends a mention as
+   * `message` and `app_mention`).
    */
   private async withAttachments(routed: Routed, conversationId: string): Promise<{ content: string; refused: string[] }> {
     const { orgId, message } = routed;
     const blocks: string[] = [];
     const refused: string[] = [];
-    for (const attachment of message.attachments) {
-      let data: Buffer;
+    for (const [index, attachment] of message.attachments.entries()) {
+      let fetched: Fetched;
       try {
-        data = await this.fetchAttachment(attachment, routed);
+        fetched = await this.fetchAttachment(attachment, routed);
       } catch (err) {
         const reason = err instanceof AttachmentRefused ? err.reason : 'unreachable';
-        refused.push(`${attachment.name}: ${reason}`);
+        const detail = err instanceof AttachmentRefused && err.detail ? ` (${err.detail})` : '';
+        refused.push(`${attachment.name}: ${reason}${detail}`);
         const fields = { channel: message.channel, orgId, host: err instanceof AttachmentRefused ? err.host : undefined, reason };
         if (reason === 'host_not_allowed' || reason === 'private_address') securityEvent('attachment_refused', fields);
         else logger.warn({ ...fields, err: err instanceof AttachmentRefused ? undefined : String(err) }, 'inbound attachment not fetched');
         continue;
       }
-      const { name, contentType } = concreteType(attachment, data);
-      blocks.push(await this.artifacts.store({ orgId, conversationId, name, contentType, data }));
+      const { data, file } = fetched;
+      const { name, contentType } = concreteType(file, data);
+      const id = uuidv5(`${conversationId}\n${message.messageKey}\n${index}`, ARTIFACT_ID_NAMESPACE);
+      blocks.push(await this.artifacts.store({ id, orgId, conversationId, name, contentType, data }));
     }
     return { content: [message.text, ...blocks].filter(Boolean).join('\n'), refused };
   }
 
-  private async fetchAttachment(attachment: InboundAttachment, routed: Routed): Promise<Buffer> {
+  /** The file's bytes, and the file as finally described (chat-a's files.info names a Slack Connect file). */
+  private async fetchAttachment(attachment: InboundAttachment, routed: Routed): Promise<Fetched> {
+    const channel = routed.message.channel;
+    if (attachment.unavailable) throw new AttachmentRefused('unavailable', channel, attachment.unavailable);
+    if (attachment.size !== undefined && attachment.size > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', channel, `${attachment.size} bytes`);
     if (attachment.data) {
-      if (attachment.data.length > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', 'email');
-      return attachment.data;
+      if (attachment.data.length > MAX_ATTACHMENT_BYTES) throw new AttachmentRefused('too_large', channel);
+      return { data: attachment.data, file: attachment };
     }
-    if (attachment.fileId !== undefined) return this.fetchMessagingBFile(attachment.fileId, routed);
-    if (!attachment.url) throw new AttachmentRefused('bad_url', '');
-    return this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment) });
+    if (attachment.fileId !== undefined && channel === 'messaging-b') return { data: await this.fetchMessagingBFile(attachment, routed), file: attachment };
+    if (attachment.fileId !== undefined && channel === 'chat-a') return this.fetchAttachment(await this.chatAFileInfo(attachment.fileId, routed), routed);
+    if (!attachment.url) throw new AttachmentRefused('bad_url', channel);
+    if (channel === 'chat-a' && !this.botToken(routed)) throw new AttachmentRefused('unavailable', 'chat-a', 'the integration has no botToken secret');
+    return { data: await this.attachments.fetch({ url: attachment.url, headers: await this.credentialFor(routed, attachment), contentType: attachment.contentType }), file: attachment };
+  }
+
+  private botToken(routed: Routed): string | undefined {
+    return routed.integration ? this.integrations.secretsOf(routed.integration).botToken : undefined;
+  }
+
+  /** The messaging-b bot: its configured username, and its user id (the part of its token before the colon). */
+  private messagingBBot(integration: IntegrationRow): MessagingBBot {
+    const token = this.integrations.secretsOf(integration).botToken;
+    const id = token && /^\d+:/.test(token) ? token.slice(0, token.indexOf(':')) : undefined;
+    return { username: typeof integration.config.botUsername === 'string' ? integration.config.botUsername : undefined, id };
   }
 
   /** messaging-b: the Bot API `getFile` names the file's path, then the file is downloaded; both from ATTACHMENT_HOSTS. */
-  private async fetchMessagingBFile(fileId: string, routed: Routed): Promise<Buffer> {
+  private async fetchMessagingBFile(attachment: InboundAttachment, routed: Routed): Promise<Buffer> {
     const base = this.config.channelApis.messagingBApiBaseUrl;
-    const botToken = routed.integration ? this.integrations.secretsOf(routed.integration).botToken : undefined;
-    if (!base || !botToken) throw new AttachmentRefused('bad_url', 'messaging-b');
-    const answer = await this.attachments.fetch({ url: `${base}/bot${botToken}/getFile?file_id=${encodeURIComponent(fileId)}` });
+    const botToken = this.botToken(routed);
+    if (!base) throw new AttachmentRefused('unavailable', 'messaging-b', 'MESSAGING_B_API_BASE_URL is not configured');
+    if (!botToken) throw new AttachmentRefused('unavailable', 'messaging-b', 'the integration has no botToken secret');
+    const answer = await this.attachments.fetch({ url: `${base}/bot${botToken}/getFile?file_id=${encodeURIComponent(attachment.fileId!)}` });
     let filePath: unknown;
     try {
       filePath = (JSON.parse(answer.toString('utf8')) as { result?: { file_path?: unknown } }).result?.file_path;
     } catch {
       filePath = undefined;
     }
-    if (typeof filePath !== 'string' || !filePath) throw new AttachmentRefused('bad_status', new URL(base).host);
-    return this.attachments.fetch({ url: `${base}/file/bot${botToken}/${filePath.split('/').map(encodeURIComponent).join('/')}` });
+    if (typeof filePath !== 'string' || !filePath) throw new AttachmentRefused('bad_status', new URL(base).host, 'getFile named no file_path');
+    return this.attachments.fetch({ url: `${base}/file/bot${botToken}/${filePath.split('/').map(encodeURIComponent).join('/')}`, contentType: attachment.contentType });
+  }
+
+  /**
+   * chat-a: a Slack Connect file names only its id (`file_access: 'check_file_info'`); `files.info`
+   * on CHAT_A_API_BASE_URL, with the bot token, describes the file, which is then downloaded as any other.
+   */
+  private async chatAFileInfo(fileId: string, routed: Routed): Promise<InboundAttachment> {
+    const base = this.config.channelApis.chatAApiBaseUrl;
+    const botToken = this.botToken(routed);
+    if (!base) throw new AttachmentRefused('unavailable', 'chat-a', 'CHAT_A_API_BASE_URL is not configured');
+    if (!botToken) throw new AttachmentRefused('unavailable', 'chat-a', 'the integration has no botToken secret');
+    const host = new URL(base).host;
+    let answer: { ok?: boolean; error?: unknown; file?: unknown };
+    try {
+      const res = await fetch(`${base}/files.info`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${botToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ file: fileId }).toString(),
+        signal: AbortSignal.timeout(15_000),
+      });
+      if (!res.ok) throw new AttachmentRefused('bad_status', host, `files.info answered HTTP ${res.status}`);
+      answer = (await res.json()) as typeof answer;
+    } catch (err) {
+      throw err instanceof AttachmentRefused ? err : new AttachmentRefused('unreachable', host, 'files.info');
+    }
+    if (answer.ok !== true) throw new AttachmentRefused('unavailable', host, `files.info: ${typeof answer.error === 'string' ? answer.error.slice(0, 100) : 'refused'}`);
+    const [file] = chatAFile(answer.file);
+    if (!file?.url) throw new AttachmentRefused('unavailable', host, `files.info: ${file?.unavailable ?? 'no download URL'}`);
+    return file;
   }
 
   /**
@@ -407,8 +468,8 @@ export class InboundProcessor implements OnModuleDestroy {
     const { channel, replyTarget } = routed.message;
     const url = attachment.url!;
     if (attachment.preauthenticated) return undefined;
-    if (channel === 'chat-a' && routed.integration) {
-      const botToken = this.integrations.secretsOf(routed.integration).botToken;
+    if (channel === 'chat-a') {
+      const botToken = this.botToken(routed);
       return botToken ? { authorization: `Bearer ${botToken}` } : undefined;
     }
     if (channel === 'messaging-a') {

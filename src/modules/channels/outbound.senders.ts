@@ -151,9 +151,11 @@ export function createSenders(config: SenderConfig, mail: MailService, tokens = 
       return { externalId: answer.sid ?? null };
     },
     'messaging-b': async ({ outboundId, content, target, secrets }) => {
+      const replyTo = Number(target.reply_to_message_id);
       const answer = (await post(`${need(config.messagingBApiBaseUrl, 'MESSAGING_B_API_BASE_URL')}/bot${need(secrets.botToken, 'the botToken secret')}/sendMessage`, {
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ chat_id: target.chat_id, text: content, reply_to_message_id: target.reply_to_message_id }),
+        // The Bot API's reply_parameters (reply_to_message_id is deprecated); still sent when that message is gone.
+        body: JSON.stringify({ chat_id: target.chat_id, text: content, ...(Number.isInteger(replyTo) && replyTo > 0 ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {}) }),
         idempotencyKey: outboundId,
       }, t)) as { ok?: boolean; result?: { message_id?: number } };
       if (answer.ok === false) throw new SendError('messaging-b refused the message');

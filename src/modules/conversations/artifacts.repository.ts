@@ -12,9 +12,9 @@ export class ArtifactsRepository {
     return this.dbService.db;
   }
 
-  async insert(values: typeof artifacts.$inferInsert): Promise<ArtifactRow> {
-    const [row] = await this.db.insert(artifacts).values(values).returning();
-    return row!;
+  /** Once per id: a second insert of the same artifact adds nothing. */
+  async insertOnce(values: typeof artifacts.$inferInsert): Promise<void> {
+    await this.db.insert(artifacts).values(values).onConflictDoNothing({ target: artifacts.id });
   }
 
   async find(orgId: string, conversationId: string, id: string): Promise<ArtifactRow | undefined> {

@@ -23,12 +23,16 @@ export class ArtifactsService {
     private readonly links: ArtifactLinks,
   ) {}
 
-  /** Keeps a file with its conversation; the resource block that stands for it in the message's text. */
-  async store(input: { orgId: string; conversationId: string; name: string; contentType: string; data: Buffer }): Promise<string> {
-    const id = randomUUID();
+  /**
+   * Keeps a file with its conversation; the resource block that stands for it in the message's
+   * text. A caller-given `id` (derived from the message and the file's place in it) keeps the file
+   * once however many times it is stored: a second store of that id adds nothing.
+   */
+  async store(input: { id?: string; orgId: string; conversationId: string; name: string; contentType: string; data: Buffer }): Promise<string> {
+    const id = input.id ?? randomUUID();
     const storageKey = `${input.orgId}/${input.conversationId}/${id}`;
     await this.storage.put(storageKey, input.data);
-    await this.repo.insert({ id, orgId: input.orgId, conversationId: input.conversationId, name: input.name, contentType: input.contentType, size: input.data.length, storageKey });
+    await this.repo.insertOnce({ id, orgId: input.orgId, conversationId: input.conversationId, name: input.name, contentType: input.contentType, size: input.data.length, storageKey });
     return resourceBlock({ artifactId: id, name: input.name, mimeType: input.contentType, size: input.data.length });
   }
 

@@ -1,0 +1,58 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { DbService } from '../../src/platform/db/db.service.js';
+import { ARTIFACT_STORAGE, type ArtifactStorage } from '../../src/modules/conversations/artifacts.storage.js';
+import type { TestApp } from './test-app.js';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The rows of a query, on PGlite and on PostgreSQL alike. */
+export async function rows<T>(db: DbService, query: SQL): Promise<T[]> {
+  const result = await db.root.execute(query);
+  return (Array.isArray(result) ? result : (result as unknown as { rows: T[] }).rows) as T[];
+}
+
+/** Waits until `check` gives a value, or fails saying what was awaited. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+export interface InboundEvent {
+  status: string;
+  reason: string | null;
+  conversation_id: string | null;
+  org_id: string | null;
+  last_error: string | null;
+}
+
+/** An inbound event once the worker has finished with it. */
+export function processedEvent(db: DbService, channel: string, eventKey: string): Promise<InboundEvent> {
+  return eventually(`inbound event ${channel} ${eventKey}`, async () => {
+    const [row] = await rows<InboundEvent>(db, sql`select status, reason, conversation_id, org_id, last_error from inbound_events where channel = ${channel} and event_key = ${eventKey}`);
+    return row && row.status !== 'queued' && row.status !== 'processing' ? row : undefined;
+  });
+}
+
+export function conversationMessages(db: DbService, conversationId: string) {
+  return rows<{ id: string; role: string; content: string }>(db, sql`select id, role, content from conversation_messages where conversation_id = ${conversationId} order by created_at, id`);
+}
+
+export interface StoredArtifact {
+  id: string;
+  name: string;
+  content_type: string;
+  size: number;
+  bytes: Buffer;
+}
+
+/** The artifacts kept with a conversation, each with the bytes the artifacts storage holds for it. */
+export async function conversationArtifacts(app: TestApp, db: DbService, conversationId: string): Promise<StoredArtifact[]> {
+  const storage = app.running.app.get<ArtifactStorage>(ARTIFACT_STORAGE);
+  const found = await rows<Omit<StoredArtifact, 'bytes'> & { storage_key: string }>(db, sql`select id, name, content_type, size::int as size, storage_key from conversation_artifacts where conversation_id = ${conversationId} order by created_at, id`);
+  return Promise.all(found.map(async ({ storage_key, ...a }) => ({ ...a, bytes: await storage.get(storage_key) })));
+}
