@@ -98,7 +98,7 @@ describe('reply targeting: each reply names the client message it answers', () =
     await provider.stop();
   });
 
-  it('messaging-b: reply_to_message_id is the message each reply answers', async () => {
+  it('messaging-b: reply_parameters.message_id is the message each reply answers', async () => {
     const integration = await connectVerified(app, acmeId, { channel: 'messaging-b', config: { botUsername: 'acme_bot' }, secrets: { webhookSecret: MB_SECRET, botToken: '777:RACE' } }, am);
     const update = (updateId: number, messageId: number, text: string): Update => ({
       update_id: updateId,
@@ -116,8 +116,8 @@ describe('reply targeting: each reply names the client message it answers', () =
     const [conversation] = await rows<{ n: number }>(db.root.execute(sql`select count(distinct conversation_id)::int as n from inbound_events where channel = 'messaging-b' and event_key in (${`${integration.id}:5001`}, ${`${integration.id}:5002`})`));
     expect(conversation!.n).toBe(1);
     const answerTo = (text: string) => sends.find((s) => s.text === `Answering: ${text}`);
-    expect(answerTo(first.message!.text!)).toMatchObject({ chat_id: '9001', reply_to_message_id: 31 });
-    expect(answerTo(second.message!.text!)).toMatchObject({ chat_id: '9001', reply_to_message_id: 32 });
+    expect(answerTo(first.message!.text!)).toMatchObject({ chat_id: '9001', reply_parameters: { message_id: 31 } });
+    expect(answerTo(second.message!.text!)).toMatchObject({ chat_id: '9001', reply_parameters: { message_id: 32 } });
   });
 
   it('enterprise-chat: each reply is posted to, and names (replyToId), the activity it answers', async () => {
