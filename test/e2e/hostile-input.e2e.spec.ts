@@ -317,7 +317,7 @@ describe('hostile input: every route, fuzzed from its schemas', () => {
     expect((at64.body as { details: Array<{ message: string }> }).details[0]!.message).not.toMatch(/deeper than/);
   });
 
-  it('refuses a body over the limit on every route that takes one with 413 in the error body, and stores nothing', async () => {
+  it('refuses a body over the limit on every route that takes one with 413 in the error body, and stores nothing', { timeout: 180_000 }, async () => {
     const big = JSON.stringify({ content: 'a'.repeat(1024 * 1024 + 10) });
     const problems: string[] = [];
     for (const op of ops.filter((o) => WRITES.has(o.method))) {
