@@ -18,11 +18,15 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         // Libraries change less often than the app: separate chunks stay cached across deploys.
+        // Only the libraries of every page are grouped; the others (charts, sockets) travel with
+        // the lazily loaded pages that use them, so the sign-in page does not download them.
         codeSplitting: {
           groups: [
+            // zod with the module that turns its code generation off (the CSP forbids eval): that
+            // runs before any schema of the contracts is built, whichever chunk builds it.
+            { name: 'zod', test: /node_modules[\\/]zod[\\/]|[\\/]web[\\/]src[\\/]zod-jitless\.ts$/, priority: 4 },
             { name: 'react', test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/, priority: 3 },
-            { name: 'mantine', test: /node_modules[\\/](@mantine|@floating-ui)[\\/]/, priority: 2 },
-            { name: 'vendor', test: /node_modules[\\/]/, priority: 1 },
+            { name: 'mantine', test: /node_modules[\\/](@mantine[\\/](core|hooks|notifications|store)|@floating-ui)[\\/]/, priority: 2 },
           ],
         },
       },

@@ -75,7 +75,8 @@ if (missing.length > 0) {
   );
 }
 const basePort = process.env.PORT?.trim() ? Number(process.env.PORT) : 3000;
-if (!Number.isInteger(basePort) || basePort < 1 || basePort + options.instances - 1 > 65535) fail(`PORT must be a port number with room for ${options.instances} consecutive ports, got ${JSON.stringify(process.env.PORT)}`);
+if (!Number.isInteger(basePort) || basePort < 1 || basePort + options.instances - 1 > 65535)
+  fail(`PORT must be a port number with room for ${options.instances} consecutive ports, got ${JSON.stringify(process.env.PORT)}`);
 
 if (options.build && needsBuild()) {
   process.stdout.write('[cluster] building (npm run build)\n');
@@ -133,7 +134,10 @@ const deadline = Date.now() + READY_TIMEOUT_MS;
 const pending = new Set(instances);
 while (pending.size > 0 && !stopping) {
   for (const x of [...pending]) {
-    const ok = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${x.port}/ready`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${x.port}/ready`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) pending.delete(x);
   }
   if (pending.size === 0) break;

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import fastifyMultipart from '@fastify/multipart';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,18 +15,27 @@ import { answerClientError } from './platform/errors/client-error.js';
 import { sendError } from './platform/errors/http-exception.filter.js';
 import { InflightTracker } from './platform/http/inflight.interceptor.js';
 import { depthLimitedJsonParser } from './platform/http/json-body.js';
-import { BASE_SECURITY_HEADERS, installSecurityHeaders } from './platform/http/security-headers.js';
+import { acceptMultipartBodies } from './platform/http/multipart.js';
+import { serveProbes } from './platform/http/probe.js';
+import { securityHeaders, writeHeaders } from './platform/http/security-headers.js';
 import { mountWebApp } from './platform/http/web-app.js';
 import { RealtimeService } from './platform/realtime/realtime.service.js';
 import { configureLogger, logger, PinoNestLogger } from './platform/observability/logger.js';
 import { Metrics } from './platform/observability/metrics.js';
 import { createRedis, waitForRedis } from './platform/redis/redis.js';
 import { DemoService } from './modules/demo/index.js';
+import { SchedulerService } from './platform/queue/scheduler.service.js';
 
 export interface CreateAppOptions {
   embedded?: EmbeddedOptions;
   /** Seed demo data (default: config.seedDemoData). */
   seed?: boolean;
+  /**
+   * Compete for the scheduler's lease and run periodic work (default true). A test that runs each
+   * sweep itself on a Clock it moves starts with false: a period turning with the machine's time
+   * would otherwise run a sweep between two of its steps.
+   */
+  periodic?: boolean;
 }
 
 export interface RunningApp {
@@ -44,6 +52,15 @@ const OPS_PATHS = new Set(['/health', '/ready', '/metrics']);
 const INSTANCE_ID = randomUUID().slice(0, 8);
 let requestCounter = 0;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** A request URL without its query. */
+const pathOf = (url: string) => {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+};
+
+/** The API's answers, the operations endpoints (also at the root) and Socket.IO: never a page. */
+const isApiUrl = (url = '/') => url.startsWith('/api/') || url.startsWith('/socket.io/') || OPS_PATHS.has(pathOf(url));
 
 /** Builds the whole service from a config: database migrated, Nest app initialised, web app mounted. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<RunningApp> {
@@ -86,8 +103,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       // The operational endpoints answer at the root as well as under /api.
       rewriteUrl: (req: { url?: string }) => {
         const url = req.url ?? '/';
-        const path = url.split('?')[0]!;
-        return OPS_PATHS.has(path) ? `/api${url}` : url;
+        return url.startsWith('/api/') || !OPS_PATHS.has(pathOf(url)) ? url : `/api${url}`;
       },
     });
     const metrics = new Metrics();
@@ -100,17 +116,16 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     app.setGlobalPrefix('api');
     const fastify = app.getHttpAdapter().getInstance();
     app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, depthLimitedJsonParser(fastify));
-    // A multipart body stays unread unless its route reads it (with limits of its own): a mail
-    // gateway posts whole messages. These limits are for any other reader.
-    await app.register(fastifyMultipart, { limits: { fieldSize: BODY_LIMIT, fileSize: BODY_LIMIT, files: 1, parts: 100 } });
+    // A multipart body stays unread unless its route reads it, with limits of its own (readForm): a mail gateway posts whole messages.
+    acceptMultipartBodies(fastify);
     metrics.install(fastify);
-    await installSecurityHeaders(app, config.publicUrl);
+    serveProbes(app, { checkResponses: config.env === 'test' });
+    const headers = await securityHeaders(config.publicUrl);
     await mountWebApp(app);
+    if (options.periodic === false) app.get(SchedulerService).standBy();
     await app.init();
-    // Before any handler, Socket.IO's included (it answers its own requests): every answer has the base headers.
-    (app.getHttpServer() as Server).prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
-      for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) res.setHeader(name, value);
-    });
+    // Before any handler, Socket.IO's included (it answers its own requests): every answer has the security headers.
+    (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage, res: ServerResponse) => writeHeaders(res, isApiUrl(req.url) ? headers.api : headers.document));
 
     if (options.seed ?? config.seedDemoData) await app.get(DemoService).seedIfEmpty();
 

@@ -15,14 +15,14 @@ import { OrgsModule } from './modules/orgs/index.js';
 import { SpecialistsModule } from './modules/specialists/index.js';
 import { UsersModule } from './modules/users/index.js';
 
-/** Composition only: the platform (its auth wired to the users module) and the domain modules. */
+/** Composition only: the platform and the domain modules. */
 @Module({})
 export class AppModule {
-  static forRoot(deps: Omit<PlatformDeps, 'principalModule'>): DynamicModule {
+  static forRoot(deps: PlatformDeps): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ ...deps, principalModule: UsersModule }),
+        PlatformModule.forRoot(deps),
         UsersModule,
         OrgsModule,
         SpecialistsModule,

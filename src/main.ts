@@ -1,3 +1,4 @@
+import { CONFIG_SLICES } from './app.config.js';
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './platform/config/config.js';
 import { restrictNewFiles } from './platform/config/data-dir.js';
@@ -9,7 +10,7 @@ async function main(): Promise<void> {
   restrictNewFiles();
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, CONFIG_SLICES);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

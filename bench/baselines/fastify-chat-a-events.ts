@@ -62,10 +62,7 @@ app.post('/chat-a/events', async (request, reply) => {
     return reply.code(400).send({ error: 'the body is not JSON' });
   }
   const key = `${String(envelope.team_id ?? 'unknown')}:${String(envelope.event_id ?? '')}`;
-  const { rowCount } = await pool.query('insert into bench_chat_a_events (event_key, body) values ($1, $2) on conflict (event_key) do nothing', [
-    key,
-    raw.toString('utf8'),
-  ]);
+  const { rowCount } = await pool.query('insert into bench_chat_a_events (event_key, body) values ($1, $2) on conflict (event_key) do nothing', [key, raw.toString('utf8')]);
   return rowCount === 1 ? { ok: true } : { ok: true, duplicate: true };
 });
 

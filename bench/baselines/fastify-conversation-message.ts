@@ -50,13 +50,13 @@ app.post<{ Params: { id: string }; Body: { content?: unknown } }>('/conversation
   const client = await pool.connect();
   try {
     await client.query('begin');
-    const { rows: messages } = await client.query(INSERT_CLIENT_MESSAGE, [request.params.id, claims.sub, content]);
+    const { rows: messages } = await client.query<{ id: string }>(INSERT_CLIENT_MESSAGE, [request.params.id, claims.sub, content]);
     const message = messages[0];
     if (!message) {
       await client.query('rollback');
       return reply.code(404).send({ error: 'not found' });
     }
-    const { rows: replies } = await client.query(INSERT_REPLY, [request.params.id, REPLY_TEXT, message.id]);
+    const { rows: replies } = await client.query<Record<string, unknown>>(INSERT_REPLY, [request.params.id, REPLY_TEXT, message.id]);
     await client.query('commit');
     return reply.code(201).send({ ...message, reply: replies[0] });
   } catch (err) {

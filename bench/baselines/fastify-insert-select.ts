@@ -17,8 +17,7 @@ const NAME = 'fastify-insert-select';
 const verify = await bearerVerifier(NAME);
 const pool = benchPool(NAME);
 
-const INSERT_NOTIFICATION =
-  'insert into app_notifications (recipient_user_id, event_type, title, body, meta) values ($1, $2, $3, $4, $5) returning *';
+const INSERT_NOTIFICATION = 'insert into app_notifications (recipient_user_id, event_type, title, body, meta) values ($1, $2, $3, $4, $5) returning *';
 
 interface Body {
   userId?: unknown;

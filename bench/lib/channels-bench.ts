@@ -1,18 +1,9 @@
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CHAT_A_EVENTS_PATH, mentionEvents, type ChatAEvent, type ChatAVendor, type ChatAWorkspace, type VendorCounts } from './chat-a.js';
-import {
-  channelProblems,
-  countChannelRun,
-  databaseNow,
-  inboundProgress,
-  startDepthSampler,
-  type ChannelCounts,
-  type DepthSample,
-  type InboundProgress,
-} from './channels-data.js';
+import { channelProblems, countChannelRun, databaseNow, inboundProgress, startDepthSampler, type ChannelCounts, type DepthSample, type InboundProgress } from './channels-data.js';
 import { startCpuSample, type CpuUse } from './cpu.js';
-import { startRssSampler } from './rss.js';
+import { currentRssMb, startRssSampler } from './rss.js';
 import type { Measurement } from './load.js';
 import { withClient } from './pg.js';
 import type { ChildHandle } from './process.js';
@@ -205,11 +196,7 @@ const processedPerS = (c: ChannelCounts) => ((c.statuses.done ?? 0) > 0 && c.las
  * answered, `connections` in flight, unless a rate is set), then the wait until every event is
  * done and every reply sent, and the checks in SQL and at the vendor.
  */
-export async function measureChatAThroughput(
-  ctx: ChannelsContext,
-  settings: ChannelSettings,
-  names: { baseline: string | null; server: string },
-): Promise<ThroughputResult> {
+export async function measureChatAThroughput(ctx: ChannelsContext, settings: ChannelSettings, names: { baseline: string | null; server: string }): Promise<ThroughputResult> {
   const { report, log } = ctx;
   const events = mentionEvents(ctx.workspaces, settings.events, `${ctx.runTag}t`);
   const warmup = mentionEvents(ctx.workspaces, settings.warmupEvents, `${ctx.runTag}w`);
@@ -234,12 +221,18 @@ export async function measureChatAThroughput(
     const { child, base } = await ctx.startBaseline('fastify-chat-a-events.js', env, '/ready');
     const url = new URL('/chat-a/events', base);
     log(`measuring ${names.baseline}: ${warmup.length} + ${events.length} events ...`);
+    const baseIdleRssMb = currentRssMb([child.pid]);
+    const baseRss = startRssSampler([child.pid]);
     const w = await deliver(url, warmup);
     const r = await deliver(url, events);
+    const basePeakRssMb = baseRss.stop().peakRssMb;
     await child.stop();
-    const rowsStored = await withClient(ctx.dbUrl, async (c) => (await c.query<{ n: number }>('select count(*)::int as n from bench_chat_a_events where event_key = any($1::text[])', [keys])).rows[0]!.n);
+    const rowsStored = await withClient(
+      ctx.dbUrl,
+      async (c) => (await c.query<{ n: number }>('select count(*)::int as n from bench_chat_a_events where event_key = any($1::text[])', [keys])).rows[0]!.n,
+    );
     baseline = { ...summary(r), rowsStored };
-    report.measurements.push({ ...asMeasurement(names.baseline, url.toString(), r, settings.connections), round: 1 });
+    report.measurements.push({ ...asMeasurement(names.baseline, url.toString(), r, settings.connections), round: 1, idleRssMb: baseIdleRssMb, peakRssMb: basePeakRssMb });
     log(`  ${r.accepted} accepted in ${r.acceptSpanS.toFixed(2)} s (${r.acceptedPerS.toFixed(0)}/s), p99 ${r.latencyMs.p99.toFixed(1)} ms; ${rowsStored} rows stored`);
     const problems: string[] = [];
     if (r.accepted !== events.length) problems.push(`${events.length - r.accepted} events not accepted (${JSON.stringify(r.statusCounts)}; ${r.samples.join(' | ')})`);
@@ -251,6 +244,7 @@ export async function measureChatAThroughput(
   const urls = (ctx.serverBases ?? [ctx.serverBase]).map((base) => new URL(CHAT_A_EVENTS_PATH, base));
   const pids = ctx.server.servingPids();
   log(`measuring ${names.server}: ${warmup.length} + ${events.length} events over ${ctx.workspaces.length} workspaces, then until every reply is sent ...`);
+  const idleRssMb = currentRssMb(pids);
   const w = await deliver(urls, warmup);
   const cpuSample = startCpuSample(pids);
   const rss = startRssSampler(pids);
@@ -263,7 +257,7 @@ export async function measureChatAThroughput(
   const drained = await drain(ctx.dbUrl, keys, r.accepted + w.accepted, settings.drainTimeoutS, log);
   const cpuDrain = drainCpu.stop();
   const { peakRssMb } = rss.stop();
-  report.measurements.push({ ...measurement, round: 1, instances: pids.length, peakRssMb });
+  report.measurements.push({ ...measurement, round: 1, instances: pids.length, idleRssMb, peakRssMb });
   await sleep(500); // a late second send of a reply would show at the vendor
   const counts = await countChannelRun(ctx.dbUrl, keys);
   const vendor = ctx.vendor.counts();

@@ -21,13 +21,7 @@ const TEAM_PREFIX = 'TBENCH';
  * test/e2e/channels.e2e.spec.ts does): the server seals the bot token and writes the binding, which
  * the account manager then verifies (`POST .../integrations/:id/verify`).
  */
-export async function createChatAWorkspaces(input: {
-  dbUrl: string;
-  privateKeyPem: string;
-  serverBase: string;
-  am: { token: string; sub: string };
-  count: number;
-}): Promise<ChatAWorkspace[]> {
+export async function createChatAWorkspaces(input: { dbUrl: string; privateKeyPem: string; serverBase: string; am: { token: string; sub: string }; count: number }): Promise<ChatAWorkspace[]> {
   const orgs = await createBenchOrgs(input.dbUrl, input.privateKeyPem, input.count, input.am.sub, { orgSlug: ORG_SLUG_PREFIX, clientEmail: CLIENT_EMAIL_PREFIX });
   const workspaces: ChatAWorkspace[] = [];
   for (const [i, org] of orgs.entries()) {
@@ -39,7 +33,10 @@ export async function createChatAWorkspaces(input: {
       throw new Error(`POST /api/orgs/${org.orgId}/integrations (chat-a ${ws.teamId}) as the account manager answered ${created.status}, expected 201: ${snippet(created.text)}`);
     }
     // A new binding routes nothing until verified (API-MAP.md "Channel bindings and vendor traffic").
-    const verified = await request(`${input.serverBase}/api/orgs/${org.orgId}/integrations/${String(created.json.id)}/verify`, { method: 'POST', headers: { authorization: `Bearer ${input.am.token}` } });
+    const verified = await request(`${input.serverBase}/api/orgs/${org.orgId}/integrations/${String(created.json.id)}/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${input.am.token}` },
+    });
     if (verified.status !== 204) throw new Error(`verifying the chat-a binding ${ws.teamId} answered ${verified.status}, expected 204: ${snippet(verified.text)}`);
     workspaces.push(ws);
   }
@@ -178,9 +175,7 @@ const spread = (interval: string, from: string) =>
 
 export function countChannelRun(dbUrl: string, keys: string[]): Promise<ChannelCounts> {
   return withClient(dbUrl, async (client) => {
-    const { rows } = await client.query<
-      Omit<ChannelCounts, 'statuses' | 'outboxStatuses'> & { statuses: Record<string, number> | null; outbox_statuses: Record<string, number> | null }
-    >(
+    const { rows } = await client.query<Omit<ChannelCounts, 'statuses' | 'outboxStatuses'> & { statuses: Record<string, number> | null; outbox_statuses: Record<string, number> | null }>(
       `with ev as (
          select id, status, conversation_id, message_id, received_at, processed_at
          from inbound_events where channel = 'chat-a' and event_key = any($1::text[])

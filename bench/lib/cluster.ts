@@ -39,14 +39,7 @@ function alive(pid: number): boolean {
   }
 }
 
-export async function startCluster(options: {
-  root: string;
-  instances: number;
-  env: NodeJS.ProcessEnv;
-  readyTimeoutMs: number;
-  echo: boolean;
-  log: (message: string) => void;
-}): Promise<Cluster> {
+export async function startCluster(options: { root: string; instances: number; env: NodeJS.ProcessEnv; readyTimeoutMs: number; echo: boolean; log: (message: string) => void }): Promise<Cluster> {
   const { instances } = options;
   const firstPort = await freeConsecutivePorts(instances);
   const startedAt = Date.now();

@@ -1,19 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  countReplies,
-  deleteMessages,
-  describeQueue,
-  insertQueueItems,
-  newestQueueItemIds,
-  vacuumAnalyzeQueue,
-  type BenchOrg,
-  type ReplyCounts,
-} from './conversations-data.js';
+import { countReplies, deleteMessages, describeQueue, insertQueueItems, newestQueueItemIds, vacuumAnalyzeQueue, type BenchOrg, type ReplyCounts } from './conversations-data.js';
 import { startCpuSample } from './cpu.js';
 import { isRecord, request, snippet } from './http.js';
 import type { LoadTarget, Measurement, RunCounts } from './load.js';
 import type { ChildHandle } from './process.js';
-import { watchReplies } from './reply-watch.js';
+import { watchReplies, type PushCounts } from './reply-watch.js';
 import type { ConversationResult, Report } from './report.js';
 
 /*
@@ -35,6 +26,12 @@ export interface ConversationsContext {
   measureOne: MeasureOne;
   startBaseline: (file: string, env: NodeJS.ProcessEnv, readyPath: string, headers?: Record<string, string>) => Promise<{ child: ChildHandle; base: string }>;
   log: (message: string) => void;
+  /**
+   * The embedded database (the `pglite` part): runs `fn`, which reads or writes the database,
+   * with the server stopped, and starts it again (`server` and `serverBase` then name the new
+   * one). Unset: the database is read beside the running server.
+   */
+  dataAccess?: (fn: () => Promise<void>) => Promise<void>;
 }
 
 interface Login {
@@ -113,7 +110,8 @@ export async function measureConversations(
     await ctx.measureOne(1, target(names.baseline, base, ''), child);
     await child.stop();
   }
-  const baselineRowsDeleted = await deleteMessages(ctx.dbUrl, orgIds);
+  // The embedded database's orgs are new (no thread has a message yet): nothing to delete.
+  const baselineRowsDeleted = ctx.dataAccess ? 0 : await deleteMessages(ctx.dbUrl, orgIds);
   const bases = ctx.serverBases ?? [ctx.serverBase];
 
   // The account manager's socket joins the org rooms of its orgs when it connects: after the setup.
@@ -128,19 +126,35 @@ export async function measureConversations(
 
   // Requests autocannon abandoned at the end still finish on the server: wait for the counts to settle.
   const settleStart = performance.now();
-  let counts: ReplyCounts = await countReplies(ctx.dbUrl, orgIds);
-  while ((counts.unanswered > 0 || Object.keys(counts.openTurns).length > 0) && performance.now() - settleStart < SETTLE_TIMEOUT_MS) {
-    await sleep(250);
-    counts = await countReplies(ctx.dbUrl, orgIds);
+  let counts: ReplyCounts | undefined;
+  const { dataAccess } = ctx;
+  let push: PushCounts;
+  if (dataAccess) {
+    // The embedded database is read with its server stopped: the socket closes first (after the
+    // pushes went quiet), then the server stops (its requests finish), then the counts.
+    push = await watch.finish(async () => {
+      await dataAccess(async () => {
+        counts = await countReplies(ctx.dbUrl, orgIds);
+      });
+      return counts?.replyIds ?? [];
+    }, c.pushGraceS * 1000);
+  } else {
+    let settled = await countReplies(ctx.dbUrl, orgIds);
+    while ((settled.unanswered > 0 || Object.keys(settled.openTurns).length > 0) && performance.now() - settleStart < SETTLE_TIMEOUT_MS) {
+      await sleep(250);
+      settled = await countReplies(ctx.dbUrl, orgIds);
+    }
+    counts = settled;
+    push = await watch.finish(settled.replyIds, c.pushGraceS * 1000);
   }
-  const settleSeconds = (performance.now() - settleStart) / 1000;
-  const push = await watch.finish(counts.replyIds, c.pushGraceS * 1000);
+  const settleSeconds = dataAccess ? 0 : (performance.now() - settleStart) / 1000;
+  if (!counts) throw new Error('conversations: the counts were not read');
   const { replyIds: _ids, ...stored } = counts;
   const sent = bothPhases(m, (x) => x.sent) + bases.length;
   const answered201 = bothPhases(m, (x) => x.count2xx) + bases.length;
   // The server's CPU over the warm-up and the measured run, per message answered in them.
   const answeredInSample = bothPhases(m, (x) => x.count2xx);
-  const cpuMsPerMessage = cpu.serverPct !== null && answeredInSample > 0 ? (cpu.serverPct / 100) * cpu.wallS * 1000 / answeredInSample : null;
+  const cpuMsPerMessage = cpu.serverPct !== null && answeredInSample > 0 ? ((cpu.serverPct / 100) * cpu.wallS * 1000) / answeredInSample : null;
   const result: ConversationResult = {
     instances: bases.length,
     orgs: orgs.length,
@@ -183,7 +197,8 @@ export async function measureConversations(
  * GET /api/expert-queue with 100,000 items, as the demo Expert (org-wide grants on some bench
  * orgs) and as a superadmin (every org), each against the baseline's single SELECT. With
  * `setUp` false the items are there already (an earlier run inserted them) and the baselines are
- * not measured again: the server alone (e.g. on several instances).
+ * not measured again: the server alone (e.g. on several instances). `baselines` false: the items
+ * are inserted, the baselines not measured (the embedded database's server, against PostgreSQL's).
  */
 export async function measureQueue(
   ctx: ConversationsContext,
@@ -192,29 +207,38 @@ export async function measureQueue(
   baselineEnv: NodeJS.ProcessEnv,
   names: { expertBaseline: string; expert: string; allBaseline: string; all: string },
   setUp = true,
+  baselines = setUp,
 ): Promise<void> {
   const { report, log, dbUrl } = ctx;
   const c = report.settings.conversations;
-  let expertOrgIds: string[];
-  if (setUp) {
-    log(`attention list: ${c.queueItems} queue items with their conversations, the demo Expert granted every ${c.expertGrantEvery}. bench org ...`);
-    let t = performance.now();
-    await insertQueueItems(dbUrl, c.queueItems, expert.sub, c.expertGrantEvery);
-    const insertSeconds = (performance.now() - t) / 1000;
-    t = performance.now();
-    await vacuumAnalyzeQueue(dbUrl);
-    const vacuumAnalyzeSeconds = (performance.now() - t) / 1000;
-    const { expertOrgIds: ids, ...state } = await describeQueue(dbUrl, expert.sub);
-    expertOrgIds = ids;
-    report.queue = { ...state, insertSeconds, vacuumAnalyzeSeconds };
-    log(
-      `  queue_items: ${state.items} rows (${state.itemsForExpert} in the Expert's ${state.expertOrgs} orgs, ${state.totalSize}), ` +
-        `inserted in ${insertSeconds.toFixed(1)} s, vacuum analyze ${vacuumAnalyzeSeconds.toFixed(1)} s`,
-    );
-    log(`  plan as the Expert: ${state.expertPlan.plan}; as a superadmin: ${state.allPlan.plan}`);
-  } else {
-    expertOrgIds = (await describeQueue(dbUrl, expert.sub)).expertOrgIds;
-  }
+  let expertOrgIds: string[] = [];
+  const expected = { expert: [] as string[], all: [] as string[] };
+  const readDatabase = async () => {
+    if (setUp) {
+      log(`attention list: ${c.queueItems} queue items with their conversations, the demo Expert granted every ${c.expertGrantEvery}. bench org ...`);
+      let t = performance.now();
+      await insertQueueItems(dbUrl, c.queueItems, expert.sub, c.expertGrantEvery);
+      const insertSeconds = (performance.now() - t) / 1000;
+      t = performance.now();
+      await vacuumAnalyzeQueue(dbUrl);
+      const vacuumAnalyzeSeconds = (performance.now() - t) / 1000;
+      const { expertOrgIds: ids, ...state } = await describeQueue(dbUrl, expert.sub);
+      expertOrgIds = ids;
+      report.queue = { ...state, insertSeconds, vacuumAnalyzeSeconds };
+      log(
+        `  queue_items: ${state.items} rows (${state.itemsForExpert} in the Expert's ${state.expertOrgs} orgs, ${state.totalSize}), ` +
+          `inserted in ${insertSeconds.toFixed(1)} s, vacuum analyze ${vacuumAnalyzeSeconds.toFixed(1)} s`,
+      );
+      log(`  plan as the Expert: ${state.expertPlan.plan}; as a superadmin: ${state.allPlan.plan}`);
+    } else {
+      expertOrgIds = (await describeQueue(dbUrl, expert.sub)).expertOrgIds;
+    }
+    expected.expert = await newestQueueItemIds(dbUrl, expertOrgIds, PAGE);
+    expected.all = await newestQueueItemIds(dbUrl, null, PAGE);
+  };
+  // The embedded database: with its server stopped (and started again afterwards).
+  if (ctx.dataAccess) await ctx.dataAccess(readDatabase);
+  else await readDatabase();
 
   const expertOrgs = new Set(expertOrgIds);
   const pageOf = (body: string, orgs?: Set<string>): string[] | undefined => {
@@ -224,10 +248,6 @@ export async function measureQueue(
     const orgOf = (i: Record<string, unknown>) => String(i.orgId ?? i.org_id);
     if (items.length !== PAGE || (orgs && !items.every((i) => orgs.has(orgOf(i))))) return undefined;
     return items.map((i) => String(i.id));
-  };
-  const expected = {
-    expert: await newestQueueItemIds(dbUrl, expertOrgIds, PAGE),
-    all: await newestQueueItemIds(dbUrl, null, PAGE),
   };
   const who = [
     { key: 'expert' as const, login: expert, orgs: expertOrgs },
@@ -251,7 +271,7 @@ export async function measureQueue(
     connections: c.connections,
   });
 
-  if (setUp) {
+  if (baselines) {
     const { child, base } = await ctx.startBaseline('fastify-expert-queue.js', baselineEnv, '/expert-queue', bearer(superadmin.token));
     await probe('baseline', `${base}/expert-queue`);
     await ctx.measureOne(1, target(names.expertBaseline, `${base}/expert-queue`, who[0]!), child);

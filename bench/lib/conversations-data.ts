@@ -163,10 +163,9 @@ export function countReplies(databaseUrl: string, orgIds: string[]): Promise<Rep
               (select count(*) from llm_runs where org_id = any($1::uuid[]))::text as ledger`,
       [orgIds],
     );
-    const turns = await client.query<{ status: string; n: string }>(
-      `select status, count(*)::text as n from conversation_turns where org_id = any($1::uuid[]) and status <> 'done' group by status`,
-      [orgIds],
-    );
+    const turns = await client.query<{ status: string; n: string }>(`select status, count(*)::text as n from conversation_turns where org_id = any($1::uuid[]) and status <> 'done' group by status`, [
+      orgIds,
+    ]);
     const ids = await client.query<{ id: string }>(`select id from conversation_messages where org_id = any($1::uuid[]) and role = 'specialist'`, [orgIds]);
     const row = counts.rows[0];
     return {
@@ -283,10 +282,7 @@ export function describeQueue(databaseUrl: string, expertId: string): Promise<Qu
 /** The ids of the newest `limit` items (by updated_at, then id), of the given orgs or (null) of all. */
 export function newestQueueItemIds(databaseUrl: string, orgIds: string[] | null, limit: number): Promise<string[]> {
   return withClient(databaseUrl, async (client) => {
-    const result = await client.query<{ id: string }>(
-      `select id from queue_items where $1::uuid[] is null or org_id = any($1::uuid[]) order by updated_at desc, id desc limit $2`,
-      [orgIds, limit],
-    );
+    const result = await client.query<{ id: string }>(`select id from queue_items where $1::uuid[] is null or org_id = any($1::uuid[]) order by updated_at desc, id desc limit $2`, [orgIds, limit]);
     return result.rows.map((r) => r.id);
   });
 }

@@ -9,10 +9,7 @@ export interface HttpAnswer {
 }
 
 /** One request with a timeout; never throws on a status, only on a transport failure. */
-export async function request(
-  url: string,
-  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {},
-): Promise<HttpAnswer> {
+export async function request(url: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {}): Promise<HttpAnswer> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   let body: string | undefined;
   if (init.body !== undefined) {
@@ -63,16 +60,12 @@ export interface RawAnswer {
  */
 export function postRaw(agent: http.Agent, url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: timeoutMs },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
+    const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
     req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(body);

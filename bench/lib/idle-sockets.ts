@@ -45,7 +45,7 @@ export interface IdleSocketsOptions {
 const MB = 1024 * 1024;
 
 /** `nodejs_heap_size_used_bytes` of the server's /metrics (prom-client's default metrics), in MB. */
-async function heapUsedMb(baseUrl: string): Promise<number | null> {
+export async function heapUsedMb(baseUrl: string): Promise<number | null> {
   try {
     const answer = await request(`${baseUrl}/metrics`);
     if (answer.status !== 200) return null;

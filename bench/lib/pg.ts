@@ -1,7 +1,33 @@
 import pg from 'pg';
 
-/** One short-lived connection to the bench database for `fn`, closed afterwards. */
+/** The URL of an embedded database directory (a server's `<DATA_DIR>/pglite`) for `withClient`. */
+export const pgliteUrl = (dir: string) => `pglite:${dir}`;
+
+/**
+ * `fn` with the embedded database of a stopped server opened in this process (PGlite takes one
+ * user at a time), behind the few parts of pg.Client the data helpers use: `query(text, params)`
+ * with `rows` and `rowCount`.
+ */
+async function withPglite<T>(dir: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = new PGlite(dir);
+  await db.waitReady;
+  const client = {
+    async query(text: string, params?: unknown[]) {
+      const result = await db.query(text, params);
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    },
+  };
+  try {
+    return await fn(client as unknown as pg.Client);
+  } finally {
+    await db.close();
+  }
+}
+
+/** One short-lived connection to the bench database for `fn`, closed afterwards (`pglite:<dir>`: the embedded one). */
 export async function withClient<T>(databaseUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  if (databaseUrl.startsWith('pglite:')) return withPglite(databaseUrl.slice('pglite:'.length), fn);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -101,9 +101,13 @@ export function spawnNode(options: SpawnOptions): ChildHandle {
     return stopping;
   };
 
-  onCleanup(`stop ${options.name}`, () => stop(), () => {
-    if (running) child.kill('SIGKILL');
-  });
+  onCleanup(
+    `stop ${options.name}`,
+    () => stop(),
+    () => {
+      if (running) child.kill('SIGKILL');
+    },
+  );
 
   return {
     name: options.name,
@@ -137,10 +141,7 @@ export async function waitForHttp(child: ChildHandle, options: WaitOptions): Pro
   while (Date.now() < deadline) {
     if (!child.isRunning()) {
       const info = await child.exited;
-      throw new Error(
-        `${child.name} exited (code ${info.code}, signal ${info.signal}) before ${options.path} answered ${expect}.\n` +
-          `--- last output of ${child.name} ---\n${child.tail()}`,
-      );
+      throw new Error(`${child.name} exited (code ${info.code}, signal ${info.signal}) before ${options.path} answered ${expect}.\n` + `--- last output of ${child.name} ---\n${child.tail()}`);
     }
     for (const base of options.baseUrls) {
       try {
@@ -155,8 +156,7 @@ export async function waitForHttp(child: ChildHandle, options: WaitOptions): Pro
     await sleep(options.intervalMs ?? 250);
   }
   throw new Error(
-    `${child.name} did not answer ${expect} on ${options.path} within ${Math.round(options.timeoutMs / 1000)} s ` +
-      `(last: ${last}).\n--- last output of ${child.name} ---\n${child.tail()}`,
+    `${child.name} did not answer ${expect} on ${options.path} within ${Math.round(options.timeoutMs / 1000)} s ` + `(last: ${last}).\n--- last output of ${child.name} ---\n${child.tail()}`,
   );
 }
 

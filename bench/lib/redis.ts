@@ -63,8 +63,7 @@ export async function openBenchRedis(url: string, prefix: string): Promise<Bench
     if (pong !== 'PONG') throw new Error(`PING answered ${JSON.stringify(pong)}`);
   } catch (err) {
     throw new Error(
-      `Redis is not reachable at ${redactUrl(url)} (${(err as Error).message || String(err)}). ` +
-        'The bench runs the server with Redis: start it, or point BENCH_REDIS_URL (or REDIS_URL) at one.',
+      `Redis is not reachable at ${redactUrl(url)} (${(err as Error).message || String(err)}). ` + 'The bench runs the server with Redis: start it, or point BENCH_REDIS_URL (or REDIS_URL) at one.',
       { cause: err },
     );
   }

@@ -15,8 +15,12 @@ export interface ReplyWatch {
   readonly foreign: number;
   /** Disconnections while watching. */
   readonly disconnects: string[];
-  /** Waits until every id has arrived, or `graceMs` without a new event; then closes the socket. */
-  finish(expectedIds: string[], graceMs: number): Promise<PushCounts>;
+  /**
+   * Waits until every id has arrived, or `graceMs` without a new event; then closes the socket.
+   * Ids still to be read (a function): waits for `graceMs` without a new event, closes the socket,
+   * then reads them (the embedded database: read once its server has stopped).
+   */
+  finish(expectedIds: string[] | (() => Promise<string[]>), graceMs: number): Promise<PushCounts>;
 }
 
 export interface PushCounts {
@@ -63,17 +67,17 @@ export async function watchReplies(baseUrl: string, watcher: { id: string; token
       return foreign;
     },
     disconnects,
-    async finish(expectedIds, graceMs) {
+    async finish(ids, graceMs) {
       const waitStart = performance.now();
       while (performance.now() - Math.max(lastEventAt, waitStart) < graceMs) {
-        if (expectedIds.every((id) => received.has(id))) break;
+        if (Array.isArray(ids) && ids.every((id) => received.has(id))) break;
         await sleep(50);
       }
       // A little longer, so that a late duplicate is still seen.
       await sleep(250);
       closing = true;
       socket.disconnect();
-      const expected = new Set(expectedIds);
+      const expected = new Set(Array.isArray(ids) ? ids : await ids());
       let got = 0;
       let duplicated = 0;
       let unexpected = 0;

@@ -11,12 +11,16 @@ import type { PushCounts } from './reply-watch.js';
 import type { IdleSocketsResult } from './idle-sockets.js';
 import type { SocketLatencyResult } from './socket-latency.js';
 import { formatNumber, renderTable } from './table.js';
+import type { StartTimeResult } from './start-time.js';
+import type { MemoryRoundsResult } from './memory-rounds.js';
+import { renderMemoryRounds } from './memory-rounds.js';
+import { renderStartTime } from './start-time.js';
 
 /**
  * One measured run of one target, in one round; with the instances that served it and the
  * highest VmRSS of each over the warm-up and the measured run (MB; null without /proc).
  */
-export type RoundMeasurement = Measurement & { round: number; instances?: number; peakRssMb?: (number | null)[] };
+export type RoundMeasurement = Measurement & { round: number; instances?: number; idleRssMb?: (number | null)[]; peakRssMb?: (number | null)[] };
 
 /** All rounds of one target; with one round, the medians are that round's values. */
 export interface TargetSummary {
@@ -32,6 +36,8 @@ export interface TargetSummary {
   reqPerSecMax: number;
   /** The processes that answered (1 for a baseline or one server), and the peak VmRSS of each over the rounds (MB). */
   instances: number;
+  /** VmRSS of each process just before the first round's load (MB): what it holds at idle. */
+  idleRssMb: (number | null)[];
   peakRssMb: (number | null)[];
 }
 
@@ -45,14 +51,34 @@ export interface RatioSpec {
   comparison?: '>=' | '<=';
   /** No target: the ratio is only shown (verdict `info`). */
   target?: number;
+  /** False: the target is shown with its verdict, but missing it does not fail the run. */
+  enforced?: boolean;
 }
 
-export interface RatioResult extends RatioSpec {
-  metric: 'req/s' | 'p99';
+export interface RatioResult extends Omit<RatioSpec, 'metric'> {
+  /** req/s or p99 for a ratio of two targets; s, kB, ... for a figure checked on its own. */
+  metric: 'req/s' | 'p99' | (string & {});
   comparison: '>=' | '<=';
   value: number | null;
   /** BELOW: a `>=` ratio under its target; ABOVE: a `<=` ratio over it. */
   verdict: 'PASS' | 'BELOW' | 'ABOVE' | 'info' | 'n/a';
+  /** The value of the previous committed run (bench/lib/before.ts), when it had one. */
+  before?: number | null;
+}
+
+/** A ratio whose target was missed and is enforced: it fails the run unless BENCH_ENFORCE=0. */
+export const missedTarget = (r: RatioResult) => (r.verdict === 'BELOW' || r.verdict === 'ABOVE') && r.enforced !== false;
+
+/** A figure with a target that is not a ratio of two targets (start time, memory per socket, RSS growth). */
+export function checkValue(spec: { name: string; metric: string; value: number | null; comparison?: '>=' | '<='; target?: number; enforced?: boolean }): RatioResult {
+  const comparison = spec.comparison ?? '>=';
+  const { value } = spec;
+  let verdict: RatioResult['verdict'] = value === null ? 'n/a' : 'info';
+  if (value !== null && spec.target !== undefined) {
+    if (comparison === '>=') verdict = value >= spec.target ? 'PASS' : 'BELOW';
+    else verdict = value <= spec.target ? 'PASS' : 'ABOVE';
+  }
+  return { ...spec, numerator: '', denominator: '', comparison, value, verdict };
 }
 
 /** The state of app_notifications for one `GET /api/notifications` measurement. */
@@ -75,6 +101,8 @@ export interface SocketSettings {
 
 export interface ListSettings {
   userRows: number;
+  /** Rows of the second listing user, measured on the same table. */
+  bigUserRows: number;
   otherRows: number;
   otherUsers: number;
 }
@@ -146,6 +174,11 @@ export interface Report {
     list: ListSettings;
     conversations: ConversationSettings;
     channels: ChannelSettings;
+    /** False (BENCH_ENFORCE=0): missed targets are information, the run does not fail on them. */
+    enforce: boolean;
+    start: { runs: number };
+    memory: { rounds: number; roundS: number };
+    pglite: { userRows: number; bigUserRows: number; otherRows: number; queueItems: number; connections: number };
   };
   database: string | null;
   measurements: RoundMeasurement[];
@@ -168,6 +201,15 @@ export interface Report {
   channelsCluster: ThroughputResult | null;
   /** The machine around the run: it is shared, and the numbers depend on what else ran. */
   machine: MachineState | null;
+  /** `npm start` to the first 200 of GET /api/health (the `start` part). */
+  startTime: StartTimeResult | null;
+  /** The server's VmRSS and V8 heap after each round of the same load (the `memory` part). */
+  memoryRounds: MemoryRoundsResult | null;
+  /** The message and attention-list parts on the embedded database (the `pglite` part). */
+  conversationsPglite: ConversationResult | null;
+  queuePglite: QueueSetup | null;
+  /** Targets missed (enforced ones fail the run unless BENCH_ENFORCE=0). */
+  targetsMissed: string[];
   /** Problems found after a step that still let the run go on (lost events, ...): they fail the run. */
   failures: string[];
   error: string | undefined;
@@ -208,6 +250,7 @@ export function summarize(measurements: RoundMeasurement[]): TargetSummary[] {
       reqPerSecMin: Math.min(...rps),
       reqPerSecMax: Math.max(...rps),
       instances: runs[0]?.instances ?? 1,
+      idleRssMb: runs[0]?.idleRssMb ?? [],
       peakRssMb: peakOver(runs.map((m) => m.peakRssMb ?? [])),
     };
   });
@@ -288,14 +331,7 @@ function renderTableSetups(setups: TableSetup[]): string {
       { title: 'insert (s)', align: 'right' },
       { title: 'list query plan (EXPLAIN ANALYZE, one run)' },
     ],
-    setups.map((t) => [
-      t.target,
-      formatNumber(t.rows),
-      formatNumber(t.rowsForUser),
-      t.totalSize,
-      t.insertSeconds.toFixed(1),
-      planLine(t),
-    ]),
+    setups.map((t) => [t.target, formatNumber(t.rows), formatNumber(t.rowsForUser), t.totalSize, t.insertSeconds.toFixed(1), planLine(t)]),
   );
 }
 
@@ -316,7 +352,7 @@ function renderConversations(r: ConversationResult): string {
     ['counts settled after the run in (s)', r.settleSeconds.toFixed(1)],
     ['agent_message_sent on the AM socket: received / expected', `${formatNumber(p.received)} / ${formatNumber(p.expected)}`],
     ['pushes lost / duplicated / unexpected', `${p.lost} / ${p.duplicated} / ${p.unexpected}${p.disconnects.length ? `; socket disconnected: ${p.disconnects.join(', ')}` : ''}`],
-    ['rows deleted before the server ran (the baseline\'s or an earlier run\'s)', formatNumber(r.baselineRowsDeleted)],
+    ["rows deleted before the server ran (the baseline's or an earlier run's)", formatNumber(r.baselineRowsDeleted)],
     ['CPU during the server run (% of one core)', cpuLine(r.cpu)],
     ['server CPU per message answered (ms, warm-up and measured run)', r.cpuMsPerMessage === null ? '-' : r.cpuMsPerMessage.toFixed(1)],
   ];
@@ -326,8 +362,7 @@ function renderConversations(r: ConversationResult): string {
 
 function renderQueue(q: QueueSetup): string {
   const head =
-    `queue_items: ${formatNumber(q.items)} rows (${q.totalSize}), inserted with their conversations in ${q.insertSeconds.toFixed(1)} s, ` +
-    `vacuum analyze ${q.vacuumAnalyzeSeconds.toFixed(1)} s`;
+    `queue_items: ${formatNumber(q.items)} rows (${q.totalSize}), inserted with their conversations in ${q.insertSeconds.toFixed(1)} s, ` + `vacuum analyze ${q.vacuumAnalyzeSeconds.toFixed(1)} s`;
   const table = renderTable(
     [{ title: 'attention list as' }, { title: 'orgs', align: 'right' }, { title: 'items', align: 'right' }, { title: 'list query plan (EXPLAIN ANALYZE, one run)' }],
     [
@@ -354,10 +389,7 @@ function channelCountRows(c: ThroughputResult['counts']): [string, string][] {
   return [
     ['inbound_events kept, by status', `${formatNumber(c.stored)}: ${counted(c.statuses)}`],
     ['conversations / client messages / replies / turns', `${formatNumber(c.conversations)} / ${formatNumber(c.clientMessages)} / ${formatNumber(c.replies)} / ${formatNumber(c.turns)}`],
-    [
-      'lost or doubled: unanswered / answered twice / stray / shared / turns open',
-      `${c.unanswered} / ${c.answeredTwice} / ${c.strayReplies} / ${c.sharedMessages} / ${c.openTurns}`,
-    ],
+    ['lost or doubled: unanswered / answered twice / stray / shared / turns open', `${c.unanswered} / ${c.answeredTwice} / ${c.strayReplies} / ${c.sharedMessages} / ${c.openTurns}`],
     ['outbox rows, by status (replies without a row)', `${formatNumber(c.outbox)}: ${counted(c.outboxStatuses)} (${c.repliesWithoutOutbox})`],
   ];
 }
@@ -427,14 +459,9 @@ function renderBackpressure(r: BackpressureResult): string {
     ['requests, by answer', `${formatNumber(d.attempts)}: ${counted(d.statusCounts)}`],
     [
       'first 503: when, accepted before, done then, depth',
-      f
-        ? `${f.atS.toFixed(2)} s, ${formatNumber(f.acceptedBefore)} accepted, ${f.doneThen ?? '?'} done: depth ${f.depthByBench ?? '?'} (open in the database: ${f.openDepth ?? '?'})`
-        : 'no 503',
+      f ? `${f.atS.toFixed(2)} s, ${formatNumber(f.acceptedBefore)} accepted, ${f.doneThen ?? '?'} done: depth ${f.depthByBench ?? '?'} (open in the database: ${f.openDepth ?? '?'})` : 'no 503',
     ],
-    [
-      'deepest open queue sampled (every 200 ms)',
-      `${formatNumber(r.maxOpenDepth)}, ${Math.max(0, r.maxOpenDepth - r.maxDepth)} over the limit (${r.samples} samples)`,
-    ],
+    ['deepest open queue sampled (every 200 ms)', `${formatNumber(r.maxOpenDepth)}, ${Math.max(0, r.maxOpenDepth - r.maxDepth)} over the limit (${r.samples} samples)`],
     ['503 without Retry-After / not the spec 7.1 body', `${b.withoutRetryAfter} / ${b.badBodies}${b.firstBadBody ? ` (${b.firstBadBody})` : ''}`],
     ['Retry-After seen (s)', b.retryAfterS.join(', ') || '-'],
     ['events retried / most attempts of one event', `${formatNumber(d.retriedEvents)} / ${d.maxAttempts}`],
@@ -451,13 +478,31 @@ function renderBackpressure(r: BackpressureResult): string {
   return renderTable([{ title: 'chat-a backpressure' }, { title: 'value' }], rows);
 }
 
+const ratioValue = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(2));
+
+/** The target of a ratio as shown: `>= 0.80`, `<= 1.50 (info)` for one that does not fail the run, `-` for none. */
+export const targetText = (r: RatioResult) => (r.target === undefined ? '-' : `${r.comparison} ${r.target.toFixed(2)}${r.enforced === false ? ' (info)' : ''}`);
+
+/** The ratios and checked figures: the previous committed run's value (before), this run's, the target and the verdict. */
+export function renderRatios(ratios: RatioResult[]): string {
+  return renderTable(
+    [{ title: 'ratio (of medians) or figure' }, { title: 'metric' }, { title: 'before', align: 'right' }, { title: 'now', align: 'right' }, { title: 'target', align: 'right' }, { title: 'verdict' }],
+    ratios.map((r) => [
+      r.name,
+      r.metric,
+      ratioValue(r.before),
+      ratioValue(r.value),
+      targetText(r),
+      r.verdict === 'info' || r.verdict === 'n/a' || r.enforced !== false ? r.verdict : `${r.verdict} (info)`,
+    ]),
+  );
+}
+
 export function renderReport(report: Report, summaries: TargetSummary[], ratios: RatioResult[]): string {
   const multi = report.settings.rounds > 1;
   const failed = (name: string) => {
     const bad = report.measurements.filter((m) => m.name === name && !isClean(m));
-    return bad
-      .map((m) => `FAILED${multi ? ` (round ${m.round})` : ''} ${JSON.stringify(m.statusCodes)} errors ${m.errors}`)
-      .join('; ');
+    return bad.map((m) => `FAILED${multi ? ` (round ${m.round})` : ''} ${JSON.stringify(m.statusCodes)} errors ${m.errors}`).join('; ');
   };
   const targetTable = renderTable(
     [
@@ -479,28 +524,15 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
       s.ok ? 'all 2xx' : failed(s.name),
     ]),
   );
-  const ratioTable = renderTable(
-    [
-      { title: 'ratio (of medians)' },
-      { title: 'metric' },
-      { title: 'value', align: 'right' },
-      { title: 'target', align: 'right' },
-      { title: 'verdict' },
-    ],
-    ratios.map((r) => [
-      r.name,
-      r.metric,
-      r.value === null ? '-' : r.value.toFixed(2),
-      r.target === undefined ? '-' : `${r.comparison} ${r.target.toFixed(2)}`,
-      r.verdict,
-    ]),
-  );
+  const ratioTable = renderRatios(ratios);
   const s = report.settings;
   const header =
     `${s.connections} connections unless told (conn.), pipelining ${s.pipelining}, ${s.warmupS} s warm-up + ${s.durationS} s measured` +
     `${multi ? `, ${s.rounds} rounds` : ''}; node ${process.version}, ${os.cpus().length} cpus` +
     `${report.redis ? `; server with Redis (prefix ${report.redis.prefix})` : ''}`;
-  const parts = summaries.length > 0 ? [header, '', targetTable, '', ratioTable] : [header];
+  const parts = summaries.length > 0 ? [header, '', targetTable, '', ratioTable] : ratios.length > 0 ? [header, '', ratioTable] : [header];
+  if (report.startTime) parts.push('', renderStartTime(report.startTime));
+  if (report.memoryRounds) parts.push('', renderMemoryRounds(report.memoryRounds));
   if (report.socket) parts.push('', renderSocket(report.socket));
   if (report.idleSockets) parts.push('', renderIdleSockets(report.idleSockets));
   if (report.tableSetups.length > 0) parts.push('', renderTableSetups(report.tableSetups));
@@ -510,15 +542,12 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
   if (report.backpressure) parts.push('', renderBackpressure(report.backpressure));
   if (report.conversationsCluster) parts.push('', renderConversations(report.conversationsCluster));
   if (report.channelsCluster) parts.push('', renderChannels(report.channelsCluster));
+  if (report.conversationsPglite) parts.push('', 'On PGlite (the embedded database):', renderConversations(report.conversationsPglite));
+  if (report.queuePglite) parts.push('', 'On PGlite (the embedded database):', renderQueue(report.queuePglite));
   return parts.join('\n');
 }
 
-export async function writeReport(
-  file: string,
-  report: Report,
-  summaries: TargetSummary[],
-  ratios: RatioResult[],
-): Promise<void> {
+export async function writeReport(file: string, report: Report, summaries: TargetSummary[], ratios: RatioResult[]): Promise<void> {
   const doc = {
     ok: report.error === undefined,
     error: report.error ?? null,
@@ -542,6 +571,11 @@ export async function writeReport(
     backpressure: report.backpressure,
     conversationsCluster: report.conversationsCluster,
     channelsCluster: report.channelsCluster,
+    startTime: report.startTime,
+    memoryRounds: report.memoryRounds,
+    conversationsPglite: report.conversationsPglite,
+    queuePglite: report.queuePglite,
+    targetsMissed: report.targetsMissed,
     failures: report.failures,
     warnings: report.warnings,
     runs: report.measurements,

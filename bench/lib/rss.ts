@@ -53,6 +53,14 @@ export function childPids(ppid: number): number[] {
 
 const mb = (kb: number) => Math.round((kb / 1024) * 10) / 10;
 
+/** The VmRSS of each process now (MB, whole), e.g. at idle just before a load; null where /proc had nothing. */
+export function currentRssMb(pids: number[]): (number | null)[] {
+  return pids.map((pid) => {
+    const reading = readMemory(pid);
+    return reading ? Math.round(reading.rssKb / 1024) : null;
+  });
+}
+
 /**
  * Samples the VmRSS of some processes every `intervalMs` until stopped. `stop()` gives, in the
  * order of `pids`, the highest VmRSS sampled (MB) and the VmHWM at that moment (the peak of the

@@ -200,10 +200,7 @@ export async function measureSocketLatency(options: SocketLatencyOptions): Promi
       );
       const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed.length > 0) {
-        throw new Error(
-          `${failed.length} of a batch of ${batch.length} sockets did not connect (${socketsByUser.size} connected so far); ` +
-            `first: ${(failed[0]?.reason as Error)?.message}`,
-        );
+        throw new Error(`${failed.length} of a batch of ${batch.length} sockets did not connect (${socketsByUser.size} connected so far); ` + `first: ${(failed[0]?.reason as Error)?.message}`);
       }
     }
   } catch (err) {
@@ -254,22 +251,24 @@ export async function measureSocketLatency(options: SocketLatencyOptions): Promi
         if (measuredFirstSentAt === 0) measuredFirstSentAt = record.sentAt;
         measuredLastSentAt = record.sentAt;
       }
-      postJson(agent, url, options.senderToken, body, 10_000).then(
-        (answer) => {
-          record.answeredAt = performance.now();
-          record.status = String(answer.status);
-          if (answer.status !== 201 && postErrors.length < 5) postErrors.push(`${answer.status} ${answer.text.slice(0, 200)}`);
-        },
-        (err: Error) => {
-          record.answeredAt = performance.now();
-          record.status = `error: ${err.message}`;
-          if (postErrors.length < 5) postErrors.push(err.message);
-        },
-      ).finally(() => {
-        inFlight--;
-        lastAnswerAt = performance.now();
-        pump();
-      });
+      postJson(agent, url, options.senderToken, body, 10_000)
+        .then(
+          (answer) => {
+            record.answeredAt = performance.now();
+            record.status = String(answer.status);
+            if (answer.status !== 201 && postErrors.length < 5) postErrors.push(`${answer.status} ${answer.text.slice(0, 200)}`);
+          },
+          (err: Error) => {
+            record.answeredAt = performance.now();
+            record.status = `error: ${err.message}`;
+            if (postErrors.length < 5) postErrors.push(err.message);
+          },
+        )
+        .finally(() => {
+          inFlight--;
+          lastAnswerAt = performance.now();
+          pump();
+        });
     };
     const pump = () => {
       const now = performance.now();

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CpuUse } from './cpu.js';
-import type { Report, TargetSummary } from './report.js';
+import { targetText, type RatioResult, type Report, type TargetSummary } from './report.js';
 import { formatNumber, renderTable } from './table.js';
 
 /*
@@ -18,11 +18,13 @@ export type SummaryNote = (report: Report) => string;
 export interface TargetItem {
   target: string;
   baseline?: string;
+  /** What the ratio column divides: req/s (default), or p99 (the list rows: the target's p99 over the baseline's). */
+  metric?: 'req/s' | 'p99';
   note?: SummaryNote;
 }
 
 /** The rows measured otherwise: the socket push, the idle sockets, the chat-a processing and backpressure. */
-export type SpecialItem = { special: 'socket' | 'idle-sockets' | 'chat-a processed' | 'chat-a processed (cluster)' | 'backpressure' };
+export type SpecialItem = { special: 'start' | 'memory' | 'socket' | 'idle-sockets' | 'chat-a processed' | 'chat-a processed (cluster)' | 'backpressure' };
 
 export type SummaryItem = TargetItem | SpecialItem;
 
@@ -42,16 +44,33 @@ export interface SummaryRow {
 /** A cluster target's name: the one-instance name and the instance count. */
 export const onInstances = (name: string, instances: number) => `${name} [${instances} instances]`;
 const INSTANCES_SUFFIX = / \[\d+ instances\]$/;
+/** A target measured again on the embedded database (the `pglite` part). */
+export const onPglite = (name: string) => `${name} [PGlite]`;
+const isPglite = (name: string) => name.endsWith(' [PGlite]');
 const displayName = (name: string) => name.replace(INSTANCES_SUFFIX, '');
 
 const rssText = (peaks: (number | null)[]) => (peaks.length === 0 ? '-' : peaks.map((v) => (v === null ? '-' : formatNumber(v))).join(' / '));
+const mbText = (v: number | null | undefined) => (v === null || v === undefined ? '-' : formatNumber(v));
+/** Each instance's VmRSS before the load and its peak under it: `170 -> 176 / 168 -> 172`. */
+const idlePeakText = (idle: (number | null)[], peaks: (number | null)[]) =>
+  peaks.length === 0 ? '-' : peaks.map((peak, i) => (idle.length === 0 ? mbText(peak) : `${mbText(idle[i])} -> ${mbText(peak)}`)).join(' / ');
 const msText = (v: number | null | undefined) => (v === null || v === undefined ? '-' : formatNumber(v, v < 10 && !Number.isInteger(v) ? 1 : 0));
 
 function targetRow(item: TargetItem, summaries: TargetSummary[], report: Report): SummaryRow | null {
   const s = summaries.find((x) => x.name === item.target);
   if (!s) return null;
   const base = item.baseline ? summaries.find((x) => x.name === item.baseline) : undefined;
-  const ratio = base && base.ok && s.ok && base.reqPerSecMedian > 0 ? s.reqPerSecMedian / base.reqPerSecMedian : null;
+  const byP99 = item.metric === 'p99';
+  const ratio =
+    !base || !base.ok || !s.ok
+      ? null
+      : byP99
+        ? base.latencyP99MsMedian > 0
+          ? s.latencyP99MsMedian / base.latencyP99MsMedian
+          : null
+        : base.reqPerSecMedian > 0
+          ? s.reqPerSecMedian / base.reqPerSecMedian
+          : null;
   const isBaseline = !s.name.startsWith('server ');
   return {
     target: displayName(s.name),
@@ -60,9 +79,10 @@ function targetRow(item: TargetItem, summaries: TargetSummary[], report: Report)
     reqPerS: s.ok ? formatNumber(s.reqPerSecMedian, 1) : 'FAILED',
     p50: msText(s.latencyP50MsMedian),
     p99: msText(s.latencyP99MsMedian),
-    ratio: ratio === null ? '-' : ratio.toFixed(2),
+    // The embedded database's rows have no targets: their ratios are information.
+    ratio: ratio === null ? '-' : `${byP99 ? 'p99 ' : ''}${ratio.toFixed(2)}${isPglite(s.name) ? ' (info)' : ''}`,
     baseline: base ? displayName(base.name) : '-',
-    rss: rssText(s.peakRssMb),
+    rss: idlePeakText(s.idleRssMb, s.peakRssMb),
     note: item.note?.(report) ?? '',
   };
 }
@@ -70,6 +90,34 @@ function targetRow(item: TargetItem, summaries: TargetSummary[], report: Report)
 function specialRow(item: SpecialItem, report: Report): SummaryRow | null {
   const empty = { connections: '-', ratio: '-', baseline: '-' };
   switch (item.special) {
+    case 'start': {
+      const r = report.startTime;
+      if (!r) return null;
+      return {
+        ...empty,
+        target: `${r.command} to the first 200 of GET /api/health (embedded database, previous DATA_DIR)`,
+        instances: '1',
+        reqPerS: '-',
+        p50: '-',
+        p99: '-',
+        rss: `${rssText(r.readyRssMb)} when ready`,
+        note: `median ${r.medianS.toFixed(2)} s of ${r.startsS.map((x) => x.toFixed(2)).join(' / ')} s; first start on a new DATA_DIR ${r.firstStartS.toFixed(1)} s`,
+      };
+    }
+    case 'memory': {
+      const r = report.memoryRounds;
+      if (!r) return null;
+      return {
+        ...empty,
+        target: `memory: ${r.rounds.length} rounds of server POST /api/notifications`,
+        instances: '1',
+        reqPerS: '-',
+        p50: '-',
+        p99: '-',
+        rss: `${mbText(r.rssBeforeMb)} -> ${r.rounds.map((x) => mbText(x.rssMb)).join(' -> ')}`,
+        note: `VmRSS after each round; floor of the later half / of the first half ${r.growth === null ? '-' : r.growth.toFixed(2)}; ${mbText(r.rssAfterRunMb)} MB after the run`,
+      };
+    }
     case 'socket': {
       const r = report.socket;
       if (!r) return null;
@@ -152,7 +200,7 @@ const COLUMNS = [
   { title: 'p99 (ms)', key: 'p99', align: 'right' },
   { title: 'ratio', key: 'ratio', align: 'right' },
   { title: 'baseline (same run)', key: 'baseline', align: 'left' },
-  { title: 'peak RSS (MB) per instance', key: 'rss', align: 'right' },
+  { title: 'RSS idle -> peak (MB) per instance', key: 'rss', align: 'right' },
   { title: 'notes', key: 'note', align: 'left' },
 ] as const;
 
@@ -170,14 +218,23 @@ function renderSummaryMarkdown(rows: SummaryRow[]): string {
   return [head, rule, ...rows.map((r) => `| ${COLUMNS.map((c) => cell(r[c.key])).join(' | ')} |`)].join('\n');
 }
 
+function renderRatiosMarkdown(ratios: RatioResult[]): string {
+  const value = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(2));
+  const lines = ['| ratio or figure | metric | before | now | target | verdict |', '| --- | --- | ---: | ---: | ---: | --- |'];
+  for (const r of ratios) {
+    const verdict = r.verdict === 'BELOW' || r.verdict === 'ABOVE' ? `**${r.verdict}**${r.enforced === false ? ' (info)' : ''}` : r.verdict;
+    lines.push(`| ${r.name} | ${r.metric} | ${value(r.before)} | ${value(r.value)} | ${targetText(r)} | ${verdict} |`);
+  }
+  return lines.join('\n');
+}
+
 const load = (values: number[] | null) => (values ? values.map((v) => v.toFixed(2)).join(' / ') : '-');
 
 /** bench/results/latest.md: the table, the machine's state and the whole printed report. */
-export async function writeMarkdown(file: string, report: Report, rows: SummaryRow[], printed: string): Promise<void> {
+export async function writeMarkdown(file: string, report: Report, rows: SummaryRow[], printed: string, ratios: RatioResult[], before: string): Promise<void> {
   const s = report.settings;
   const m = report.machine;
-  const top = (c: CpuUse | null | undefined) =>
-    c ? `${formatNumber(c.machineBusyPct)}% busy; the most CPU: ${c.topProcesses.map((p) => `${p.command} ${formatNumber(p.cpuPct)}%`).join(', ')}` : '-';
+  const top = (c: CpuUse | null | undefined) => (c ? `${formatNumber(c.machineBusyPct)}% busy; the most CPU: ${c.topProcesses.map((p) => `${p.command} ${formatNumber(p.cpuPct)}%`).join(', ')}` : '-');
   const lines = [
     '# Benchmark: the latest run',
     '',
@@ -185,7 +242,8 @@ export async function writeMarkdown(file: string, report: Report, rows: SummaryR
     '',
     `- **Run**: ${m?.startedAt ?? '?'} to ${m?.finishedAt ?? '?'}, commit ${m?.commit ?? 'unknown'}${m?.dirty ? ' with uncommitted changes in src/ or bench/' : ''}; ` +
       `Node ${process.version}, ${os.cpus().length} CPUs (${process.platform} ${process.arch}).`,
-    `- **Result**: ${report.error === undefined ? 'every check passed' : `FAILED: ${report.error.split('\n')[0]}`}.`,
+    `- **Result**: ${report.error === undefined ? 'every check passed' : `FAILED: ${report.error.split('\n')[0]}`}; ` +
+      `${report.targetsMissed.length === 0 ? 'every target met' : `${report.targetsMissed.length} target(s) missed (${report.targetsMissed.join('; ')})${s.enforce ? '' : ', not failing the run (BENCH_ENFORCE=0)'}`}.`,
     `- **Parts**: ${s.parts.join(', ')}.` +
       (s.parts.includes('cluster')
         ? ` The \`cluster\` part runs the HTTP-shaped parts again on ${s.instances} instances started with \`npm run start:cluster -- --instances ${s.instances}\`, ` +
@@ -202,10 +260,19 @@ export async function writeMarkdown(file: string, report: Report, rows: SummaryR
       'compare the ratios within one run (each against a baseline measured minutes apart on the same machine), not absolute numbers across runs. ' +
       `On ${os.cpus().length} cores, more instances do not mean more throughput: they share the same cores (the rows show how the load spreads and what each instance holds in memory).`,
     '',
+    '## Targets: before -> now',
+    '',
+    `Before: ${before}. Now: this run. A missed target (BELOW, ABOVE) fails the run${s.enforce ? '' : ' (not this one: BENCH_ENFORCE=0)'}; "(info)" targets and the rest are shown only.`,
+    '',
+    renderRatiosMarkdown(ratios),
+    '',
+    '## Every target',
+    '',
     renderSummaryMarkdown(rows),
     '',
-    'Ratio: the target\'s req/s divided by the baseline\'s in this run. Peak RSS: the highest VmRSS of each process over the warm-up and the measured run ' +
-      '(sampled every 250 ms from /proc); for the idle sockets, the server\'s VmRSS before and with every socket connected.',
+    "Ratio: the target's req/s divided by the baseline's in this run ([PGlite] rows: the server on its embedded database, against the PostgreSQL baselines; information, no targets). " +
+      'RSS idle -> peak: the VmRSS of each process just before the load (after the previous step settled), and the highest over the warm-up and the measured run ' +
+      "(sampled every 250 ms from /proc); for the idle sockets, the server's VmRSS before and with every socket connected.",
     '',
     '## The whole printed report',
     '',

@@ -17,12 +17,7 @@ export interface BenchUser {
  * statement, and mints each an RS256 token the server accepts, signed with the run's private key:
  * the claims of the server's TokenService, with `pwv` at or after the row's `password_changed_at`.
  */
-export async function createUsersWithTokens(
-  databaseUrl: string,
-  privateKeyPem: string,
-  count: number,
-  emailPrefix: string,
-): Promise<BenchUser[]> {
+export async function createUsersWithTokens(databaseUrl: string, privateKeyPem: string, count: number, emailPrefix: string): Promise<BenchUser[]> {
   const rows = await withClient(databaseUrl, async (client) => {
     const result = await client.query<{ id: string; email: string; name: string; pwc_ms: string }>(
       `insert into users (email, name, platform_role, status)
@@ -64,7 +59,12 @@ export async function signUserTokens(databaseUrl: string, privateKeyPem: string,
   const latestChange = Math.max(0, ...users.map((u) => u.passwordChangedAtMs));
   const now = Math.max(Date.now(), latestChange + 1);
   const iat = Math.floor(now / 1000);
-  const sessions = await openSessions(databaseUrl, users.map((u) => u.id), now, (iat + LIFETIME_S) * 1000);
+  const sessions = await openSessions(
+    databaseUrl,
+    users.map((u) => u.id),
+    now,
+    (iat + LIFETIME_S) * 1000,
+  );
   const tokens: string[] = [];
   for (const user of users) {
     const claims = { email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: user.orgMemberships, pwv: now, sid: sessions.get(user.id)! };

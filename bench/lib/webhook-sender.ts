@@ -128,9 +128,9 @@ function acceptance(text: string): 'accepted' | 'duplicate' | 'bad' {
 
 /** Retry-After in seconds (delta-seconds only, as the server sends), or null. */
 function retryAfterOf(answer: RawAnswer): number | null {
-  const raw = answer.headers['retry-after'];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : null;
+  const raw: unknown = answer.headers['retry-after'];
+  const value: unknown = Array.isArray(raw) ? raw[0] : raw;
+  return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : null;
 }
 
 export async function deliverEvents(options: DeliveryOptions): Promise<DeliveryResult> {

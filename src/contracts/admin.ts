@@ -47,6 +47,7 @@ const pageFields = {
 
 export const AdminUsersQuerySchema = z.object({
   role: PlatformRoleSchema.optional(),
+  status: UserStatusSchema.optional(),
   q: z.string().trim().max(200).optional(),
   ...pageFields,
 });
@@ -76,6 +77,19 @@ export function revokesSessions(changes: { email?: string; platformRole?: Platfo
   return changes.email !== undefined || changes.platformRole !== undefined || changes.status === 'suspended' || changes.status === 'deactivated';
 }
 
+/** What an id of an audit row names: a user, an org, a catalog Specialist, or an assignment (a Specialist at an org). */
+export const AUDIT_REF_KINDS = ['user', 'org', 'specialist', 'assignment'] as const;
+export const AuditRefSchema = z.object({
+  kind: z.enum(AUDIT_REF_KINDS),
+  /** The user's name (their email when they have none), the org's legal name, the Specialist's name. */
+  name: z.string(),
+  /** Users only. */
+  email: z.string().optional(),
+  /** Assignments only: the org the Specialist is assigned to. */
+  orgId: z.uuid().optional(),
+});
+export type AuditRef = z.infer<typeof AuditRefSchema>;
+
 export const AdminUserActivitySchema = z.object({
   id: z.uuid(),
   action: z.string(),
@@ -85,10 +99,45 @@ export const AdminUserActivitySchema = z.object({
   impersonatorId: z.uuid().nullable(),
   meta: z.record(z.string(), z.unknown()).nullable(),
   createdAt: z.string(),
+  /**
+   * The names behind the row's ids (actor, impersonator, org, target, and ids inside `meta`),
+   * keyed by id; an id that names nothing known (a removed row, a conversation) is absent.
+   */
+  refs: z.record(z.string(), AuditRefSchema),
 });
 /** One audit row (spec 2.10): `userId` is the actor, `resourceId` the target. */
 export type AuditItem = z.infer<typeof AdminUserActivitySchema>;
 export const AuditItemSchema = AdminUserActivitySchema;
+
+/** A day (`2026-05-01`, that whole UTC day) or an instant (ISO-8601 with its offset). */
+const AuditTimeSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+
+/** GET /ops/audit: every filter is optional and they combine. */
+export const AuditQuerySchema = z
+  .object({
+    actorId: z.uuid().optional().describe('Rows this user performed'),
+    resourceId: z.string().max(200).optional().describe('Rows whose target is this id'),
+    userId: z.uuid().optional().describe('Rows this user took part in: as the actor, the impersonating SuperAdmin, or the target'),
+    orgId: z.uuid().optional().describe('Rows of this org'),
+    action: z.string().max(200).optional(),
+    from: AuditTimeSchema.optional().describe('From this day (UTC) or instant, included'),
+    to: AuditTimeSchema.optional().describe('Until this day (UTC, the whole day included) or instant (excluded)'),
+    ...pageFields,
+  })
+  .refine((q) => !q.from || !q.to || auditWindow(q).since! < auditWindow(q).until!, { path: ['to'], message: 'The end of the range is before its start' });
+export type AuditQuery = z.infer<typeof AuditQuerySchema>;
+
+/** The `[since, until)` instants of a `from` / `to` pair (a bare `to` day runs to the next midnight UTC). */
+export function auditWindow(q: { from?: string; to?: string }): { since?: Date; until?: Date } {
+  const day = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const since = q.from ? new Date(day(q.from) ? `${q.from}T00:00:00Z` : q.from) : undefined;
+  let until: Date | undefined;
+  if (q.to) {
+    until = new Date(day(q.to) ? `${q.to}T00:00:00Z` : q.to);
+    if (day(q.to)) until = new Date(until.getTime() + 86_400_000);
+  }
+  return { since, until };
+}
 
 // Impersonation (spec 5.8)
 
@@ -191,3 +240,4 @@ export function saveBlocker(user: UserEditDraft, draft: UserEditDraft, typedEmai
   if (promotesToSuperadmin(user, draft) && typedEmail !== user.email) return 'confirm_email';
   return null;
 }
+export type ImpersonationStarted = z.infer<typeof ImpersonationStartedSchema>;

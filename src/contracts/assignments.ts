@@ -23,9 +23,7 @@ function rateRules<T extends { monthlyRate?: number | null; overrideReason?: str
 export const AssignSpecialistSchema = z.object({ specialistId: z.uuid(), ...rateFields }).superRefine(rateRules);
 export type AssignSpecialistInput = z.infer<typeof AssignSpecialistSchema>;
 
-export const UpdateAssignmentSchema = z
-  .object({ ...rateFields, monthlyRate: rateFields.monthlyRate.unwrap() })
-  .superRefine(rateRules);
+export const UpdateAssignmentSchema = z.object({ ...rateFields, monthlyRate: rateFields.monthlyRate.unwrap() }).superRefine(rateRules);
 export type UpdateAssignmentInput = z.infer<typeof UpdateAssignmentSchema>;
 
 export const RateSchema = z.object({ amount: z.number(), currency: z.string(), source: z.enum(['override', 'specialist']) }).nullable();

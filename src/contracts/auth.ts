@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { OrgRoleSchema, PlatformRoleSchema, UserStatusSchema } from './roles.js';
 
-export const EmailSchema = z.string().trim().toLowerCase().pipe(z.email({ message: 'Invalid email address' }).max(254));
+export const EmailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'Invalid email address' }).max(254));
 export const OtpCodeSchema = z.string().regex(/^\d{6}$/, 'Must be a 6-digit code');
 export const PasswordSchema = z.string().min(8, 'Must be at least 8 characters').max(256);
 
-export const TotpCodeSchema = z.string().trim().regex(/^\d{6}$/, 'Must be a 6-digit code');
+export const TotpCodeSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, 'Must be a 6-digit code');
 /** A two-factor recovery code: 10 letters or digits, shown as two groups of 5 (`ab3de-9xk2p`). */
 export const RecoveryCodeSchema = z
   .string()
@@ -36,6 +43,10 @@ export const ResetPasswordSchema = z.object({ email: EmailSchema, code: OtpCodeS
 /** `POST /auth/logout`: the presented session, or with `all` every session of the caller. */
 export const LogoutSchema = z.object({ all: z.boolean().optional() }).strict();
 export const UpdateMeSchema = z.object({ name: z.string().trim().max(200) }).strict();
+
+/** The caller's own password change: the current password proves it is them. */
+export const ChangePasswordSchema = z.object({ currentPassword: z.string().min(1, 'Required').max(256), password: PasswordSchema }).strict();
+export type ChangePasswordInput = z.infer<typeof ChangePasswordSchema>;
 
 /** Two-factor setup: the secret, its otpauth URL and QR code, and the recovery codes (shown once). */
 export const TotpSetupResponseSchema = z.object({
@@ -107,3 +118,14 @@ export const DevMailItemSchema = z.object({
   erasedAt: z.string().nullable(),
 });
 export type DevMailItem = z.infer<typeof DevMailItemSchema>;
+
+/** Whether the caller's two-factor sign-in is on (`GET /auth/2fa`). */
+export const TwoFactorStatusSchema = z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() });
+export type TwoFactorStatus = z.infer<typeof TwoFactorStatusSchema>;
+
+/** The seeded demo accounts the login page offers outside production (`GET /auth/demo-accounts`). */
+export const DemoAccountSchema = z.object({ email: z.string(), password: z.string(), role: z.string() });
+export type DemoAccount = z.infer<typeof DemoAccountSchema>;
+export const DemoAccountsSchema = z.object({ accounts: z.array(DemoAccountSchema) });
+export type DemoAccounts = z.infer<typeof DemoAccountsSchema>;
+export type RecoveryCodesResponse = z.infer<typeof RecoveryCodesResponseSchema>;

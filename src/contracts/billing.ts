@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AutonomousHandlingSchema, OrgAutonomousHandlingSchema } from './conversations.js';
 import { CalendarDaySchema } from './dates.js';
 import { ORG_STATUSES } from './orgs.js';
 
@@ -66,16 +67,53 @@ export const DunningSchema = z.object({
   suspendedAt: z.string().nullable(),
 });
 
-/** `GET /orgs/:orgId/billing`: the client's billing settings (spec 4.6). */
+/**
+ * A Specialist instance (OSA) that billing skips: `no_rate` when neither an active override nor a
+ * catalog rate exists (spec 2.3 resolves to null): no invoice line, no charge.
+ */
+export const SKIP_REASONS = ['no_rate'] as const;
+export const SkippedInstanceSchema = z.object({
+  orgId: z.uuid(),
+  assignmentId: z.uuid(),
+  specialistId: z.uuid(),
+  specialistName: z.string(),
+  reason: z.enum(SKIP_REASONS),
+});
+export type SkippedInstance = z.infer<typeof SkippedInstanceSchema>;
+
+/**
+ * A Specialist the org pays for today: its monthly rate (null: no rate, not billed) and the day
+ * billing starts or started for it (null: not before the org is active).
+ */
+export const BilledSpecialistSchema = z.object({
+  assignmentId: z.uuid(),
+  specialistId: z.uuid(),
+  name: z.string(),
+  monthlyRateCents: z.number().int().nullable(),
+  currency: z.string().nullable(),
+  billedFrom: day.nullable(),
+});
+export type BilledSpecialist = z.infer<typeof BilledSpecialistSchema>;
+
+/**
+ * `GET /orgs/:orgId/billing`: the client's billing settings (spec 4.6). Nothing internal: the
+ * provider's own ids (customer, subscription) stay on the server.
+ */
 export const OrgBillingSchema = z.object({
   orgId: z.uuid(),
   orgStatus: z.enum(ORG_STATUSES),
   billingEmail: z.string().nullable(),
   provider: z.string(),
-  providerCustomerId: z.string(),
   paymentMethod: PaymentMethodSchema,
   dunning: DunningSchema,
+  /** The current month's invoice as it stands; with Specialists in several currencies, the first of `upcomingInvoices`. */
   upcomingInvoice: InvoiceSchema.nullable(),
+  /** One upcoming invoice per currency (invoices are per org, month and currency). */
+  upcomingInvoices: z.array(InvoiceSchema),
+  /** The calendar month being billed now: its first and last day. */
+  currentPeriod: z.object({ period: BillingPeriodSchema, from: day, to: day }),
+  /** The Specialists assigned today, by name. */
+  specialists: z.array(BilledSpecialistSchema),
 });
 export type OrgBillingDto = z.infer<typeof OrgBillingSchema>;
 
@@ -119,11 +157,17 @@ export const OpsBillingOrgSchema = z.object({
   orgStatus: z.enum(ORG_STATUSES),
   assignedAmId: z.uuid().nullable(),
   ...DunningSchema.shape,
+  /** Unpaid invoices, all currencies. */
   openInvoices: z.number().int(),
+  /** `outstandingCents` and `monthlyRunRateCents` in `currency`: the first of `amounts` (the org's largest monthly fee). */
   outstandingCents: z.number().int(),
   currency: z.string(),
   monthlyRunRateCents: z.number().int(),
+  /** Every currency the org is billed or owes in, largest monthly fee first. */
+  amounts: z.array(z.object({ currency: z.string(), monthlyRunRateCents: z.number().int(), outstandingCents: z.number().int(), openInvoices: z.number().int() })),
   specialistInstances: z.number().int(),
+  /** Assigned Specialist instances billing skips today, with the reason. */
+  skipped: z.array(SkippedInstanceSchema),
 });
 export type OpsBillingOrg = z.infer<typeof OpsBillingOrgSchema>;
 export const OpsBillingOrgListSchema = z.object({ items: z.array(OpsBillingOrgSchema), nextCursor: z.string().nullable() });
@@ -148,7 +192,15 @@ export const PlatformCostsSchema = z.object({
   bySpecialist: z.array(CostSliceSchema),
   byPurpose: z.array(CostSliceSchema),
   reconciliation: z
-    .object({ day, ledgerMicroUsd: z.number(), tracingMicroUsd: z.number().nullable(), driftMicroUsd: z.number().nullable(), driftPercent: z.number().nullable(), alerted: z.boolean(), checkedAt: z.string() })
+    .object({
+      day,
+      ledgerMicroUsd: z.number(),
+      tracingMicroUsd: z.number().nullable(),
+      driftMicroUsd: z.number().nullable(),
+      driftPercent: z.number().nullable(),
+      alerted: z.boolean(),
+      checkedAt: z.string(),
+    })
     .nullable(),
 });
 export type PlatformCosts = z.infer<typeof PlatformCostsSchema>;
@@ -167,6 +219,8 @@ export const OrgCostsSchema = z.object({
   costBySpecialist: z.array(CostSliceSchema),
   totalMicroUsd: z.number(),
   invoices: z.array(InvoiceSchema),
+  /** Of the org's conversations created in the range: the share the Specialist handled alone. */
+  autonomousHandling: OrgAutonomousHandlingSchema,
 });
 export type OrgCosts = z.infer<typeof OrgCostsSchema>;
 
@@ -187,6 +241,8 @@ export const ExpertWorkloadSchema = z.object({
     }),
   ),
   nextCursor: z.string().nullable(),
+  /** Of the conversations created in the range: the share the Specialist handled alone, platform wide, per org and per Specialist. */
+  autonomousHandling: AutonomousHandlingSchema,
 });
 export type ExpertWorkload = z.infer<typeof ExpertWorkloadSchema>;
 
@@ -198,7 +254,8 @@ export const ExpertLeverageSchema = z.object({
 export type ExpertLeverage = z.infer<typeof ExpertLeverageSchema>;
 
 export const InvoiceRunSchema = z.object({ period: BillingPeriodSchema.optional() });
-export const InvoiceRunResultSchema = z.object({ period: BillingPeriodSchema, created: z.number().int(), existing: z.number().int() });
+/** Invoices are counted one per org and currency; `skipped`: the instances of the month with no line. */
+export const InvoiceRunResultSchema = z.object({ period: BillingPeriodSchema, created: z.number().int(), existing: z.number().int(), skipped: z.array(SkippedInstanceSchema) });
 
 /** Money as the pages show it: cents to "1,234.56 USD". */
 export function formatCents(cents: number, currency: string): string {
@@ -209,3 +266,9 @@ export function formatCents(cents: number, currency: string): string {
 export function microUsdToUsd(micro: number): number {
   return micro / 1_000_000;
 }
+export type CheckoutUrl = z.infer<typeof CheckoutUrlSchema>;
+export type OpsBillingOrgList = z.infer<typeof OpsBillingOrgListSchema>;
+
+/** A manual payment recorded (`POST /ops/billing/invoices/{invoiceId}/payments`); `duplicate` when it was already. */
+export const PaymentRecordedSchema = z.object({ ok: z.boolean(), duplicate: z.boolean() });
+export type PaymentRecorded = z.infer<typeof PaymentRecordedSchema>;

@@ -8,6 +8,10 @@ export type ChannelName = (typeof CHANNEL_NAMES)[number];
 export const QUARANTINE_REASONS = ['unresolved_org', 'binding_unverified', 'quota_exceeded', 'mailbox_suspended', 'org_inactive', 'no_specialist', 'malformed_body'] as const;
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
+/** How a channel's replies are getting out (`GET /orgs/:orgId/channels/status`). */
+export const CHANNEL_DELIVERY = ['ok', 'retrying', 'failing'] as const;
+export type ChannelDelivery = (typeof CHANNEL_DELIVERY)[number];
+
 /** A binding routes inbound traffic only once its org proved control of the source (API-MAP.md "Channel bindings"). */
 export const VERIFICATION_STATUSES = ['pending', 'verified'] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
@@ -94,6 +98,12 @@ export const ChannelHealthSchema = z.object({
   recentFailures: z.number().int(),
   recentQuarantined: z.number().int(),
   lastError: z.string().nullable(),
+  /**
+   * Whether replies get out: `failing` when the newest reply that finished was not delivered after
+   * all its attempts (spec 8) and none has been sent since; `retrying` when replies wait for a
+   * retry after an error; `ok` otherwise.
+   */
+  delivery: z.enum(CHANNEL_DELIVERY),
 });
 
 export const WebhookUrlsSchema = z.record(z.enum(CHANNEL_NAMES), z.array(z.string()));

@@ -37,6 +37,14 @@ export type AttachmentDto = z.infer<typeof AttachmentDtoSchema>;
 /** The image types an attachment's link answers with their own type (shown inline, a thumbnail); every other type only downloads. */
 export const INLINE_ATTACHMENT_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
+/**
+ * How far a reply sent out through a channel got (staff only): `held` while the Specialist's
+ * mailbox is suspended (spec 3.3; sent when it is restored), `queued` until the channel took it,
+ * then `sent`, or `failed` after its retries.
+ */
+export const MESSAGE_DELIVERIES = ['held', 'queued', 'sent', 'failed'] as const;
+export type MessageDelivery = (typeof MESSAGE_DELIVERIES)[number];
+
 /** The message wire shape of API-MAP.md "Conversations", with the message's attachments (its resource blocks taken out of `content`). */
 export const MessageDtoSchema = z.object({
   id: z.uuid(),
@@ -48,6 +56,8 @@ export const MessageDtoSchema = z.object({
   createdAt: z.string(),
   correctedAt: z.string().nullable(),
   attachments: z.array(AttachmentDtoSchema),
+  /** Staff views only, on a reply that leaves through a channel (absent for web threads and for client roles). */
+  delivery: z.enum(MESSAGE_DELIVERIES).optional(),
 });
 export type MessageDto = z.infer<typeof MessageDtoSchema>;
 
@@ -97,6 +107,12 @@ export const ThreadDtoSchema = z.object({
   messages: z.array(MessageDtoSchema),
   /** Pass as `before` for older messages; null when there are none. */
   nextCursor: z.string().nullable(),
+  /**
+   * When someone of the thread asked for a human ("Ask for a human", an escalation) and the thread
+   * is still on the attention list for it; null otherwise (never asked, resolved since, or listed
+   * only for a failure, which a client is not told about).
+   */
+  humanRequestedAt: z.string().nullable(),
 });
 
 export const SendMessageSchema = z.object({
@@ -141,12 +157,33 @@ export const SearchHitSchema = z.object({
 export const QUEUE_TABS = ['all', 'pending', 'awaiting_client', 'resolved', 'snoozed'] as const;
 export type QueueTab = (typeof QUEUE_TABS)[number];
 
+/** Whose items the attention list shows: the caller's, nobody's, or one Expert's (an id). */
+export const QueueAssigneeSchema = z.union([z.enum(['me', 'unassigned']), z.uuid()]);
+export type QueueAssignee = z.infer<typeof QueueAssigneeSchema>;
+
 export const QueueQuerySchema = z.object({
   status: z.preprocess((v) => (v === 'open' ? 'pending' : v), z.enum(QUEUE_TABS)).default('all'),
   orgId: z.uuid().optional(),
+  specialistId: z.uuid().optional(),
+  channel: z.enum(CONVERSATION_CHANNELS).optional(),
+  assignee: QueueAssigneeSchema.optional(),
+  /** The item of one conversation (the thread page's details). */
+  conversationId: z.uuid().optional(),
+  /** Full-text search of the thread's messages (the search of spec 4.4); internal notes included. */
+  q: z.string().trim().min(1).max(200).optional(),
   limit: cursorLimit,
   cursor: z.string().max(200).optional(),
 });
+export type QueueQuery = z.infer<typeof QueueQuerySchema>;
+
+/** A matching message of a searched item: its text around the matches, `match` parts being the words found. */
+export const QueueMatchSchema = z.object({
+  messageId: z.uuid(),
+  is_internal: z.boolean(),
+  createdAt: z.string(),
+  excerpt: z.array(z.object({ text: z.string(), match: z.boolean() })),
+});
+export type QueueMatch = z.infer<typeof QueueMatchSchema>;
 
 export const QueueItemDtoSchema = z.object({
   id: z.uuid(),
@@ -161,10 +198,23 @@ export const QueueItemDtoSchema = z.object({
   sla_deadline: z.string().nullable(),
   deferred_until: z.string().nullable(),
   assigned_expert_id: z.string().nullable(),
+  channel: z.enum(CONVERSATION_CHANNELS),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** With `q`: the newest matching messages (a few). */
+  matches: z.array(QueueMatchSchema).optional(),
 });
 export type QueueItemDto = z.infer<typeof QueueItemDtoSchema>;
+
+const NamedSchema = z.object({ id: z.uuid(), name: z.string() });
+
+/** What the attention list can be filtered by, for the caller: the orgs and Specialists on it, and the Experts. */
+export const QueueFiltersDtoSchema = z.object({
+  orgs: z.array(NamedSchema),
+  specialists: z.array(NamedSchema.extend({ orgIds: z.array(z.uuid()) })),
+  experts: z.array(NamedSchema),
+});
+export type QueueFiltersDto = z.infer<typeof QueueFiltersDtoSchema>;
 
 export const QuotaDtoSchema = z.object({
   orgId: z.uuid(),
@@ -184,3 +234,32 @@ export type StreamEvent =
   | { event: 'reply'; data: MessageDto }
   | { event: 'error'; data: { code: string; message: string } }
   | { event: 'done'; data: Record<string, never> };
+
+/**
+ * The autonomous handling rate (spec 2.5 `auto_responded`; docs/conversations.md): of the
+ * conversations created in a range, the share the Specialist answered with no Expert reply, no
+ * correction of a reply and no attention-list item. `rate` is `autonomous / conversations`, null
+ * when there are none.
+ */
+export const HandlingRateSchema = z.object({
+  conversations: z.number().int(),
+  /** The Specialist answered at least once (`auto_responded`). */
+  autoResponded: z.number().int(),
+  /** Answered by the Specialist and never needed an Expert. */
+  autonomous: z.number().int(),
+  rate: z.number().min(0).max(1).nullable(),
+});
+export type HandlingRate = z.infer<typeof HandlingRateSchema>;
+
+/** The rate of one org (the ops org view): its total and per Specialist (catalog Specialist). */
+export const OrgAutonomousHandlingSchema = z.object({
+  total: HandlingRateSchema,
+  bySpecialist: z.array(HandlingRateSchema.extend({ specialistId: z.uuid(), name: z.string() })),
+});
+export type OrgAutonomousHandling = z.infer<typeof OrgAutonomousHandlingSchema>;
+
+/** The rate platform wide, per org and per Specialist (an OSA folded into its catalog Specialist). */
+export const AutonomousHandlingSchema = OrgAutonomousHandlingSchema.extend({
+  byOrg: z.array(HandlingRateSchema.extend({ orgId: z.uuid(), name: z.string() })),
+});
+export type AutonomousHandling = z.infer<typeof AutonomousHandlingSchema>;

@@ -7,4 +7,7 @@ export function isCalendarDay(day: string): boolean {
 }
 
 /** `YYYY-MM-DD` (API-MAP.md "Conventions"), a day that exists. */
-export const CalendarDaySchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD').refine(isCalendarDay, 'Not a real date');
+export const CalendarDaySchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date YYYY-MM-DD')
+  .refine(isCalendarDay, 'Not a real date');

@@ -20,6 +20,7 @@ export const CreateGrantSchema = z
 export type CreateGrantInput = z.infer<typeof CreateGrantSchema>;
 
 export const ExpertSummarySchema = z.object({ id: z.uuid(), name: z.string(), email: z.string() });
+export type ExpertSummary = z.infer<typeof ExpertSummarySchema>;
 
 export const GrantDtoSchema = z.object({
   id: z.uuid(),
@@ -39,3 +40,4 @@ export const CoverageItemSchema = z.object({
   specialistName: z.string(),
   experts: z.array(ExpertSummarySchema.extend({ scope: z.enum(GRANT_SCOPES) })),
 });
+export type CoverageItem = z.infer<typeof CoverageItemSchema>;

@@ -13,3 +13,7 @@ export * from './channels.js';
 export * from './billing.js';
 export * from './admin.js';
 export * from './url.js';
+export * from './specialist-step.js';
+export * from './specialists.js';
+export * from './onboarding.js';
+export * from './pages.js';

@@ -45,3 +45,7 @@ export function inboxTabOf(type: string): Exclude<InboxTab, 'all'> {
   if (t.includes('assign') || t.startsWith('expert_queue') || t.startsWith('queue')) return 'assignments';
   return 'system';
 }
+
+/** `PATCH /notifications/read-all`: how many notifications it marked read. */
+export const MarkAllReadResponseSchema = z.object({ updated: z.number().int() });
+export type MarkAllReadResponse = z.infer<typeof MarkAllReadResponseSchema>;

@@ -1,9 +1,10 @@
-import type { ConversationStatus, MessageDto } from './conversations.js';
+import type { ConversationStatus, MessageDelivery, MessageDto } from './conversations.js';
 import type { NotificationDto } from './notifications.js';
 
 /**
  * The real-time surface of spec 6.1: namespace `/notifications`, rooms `user:<userId>`,
- * `org:<orgId>`, `experts`, `conversation:<id>`. Every event is emitted after the write it
+ * `org:<orgId>`, `experts`, `conversation:<id>` (and the server-side parts of `experts`: per org,
+ * and per Specialist of an org for Specialist-scoped grants). Every event is emitted after the write it
  * describes has committed. The spec leaves the queue and conversation payloads open; these are
  * the shapes the service sends.
  */
@@ -55,30 +56,45 @@ export interface MessageEventPayload {
   message: RealtimeMessage;
 }
 
+/** A channel reply's delivery state changed (a held mail sent after its mailbox was restored). */
+export interface MessageDeliveryPayload {
+  conversationId: string;
+  orgId: string;
+  messageId: string;
+  delivery: MessageDelivery;
+}
+
 /** Every server-to-client event and its payload. */
 export interface ServerToClientEvents {
   /** Room `user:<recipient>`: the NotificationDto, identical to REST. */
   'notification:new': (notification: NotificationDto) => void;
   /**
    * The Expert-queue events (this one and the next three) reach, of the `experts` room, only the
-   * Experts whose grants cover the item's org and the superadmins (and the org room's staff).
+   * Experts whose grants cover the item's org, or its thread's Specialist, and the superadmins
+   * (and the org room's staff).
    * An item joined the attention list.
    */
   expert_queue_item_added: (item: QueueItemPayload) => void;
-  /** An item was resolved. */
+  /** An item was resolved (sent with the queue_item_status_updated of that change). */
   queue_item_resolved: (payload: QueueStatusPayload) => void;
-  /** An item's status changed. */
+  /** An item's status changed (every change: into resolved as well). */
   queue_item_status_updated: (payload: QueueStatusPayload) => void;
-  /** A non-terminal change (assignment, deferral, SLA). */
+  /**
+   * A non-terminal change, with the whole item: a status change other than into resolved (a
+   * snooze sets `deferred_until`, a resurface or a client message clears it), a new deferral
+   * time, an assignment, a new request for a human (a new `sla_deadline`).
+   */
   queue_item_updated: (item: QueueItemPayload) => void;
-  /** Rooms `conversation:<id>` and `org:<orgId>`. */
+  /** Rooms `conversation:<id>` and `org:<orgId>` (and the Experts scoped to the thread's Specialist). */
   conversation_status_changed: (payload: ConversationStatusPayload) => void;
-  /** Rooms `org:<orgId>` and `conversation:<id>`: a Specialist reply was delivered. */
+  /** Rooms `org:<orgId>` (and the Experts scoped to the thread's Specialist) and `conversation:<id>`: a Specialist reply was delivered. */
   agent_message_sent: (payload: MessageEventPayload) => void;
-  /** Rooms `org:<orgId>` and `conversation:<id>`: a user message arrived. */
+  /** Rooms `org:<orgId>` (and the Experts scoped to the thread's Specialist) and `conversation:<id>`: a user message arrived. */
   user_message_received: (payload: MessageEventPayload) => void;
   /** Room `conversation:<id>`: an Expert follow-up or internal note was added. */
   workspace_message_added: (payload: MessageEventPayload) => void;
+  /** Room `conversation:<id>`, staff sockets only: a channel reply's `delivery` changed. */
+  message_delivery_changed: (payload: MessageDeliveryPayload) => void;
 }
 
 export type ServerEventName = keyof ServerToClientEvents;
@@ -95,10 +111,7 @@ export const MAX_SOCKETS_PER_USER = 20;
  * handshakes from the address (`rate_limit`, the per-IP throttle of spec 8), or the user already
  * holds MAX_SOCKETS_PER_USER sockets (`too_many_sockets`).
  */
-export type SocketRefusal =
-  | { code: 'unauthorized'; reason: string }
-  | { code: 'rate_limit'; retryAfterS: number }
-  | { code: 'too_many_sockets'; limit: number };
+export type SocketRefusal = { code: 'unauthorized'; reason: string } | { code: 'rate_limit'; retryAfterS: number } | { code: 'too_many_sockets'; limit: number };
 
 export interface ClientToServerEvents {
   join_conversation: (conversationId: string, ack?: (result: RoomAck) => void) => void;
@@ -116,6 +129,19 @@ export const EXPERTS_ROOM = 'experts';
  */
 export const expertsOrgRoom = (orgId: string) => `experts:${orgId}`;
 export const EXPERTS_ALL_ORGS_ROOM = 'experts:all';
+/**
+ * Server-side only: the Experts whose grants cover one Specialist of an org but not the whole org
+ * (spec 2.4, scope 'specialist'). They join no room of the org itself; every event the org's rooms
+ * carry about a thread of that Specialist (queue and conversation events) is sent here as well.
+ */
+export const expertsSpecialistRoom = (orgId: string, specialistId: string) => `experts:${orgId}:${specialistId}`;
+/** The thread an org-level event is about: its org and its Specialist. */
+export interface ThreadScope {
+  orgId: string;
+  specialistId: string;
+}
+/** The rooms that carry an org's events about one thread: the org room and its Specialist's Experts. */
+export const orgThreadRooms = (thread: ThreadScope) => [orgRoom(thread.orgId), expertsSpecialistRoom(thread.orgId, thread.specialistId)];
 /** Server-side only: the sockets of one sign-in session (the token's `sid`), closed when it ends. */
 export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 /**

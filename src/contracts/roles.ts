@@ -22,6 +22,11 @@ export function isInternalRole(role: PlatformRole): boolean {
   return (INTERNAL_ROLES as readonly PlatformRole[]).includes(role);
 }
 
+/** A client-side user (an org's admin or member, legacy roles included): every role that is not internal. */
+export function isClientRole(role: PlatformRole): boolean {
+  return (CLIENT_ROLES as readonly PlatformRole[]).includes(role);
+}
+
 export const ORG_ROLES = ['owner', 'admin', 'member', 'billing'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
 export const OrgRoleSchema = z.enum(ORG_ROLES);

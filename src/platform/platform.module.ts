@@ -1,22 +1,22 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
-import type { Type } from '@nestjs/common';
-import { AuditController } from './audit/audit.controller.js';
 import { AuditService } from './audit/audit.service.js';
 import { ImpersonationAuditInterceptor } from './audit/impersonation-audit.interceptor.js';
 import { Clock } from './clock/clock.js';
 import { AccessEvents } from './auth/access-events.js';
+import { EventBus } from './events/event-bus.js';
+import { Ports } from './ports/ports.js';
 import { OrgAccessGate } from './auth/org-access-gate.js';
 import { RequestAuthenticator } from './auth/request-auth.js';
 import { TokenService } from './auth/token.service.js';
 import { RequestGuard } from './http/request.guard.js';
 import { InflightTracker } from './http/inflight.interceptor.js';
+import { ResponseSchemaCheck } from './http/response-check.interceptor.js';
 import { RealtimeService } from './realtime/realtime.service.js';
 import { APP_CONFIG } from './config/config.token.js';
 import type { AppConfig } from './config/config.js';
 import { SecretBox } from './crypto/crypto.js';
 import { KeyedHash } from './crypto/keyed-hash.js';
-import type { DatabaseHandle } from './db/database.js';
 import { DbService } from './db/db.service.js';
 import { AllExceptionsFilter } from './errors/http-exception.filter.js';
 import { DocsController } from './http/docs.controller.js';
@@ -29,6 +29,7 @@ import { QueueService } from './queue/queue.service.js';
 import { SchedulerService } from './queue/scheduler.service.js';
 import { RateLimitService } from './rate-limit/rate-limit.service.js';
 import { REDIS_CLIENT } from './redis/redis.js';
+import { SharedCaches } from './cache/shared-cache.js';
 import type { Redis } from 'ioredis';
 
 export interface PlatformDeps {
@@ -37,8 +38,6 @@ export interface PlatformDeps {
   metrics: Metrics;
   /** Redis for shared rate limits and real time, when REDIS_URL is set. */
   redis?: Redis;
-  /** The module that provides PRINCIPAL_LOADER (the users module); chosen by the composition root. */
-  principalModule: Type;
 }
 
 /** The platform services every module may use. Holds no domain logic. */
@@ -61,20 +60,25 @@ export class PlatformModule {
       MailService,
       AuditService,
       RouteCatalog,
+      Ports,
+      EventBus,
       RequestAuthenticator,
       AccessEvents,
       OrgAccessGate,
       RealtimeService,
+      SharedCaches,
       InflightTracker,
       { provide: APP_INTERCEPTOR, useExisting: InflightTracker },
       { provide: APP_INTERCEPTOR, useClass: ImpersonationAuditInterceptor },
+      // Tests see an answer that leaves its documented schema as a 500 (production does not pay for the check).
+      ...(deps.config.env === 'test' ? [{ provide: APP_INTERCEPTOR, useClass: ResponseSchemaCheck }] : []),
       { provide: APP_FILTER, useClass: AllExceptionsFilter },
       { provide: APP_GUARD, useClass: RequestGuard },
     ];
     return {
       module: PlatformModule,
-      imports: [DiscoveryModule, deps.principalModule],
-      controllers: [HealthController, DocsController, AuditController, ...(deps.config.isProduction ? [] : [DevMailController])],
+      imports: [DiscoveryModule],
+      controllers: [HealthController, DocsController, ...(deps.config.isProduction ? [] : [DevMailController])],
       providers,
       exports: providers.filter((p) => !(typeof p === 'object' && 'provide' in p && (p.provide === APP_FILTER || p.provide === APP_GUARD || p.provide === APP_INTERCEPTOR))),
     };

@@ -113,6 +113,49 @@ describe('SuperAdmin edits a user', () => {
     const audit = await api<{ items: Array<{ meta: { changes: Record<string, { to: unknown }> } }> }>(`/ops/audit?action=admin.user.updated&resourceId=${userId}`, { token: superadmin.body.token });
     expect(audit.body.items[0]!.meta.changes).toMatchObject({ email: { to: 'moved-expert@acme.demo.invalid' }, passwordChangedAt: { to: 'revoked' } });
   });
+  it('offers the rule 5 actions by target: Edit always, Reset password for active and suspended users, Impersonate for all but SuperAdmins', async () => {
+    const superadmin = (await api<{ token: string }>('/auth/login', { method: 'POST', body: { email: 'superadmin@platform.demo.invalid', password: 'demo1234' } })).body.token;
+    /** A demo user, put in the given role and status by the SuperAdmin through the API. */
+    const target = async (role: string, orgSlug: string | undefined, change: { status?: string; platformRole?: string }) => {
+      const token = (await api<{ token: string }>('/auth/demo-login', { method: 'POST', body: { role, orgSlug } })).body.token;
+      const me = (await api<{ id: string; email: string }>('/auth/me', { token })).body;
+      if (change.platformRole) expect((await api(`/admin/users/${me.id}/role`, { method: 'PATCH', token: superadmin, body: { platformRole: change.platformRole } })).status).toBe(200);
+      if (change.status) expect((await api(`/admin/users/${me.id}`, { method: 'PATCH', token: superadmin, body: { status: change.status } })).status).toBe(200);
+      return me;
+    };
+    const cases = [
+      { who: await target('client', 'acme', {}), buttons: ['Edit', 'Reset password', 'Impersonate'], resetEnabled: true },
+      { who: await target('ai_operator', undefined, { status: 'suspended' }), buttons: ['Edit', 'Reset password', 'Impersonate'], resetEnabled: false },
+      { who: await target('expert', undefined, { status: 'deactivated' }), buttons: ['Edit', 'Impersonate'] },
+      { who: await target('account_manager', 'acme', { platformRole: 'superadmin' }), buttons: ['Edit', 'Reset password'], resetEnabled: true },
+    ];
+
+    const page = await sessions.newPage();
+    await page.goto('/login');
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill('superadmin@platform.demo.invalid');
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('demo1234');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await waitForPath(page, '/ops/clients');
+    // The SuperAdmin's own page too: no Impersonate.
+    const self = (await api<{ id: string; email: string }>('/auth/me', { token: superadmin })).body;
+    cases.push({ who: self, buttons: ['Edit', 'Reset password'], resetEnabled: true });
+
+    for (const { who, buttons, resetEnabled } of cases) {
+      await page.goto(`/ops/users/${who.id}`);
+      await page.getByTestId('user-email').filter({ hasText: who.email }).waitFor();
+      const actions = page.getByTestId('user-actions');
+      await actions.getByRole('button', { name: 'Edit', exact: true }).waitFor();
+      expect(
+        (await actions.getByRole('button').allTextContents()).map((t) => t.trim()),
+        who.email,
+      ).toEqual(buttons);
+      if (resetEnabled !== undefined) {
+        expect(await actions.getByRole('button', { name: 'Reset password', exact: true }).isEnabled(), who.email).toBe(resetEnabled);
+        // A suspended user: the button says why it is disabled (API-MAP "Administration").
+        expect(await actions.getByText('Cannot send a password reset to a non-active user', { exact: true }).count(), who.email).toBe(resetEnabled ? 0 : 1);
+      }
+    }
+  });
 });
 
 describe('impersonation, the audit log and the client settings pages', () => {

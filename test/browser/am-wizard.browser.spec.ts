@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstNameOf, previewWorkspaceAlias } from '../../src/contracts/orgs.js';
 import { WIZARD_STEPS } from '../../web/src/pages/ops/wizard/steps.js';
+import { png } from '../support/images.js';
 import { launchChromium } from './support/browser.js';
 import { startServer, type RunningServer } from './support/server.js';
 
@@ -53,7 +54,11 @@ afterAll(async () => {
 
 /** The API as the demo AM (signed in anew: a token of its own). */
 async function amApi(path: string): Promise<{ items: unknown[] }> {
-  const login = await fetch(`${server.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: AM_EMAIL, password: DEMO_PASSWORD }) });
+  const login = await fetch(`${server.baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: AM_EMAIL, password: DEMO_PASSWORD }),
+  });
   const { token } = (await login.json()) as { token: string };
   const res = await fetch(`${server.baseUrl}/api${path}`, { headers: { authorization: `Bearer ${token}` } });
   return (await res.json()) as { items: unknown[] };
@@ -66,6 +71,18 @@ async function waitForPath(path: string | RegExp): Promise<void> {
 /** A text field by its accessible name (the required asterisk is not part of it). */
 function field(name: string) {
   return page.getByRole('textbox', { name, exact: true });
+}
+
+/** Chooses `data` in the page's (only) file input, as the logo field's Upload button would. */
+async function chooseLogo(data: Buffer, name = 'logo.png', mimeType = 'image/png'): Promise<void> {
+  await page.locator('input[type="file"]').setInputFiles({ name, mimeType, buffer: data });
+}
+
+/** The logo image inside `scope`, decoded by the browser (not merely an <img> element). */
+async function expectRenderedLogo(testId: string, scope = page.locator('body')): Promise<void> {
+  const image = scope.getByTestId(testId).first();
+  await image.waitFor();
+  await expect.poll(() => image.evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth), { timeout: TIMEOUT }).toBeGreaterThan(0);
 }
 
 async function heading(name: string): Promise<void> {
@@ -142,6 +159,10 @@ describe('the account manager sets up a client org', () => {
     await selectOption('Industry', 'Professional services');
     await selectOption('Country / timezone', 'Europe/Paris', 'Europe/Par');
 
+    // The logo waits in the form (previewed) until the org exists.
+    await chooseLogo(png(40, 20));
+    await expectRenderedLogo('logo-preview');
+
     await page.getByRole('button', { name: 'Create and continue', exact: true }).click();
     await page.getByText('Personal consumer-mail domains are not allowed').waitFor();
     expect(new URL(page.url()).pathname).toBe('/ops/clients/new');
@@ -152,6 +173,8 @@ describe('the account manager sets up a client org', () => {
     orgId = new URL(page.url()).pathname.split('/')[3]!;
     await heading('Expert assignment');
     await expectProgress('Expert assignment');
+    // Uploaded right after the create: the wizard's org header shows it.
+    await expectRenderedLogo('org-logo', page.getByTestId('wizard-org'));
   });
 
   it('lists the new org as pending and reopens step 1 from its row', async () => {
@@ -171,6 +194,41 @@ describe('the account manager sets up a client org', () => {
     // Its own slug is not reported as taken.
     await page.getByTestId('slug-availability').filter({ hasText: 'is valid and available' }).waitFor();
 
+    await page.getByRole('button', { name: 'Save and continue', exact: true }).click();
+    await waitForPath(`/ops/clients/${orgId}/setup/step-3`);
+  });
+
+  it('replaces and removes the logo on step 1 at phone and laptop sizes, then uploads a small PNG again', async () => {
+    for (const size of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 800 },
+    ]) {
+      await page.setViewportSize(size);
+      await page.goto(`/ops/clients/${orgId}/setup/step-1`);
+      await heading('Company info');
+      const logoField = page.getByTestId('logo-field');
+      await expectRenderedLogo('org-logo', logoField);
+      const before = await logoField.getByTestId('org-logo').getAttribute('src');
+
+      await chooseLogo(png(24, 24, [20, 160, 90]));
+      await expect.poll(() => logoField.getByTestId('org-logo').getAttribute('src'), { timeout: TIMEOUT }).not.toBe(before);
+      await expectRenderedLogo('org-logo', logoField);
+      await expectRenderedLogo('org-logo', page.getByTestId('wizard-org'));
+
+      // Not an image: refused in the browser, nothing sent; the logo stays.
+      await chooseLogo(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'logo.svg', 'image/svg+xml');
+      await page.getByText('The logo must be a PNG, JPEG or WebP image').waitFor();
+      await expectRenderedLogo('org-logo', logoField);
+
+      await page.getByRole('button', { name: 'Remove logo', exact: true }).click();
+      await logoField.getByText('No logo', { exact: true }).waitFor();
+      await page.getByTestId('wizard-org').getByTestId('org-logo').waitFor({ state: 'detached' });
+
+      await chooseLogo(png(32, 32));
+      await expectRenderedLogo('org-logo', logoField);
+    }
+    const record = (await amApi(`/am/orgs/${orgId}`)) as unknown as { logoUrl: string | null };
+    expect(record.logoUrl).toMatch(new RegExp(`^/api/orgs/${orgId}/logo\\?v=`));
     await page.getByRole('button', { name: 'Save and continue', exact: true }).click();
     await waitForPath(`/ops/clients/${orgId}/setup/step-3`);
   });
@@ -263,11 +321,14 @@ describe('the account manager sets up a client org', () => {
     await workspace.locator('[data-testid="mailbox-status"][data-state="provisioned"]').waitFor({ timeout: 30_000 });
     expect(await button('Provision now').isDisabled()).toBe(true);
 
+    // Suspend and Restore are confirmed first (test/browser/ops-pages.browser.spec.ts walks the dialogs).
     await button('Suspend').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Suspend mailbox', exact: true }).click();
     await workspace.locator('[data-testid="mailbox-status"][data-state="suspended"]').waitFor();
     expect(await button('Suspend').isDisabled()).toBe(true);
 
     await button('Restore').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Restore mailbox', exact: true }).click();
     await workspace.locator('[data-testid="mailbox-status"][data-state="provisioned"]').waitFor();
     expect(await button('Restore').isDisabled()).toBe(true);
   });

@@ -14,6 +14,7 @@ import { browserSessions } from './support/sessions.js';
 const DEMO_PASSWORD = 'demo1234';
 const CLIENT_EMAIL = 'client@acme.demo.invalid';
 const EXPERT_EMAIL = 'expert@platform.demo.invalid';
+const AM_EMAIL = 'account_manager@platform.demo.invalid';
 const SPECIALIST = 'Émilie Laurent';
 const EXPERT_NAME = 'Demo Expert';
 const ORG_NAME = 'Acme Corporation';
@@ -42,10 +43,12 @@ async function signIn(page: Page, email: string, landing: string): Promise<void>
 }
 
 /** Resolves once the page's socket has joined the `/notifications` namespace. */
-async function socketJoined(page: Page): Promise<void> {
-  const joined = page.waitForEvent('websocket', { predicate: (socket) => socket.url().includes('/socket.io/'), timeout: TIMEOUT }).then(
-    (socket) => socket.waitForEvent('framereceived', { predicate: (frame) => String(frame.payload).startsWith('40/notifications,'), timeout: TIMEOUT }),
-  );
+async function socketJoined(page: Page, onPath?: string): Promise<void> {
+  // With `onPath`, only the socket of that page counts: the previous page's may open late (a busy landing) and close on navigation.
+  const predicate = (socket: { url(): string }) => socket.url().includes('/socket.io/') && (!onPath || new URL(page.url()).pathname === onPath);
+  const joined = page
+    .waitForEvent('websocket', { predicate, timeout: TIMEOUT })
+    .then((socket) => socket.waitForEvent('framereceived', { predicate: (frame) => String(frame.payload).startsWith('40/notifications,'), timeout: TIMEOUT }));
   return joined.then(() => undefined);
 }
 
@@ -259,7 +262,6 @@ describe('conversations in the web app', () => {
     await expert.getByRole('link', { name: 'Back to the attention list', exact: true }).click();
     await expert.getByTestId('queue-tab-resolved').click();
     await expert.locator(`[data-testid="queue-item"][data-conversation-id="${conversationId}"][data-status="resolved"]`).waitFor({ timeout: TIMEOUT });
-
   });
 
   it('snoozes a thread until a chosen time, and lets the client dismiss an answered one and reopen it', async () => {
@@ -300,7 +302,7 @@ describe('conversations in the web app', () => {
     await client.locator(`[data-testid="conversation-item"][data-id="${answered.id}"][data-status="pending"]`).waitFor({ timeout: TIMEOUT });
   });
 
-  it('shows the attachments of a mail in the client\'s and the Expert\'s thread: a thumbnail that opens the image, a download link with name and size', async () => {
+  it("shows the attachments of a mail in the client's and the Expert's thread: a thumbnail that opens the image, a download link with name and size", async () => {
     // A client mails the Specialist's address with a photo and a PDF (the email channel, signed).
     const mail = mailWithAttachments({
       to: ALIAS,
@@ -336,7 +338,10 @@ describe('conversations in the web app', () => {
     await expert.goto(`/workspace/queue/${conversationId}`);
     const expertThread = expert.getByTestId('conversation-thread');
 
-    for (const [page, thread] of [[client, clientThread], [expert, expertThread]] as const) {
+    for (const [page, thread] of [
+      [client, clientThread],
+      [expert, expertThread],
+    ] as const) {
       const mailed = thread.locator('[data-testid="message"][data-role="client"]');
       await mailed.waitFor({ timeout: TIMEOUT });
       expect(await mailed.getByTestId('message-content').textContent()).toBe('Here is a photo of the jam and the manual.');
@@ -348,7 +353,9 @@ describe('conversations in the web app', () => {
       // The image as a thumbnail, loaded by the browser through its signed link.
       const thumbnail = mailed.locator('[data-testid="attachment-image"][data-name="jam.png"] img');
       await thumbnail.waitFor({ timeout: TIMEOUT });
-      await expect.poll(() => thumbnail.evaluate((img) => ((img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0)), { timeout: TIMEOUT }).toBe(2);
+      await expect
+        .poll(() => thumbnail.evaluate((img) => ((img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0)), { timeout: TIMEOUT })
+        .toBe(2);
       expect(await thumbnail.getAttribute('alt')).toBe('jam.png');
       // It opens the full image in a new tab.
       const [opened] = await Promise.all([page.context().waitForEvent('page'), mailed.locator('[data-testid="attachment-image"]').click()]);
@@ -365,5 +372,70 @@ describe('conversations in the web app', () => {
       expect(download.suggestedFilename()).toBe('manual.pdf');
       expect(await readFile((await download.path())!)).toEqual(PDF);
     }
+  });
+
+  it("shows the Expert a reply held while the Specialist's mailbox is suspended, and sent once it is restored; the client sees neither", async () => {
+    const mail = [
+      'From: Carol Client <carol@customer.example.com>',
+      `To: ${ALIAS}`,
+      'Subject: Toner order',
+      'Message-ID: <browser-held@customer.example.com>',
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Can you order toner?',
+      '',
+    ].join('\r\n');
+    expect(await postInboundMail(sessions.baseUrl, EMAIL_SECRET, mail)).toBe(200);
+    let conversationId = '';
+    await expect
+      .poll(
+        async () =>
+          (conversationId = (await api<{ items: Array<{ id: string; subject: string | null }> }>(EXPERT_EMAIL, 'GET', '/conversations')).items.find((c) => c.subject === 'Toner order')?.id ?? ''),
+        { timeout: TIMEOUT },
+      )
+      .not.toBe('');
+    // The AM provisions the Specialist's mailbox, then suspends it.
+    const orgId = (await api<{ orgMemberships: Array<{ orgId: string }> }>(CLIENT_EMAIL, 'GET', '/auth/me')).orgMemberships[0]!.orgId;
+    const osa = (await api<{ items: Array<{ id: string; email_alias: string; mailboxUserId: string | null }> }>(AM_EMAIL, 'GET', `/am/orgs/${orgId}/specialist-assignments`)).items.find(
+      (o) => o.email_alias === ALIAS,
+    )!;
+    const base = `/am/orgs/${orgId}/specialist-assignments/${osa.id}`;
+    if (!osa.mailboxUserId) await api(AM_EMAIL, 'POST', `${base}/provision`);
+    await expect.poll(async () => (await api<{ mailboxUserId: string | null }>(AM_EMAIL, 'GET', base)).mailboxUserId, { timeout: TIMEOUT }).not.toBeNull();
+    // The Specialist's answer to the mail has gone out before the mailbox is suspended (else it is held too).
+    await expect
+      .poll(
+        async () =>
+          (await api<{ messages: Array<{ role: string; delivery?: string }> }>(EXPERT_EMAIL, 'GET', `/conversations/${conversationId}`)).messages.find((m) => m.role === 'specialist')?.delivery ?? '',
+        { timeout: TIMEOUT },
+      )
+      .toBe('sent');
+    await api(AM_EMAIL, 'POST', `${base}/suspend`);
+
+    const expert = await sessions.newPage();
+    await signIn(expert, EXPERT_EMAIL, '/workspace/queue');
+    const live = socketJoined(expert, `/workspace/queue/${conversationId}`);
+    await expert.goto(`/workspace/queue/${conversationId}`);
+    await live;
+    const thread = expert.getByTestId('conversation-thread');
+    const followUp = await api<{ id: string }>(EXPERT_EMAIL, 'POST', `/conversations/${conversationId}/messages`, { content: 'Toner is ordered; it ships Friday.' });
+    const held = thread.locator(`[data-testid="message"][data-id="${followUp.id}"] [data-testid="message-delivery"]`);
+    await held.and(expert.locator('[data-delivery="held"]')).waitFor({ timeout: TIMEOUT });
+    expect(await held.textContent()).toBe('Held — mailbox suspended');
+    // The Specialist's earlier answer went out.
+    expect(await thread.locator('[data-testid="message"][data-role="specialist"] [data-testid="message-delivery"]').first().getAttribute('data-delivery')).toBe('sent');
+
+    const client = await sessions.newPage();
+    await signIn(client, CLIENT_EMAIL, '/client/chat');
+    await client.locator(`[data-testid="conversation-item"][data-id="${conversationId}"]`).click();
+    const clientThread = client.locator(`[data-testid="conversation-thread"][data-id="${conversationId}"]`);
+    await messageWith(clientThread, 'Toner is ordered').waitFor({ timeout: TIMEOUT });
+    expect(await clientThread.locator('[data-testid="message-delivery"]').count()).toBe(0);
+
+    // Restored: the open page turns the badge to Sent without a reload.
+    await api(AM_EMAIL, 'POST', `${base}/restore`);
+    await held.and(expert.locator('[data-delivery="sent"]')).waitFor({ timeout: TIMEOUT });
+    expect(await held.textContent()).toBe('Sent');
   });
 });

@@ -20,13 +20,21 @@ async function api<T>(path: string, init: { method?: string; token?: string; bod
 }
 
 describe('accepting a member invitation', () => {
-  it("shows the org to the invited user, who accepts it; a signed-out visitor is asked to sign in first", async () => {
+  it('shows the org to the invited user, who accepts it; a signed-out visitor is asked to sign in first', async () => {
     // Org B (Globex) and its admin, who invites acme's demo client.
     const am = await api<{ token: string }>('/auth/login', { method: 'POST', body: { email: 'account_manager@platform.demo.invalid', password: 'demo1234' } });
     const org = await api<{ id: string }>('/am/orgs', {
       method: 'POST',
       token: am.body.token,
-      body: { legalName: 'Globex', slug: 'globex', industry: 'technology', corporateDomains: ['globex.example.com'], adminEmail: 'hank@globex.example.com', website: 'https://globex.example.com', timezone: 'UTC' },
+      body: {
+        legalName: 'Globex',
+        slug: 'globex',
+        industry: 'technology',
+        corporateDomains: ['globex.example.com'],
+        adminEmail: 'hank@globex.example.com',
+        website: 'https://globex.example.com',
+        timezone: 'UTC',
+      },
     });
     expect(org.status).toBe(201);
     const admin = await api<{ token: string }>('/auth/demo-login', { method: 'POST', body: { role: 'org_admin', orgSlug: 'globex' } });

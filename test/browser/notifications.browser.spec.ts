@@ -6,7 +6,7 @@ import { startServer, type RunningServer } from './support/server.js';
 const DEMO_PASSWORD = 'demo1234';
 const CLIENT_EMAIL = 'client@acme.demo.invalid';
 const AM_EMAIL = 'account_manager@platform.demo.invalid';
-/** Another client-role user, so that each test starts from an empty list. */
+/** Another client-role user, so that each test starts from a list of its own. */
 const ORG_ADMIN_EMAIL = 'org_admin@acme.demo.invalid';
 const TIMEOUT = 15_000;
 
@@ -58,12 +58,7 @@ afterEach(async () => {
   expect(pageErrors, 'uncaught errors in the page').toEqual([]);
 });
 
-async function api<T>(
-  method: string,
-  path: string,
-  token: string | null,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
+async function api<T>(method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -88,7 +83,16 @@ async function userIdOf(token: string): Promise<string> {
   return response.body.id;
 }
 
-async function notify(senderToken: string, body: { userId: string; type: string; message: string; title?: string }) {
+/**
+ * The demo data is alive (the demo users have notifications of their own): a test that counts
+ * unread entries from zero first marks the user's existing ones read.
+ */
+async function markAllReadByApi(token: string): Promise<void> {
+  const response = await api<{ updated: number }>('PATCH', '/notifications/read-all', token);
+  expect(response.status, 'PATCH /api/notifications/read-all').toBe(200);
+}
+
+async function notify(senderToken: string, body: { userId: string; type: string; message: string; title?: string; meta?: Record<string, unknown> }) {
   const response = await api<NotificationDto>('POST', '/notifications', senderToken, body);
   expect(response.status, `POST /api/notifications ${JSON.stringify(response.body)}`).toBe(201);
   return response.body;
@@ -104,9 +108,7 @@ async function signInInBrowser(email: string, landing: string): Promise<void> {
 
 /** Resolves once the page's socket has joined the `/notifications` namespace (Socket.IO packet `40/notifications,`). */
 async function waitForLiveSocket(): Promise<void> {
-  await expect
-    .poll(() => framesReceived.some((frame) => frame.startsWith('40/notifications,')), { timeout: TIMEOUT })
-    .toBe(true);
+  await expect.poll(() => framesReceived.some((frame) => frame.startsWith('40/notifications,')), { timeout: TIMEOUT }).toBe(true);
 }
 
 async function expectUnreadCount(count: number): Promise<void> {
@@ -122,8 +124,7 @@ const item = (title: string) => page.getByTestId('notification-item').filter({ h
 
 /** Resolves once the page's socket received `notification:new` for this notification. */
 async function expectPushed(notification: NotificationDto): Promise<void> {
-  const pushed = () =>
-    framesReceived.some((frame) => frame.includes('"notification:new"') && frame.includes(notification.id));
+  const pushed = () => framesReceived.some((frame) => frame.includes('"notification:new"') && frame.includes(notification.id));
   await expect.poll(pushed, { timeout: TIMEOUT }).toBe(true);
 }
 
@@ -132,6 +133,7 @@ describe('notifications in the web app', () => {
     const clientToken = await apiLogin(CLIENT_EMAIL);
     const clientId = await userIdOf(clientToken);
     const amToken = await apiLogin(AM_EMAIL);
+    await markAllReadByApi(clientToken);
 
     const listLoaded = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/notifications');
     await signInInBrowser(CLIENT_EMAIL, '/client/chat');
@@ -197,9 +199,12 @@ describe('notifications in the web app', () => {
     await item('Conversation assigned').getByRole('button', { name: 'Mark read', exact: true }).click();
     await expectUnreadCount(0);
 
-    // Still read after a reload, and on the server.
+    // Still read after a reload, and on the server. The open tab is in the URL: the reload keeps it.
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Inbox', exact: true }).waitFor();
+    await item('Conversation assigned').waitFor();
+    expect(await page.getByRole('tab', { name: /^Assignments/ }).getAttribute('aria-selected')).toBe('true');
+    await page.getByRole('tab', { name: /^All/ }).click();
     await item('Maintenance tonight').waitFor();
     await item('Conversation assigned').waitFor();
     expect(await item('Maintenance tonight').getAttribute('data-unread')).toBe('false');
@@ -218,6 +223,7 @@ describe('notifications in the web app', () => {
     const orgAdminToken = await apiLogin(ORG_ADMIN_EMAIL);
     const orgAdminId = await userIdOf(orgAdminToken);
     const amToken = await apiLogin(AM_EMAIL);
+    await markAllReadByApi(orgAdminToken);
 
     await signInInBrowser(ORG_ADMIN_EMAIL, '/client/chat');
     await page.getByTestId('notification-bell').waitFor();
@@ -242,6 +248,7 @@ describe('notifications in the web app', () => {
   it('gives an internal role the bell and its inbox in the popover, and closes the socket on sign out', async () => {
     const amToken = await apiLogin(AM_EMAIL);
     const amId = await userIdOf(amToken);
+    await markAllReadByApi(amToken);
 
     await signInInBrowser(AM_EMAIL, '/ops/clients');
     await page.getByTestId('notification-bell').waitFor();
@@ -258,9 +265,10 @@ describe('notifications in the web app', () => {
 
     await page.getByTestId('notification-bell').click();
     const popover = page.getByTestId('notification-popover');
-    // No title: the type stands in for it. Internal roles have no inbox page, so no link to one.
-    const entry = popover.getByTestId('notification-item').filter({ hasText: 'workspace_provisioning_failed' });
+    // No title: a plain heading stands in for it, never the type. Internal roles have no inbox page, so no link to one.
+    const entry = popover.getByTestId('notification-item').filter({ hasText: 'The mailbox of acme could not be created.' });
     await entry.waitFor();
+    expect(await entry.textContent()).not.toContain('workspace_provisioning_failed');
     expect(await popover.getByRole('link', { name: 'Open inbox' }).count()).toBe(0);
     await popover.getByRole('tab', { name: /^System/ }).click();
     await entry.getByRole('button', { name: 'Mark read', exact: true }).click();
@@ -272,5 +280,60 @@ describe('notifications in the web app', () => {
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/login', { timeout: TIMEOUT });
     await expect.poll(() => open[0]!.isClosed(), { timeout: TIMEOUT }).toBe(true);
+  });
+  it('shows when each entry came and what it is about, keeps the tab in the URL, and marks all read at once', async () => {
+    const clientToken = await apiLogin(CLIENT_EMAIL);
+    const clientId = await userIdOf(clientToken);
+    const amToken = await apiLogin(AM_EMAIL);
+    // The demo's own conversations: the notification leads to one of them.
+    const conversations = await api<{ items: Array<{ id: string }> }>('GET', '/conversations?limit=5', clientToken);
+    expect(conversations.status).toBe(200);
+    const conversationId = conversations.body.items[0]?.id;
+    expect(conversationId, 'a demo conversation of the client').toBeDefined();
+    await notify(amToken, { userId: clientId, type: 'system.reply', title: 'A reply is waiting', message: 'Open it to read.', meta: { conversationId } });
+    await notify(amToken, { userId: clientId, type: 'billing.payment_failed', title: 'Card declined', message: 'Update the card.', meta: { invoiceId: null } });
+
+    await signInInBrowser(CLIENT_EMAIL, '/client/chat');
+    await page.goto('/client/inbox');
+    await item('A reply is waiting').waitFor({ timeout: TIMEOUT });
+
+    // The time: relative on the page, the exact time on hover (title and tooltip).
+    const time = item('A reply is waiting').getByTestId('notification-time');
+    expect(await time.textContent()).toMatch(/^(just now|\d+ minutes? ago|1 minute ago)$/);
+    const dateTime = await time.getAttribute('datetime');
+    expect(Math.abs(Date.parse(dateTime!) - Date.now())).toBeLessThan(5 * 60_000);
+    expect(await time.getAttribute('title')).toMatch(/\d{4}, \d{2}:\d{2}$/);
+    await time.hover();
+    await page
+      .getByRole('tooltip')
+      .filter({ hasText: (await time.getAttribute('title'))! })
+      .waitFor({ timeout: TIMEOUT });
+
+    // The links: to the conversation, and to billing.
+    const toConversation = item('A reply is waiting').getByRole('link', { name: 'Open the conversation', exact: true });
+    expect(await toConversation.getAttribute('href')).toBe(`/client/chat?conversation=${conversationId}`);
+    expect(await item('Card declined').getByRole('link', { name: 'Open billing', exact: true }).getAttribute('href')).toBe('/client/settings/billing');
+
+    // The tab is in the URL, and a reload keeps it.
+    await page.getByRole('tab', { name: /^System/ }).click();
+    await page.waitForURL((url) => url.searchParams.get('tab') === 'system', { timeout: TIMEOUT });
+    await page.reload();
+    await item('Card declined').waitFor({ timeout: TIMEOUT });
+    expect(await page.getByRole('tab', { name: /^System/ }).getAttribute('aria-selected')).toBe('true');
+    await page.goto('/client/inbox');
+
+    // Mark all read: every entry, at once; the server agrees.
+    await item('A reply is waiting').waitFor({ timeout: TIMEOUT });
+    expect(await page.locator('[data-testid="notification-item"][data-unread="true"]').count()).toBeGreaterThanOrEqual(2);
+    await page.getByRole('button', { name: 'Mark all read', exact: true }).first().click();
+    await expectUnreadCount(0);
+    await expect.poll(() => page.locator('[data-testid="notification-item"][data-unread="true"]').count(), { timeout: TIMEOUT }).toBe(0);
+    expect(await page.getByRole('button', { name: 'Mark all read', exact: true }).first().isDisabled()).toBe(true);
+    const stored = await api<NotificationDto[]>('GET', '/notifications?limit=200', clientToken);
+    expect(stored.body.filter((entry) => entry.readAt === null)).toEqual([]);
+
+    // Following the link opens the conversation.
+    await toConversation.click();
+    await page.waitForURL((url) => url.pathname === '/client/chat' && url.searchParams.get('conversation') === conversationId, { timeout: TIMEOUT });
   });
 });

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { png } from '../support/images.js';
 import { seenMailIds, waitForMail, waitForMailedCode } from '../support/mail.js';
 import { browserSessions } from './support/sessions.js';
 
@@ -48,6 +49,19 @@ async function api<T>(path: string, options: { method?: string; body?: unknown; 
   return { status: response.status, body: (await response.json().catch(() => undefined)) as T };
 }
 
+/** The live subdomain check's message once it has settled on `slug`. */
+async function expectAvailability(page: Page, slug: string, message: string): Promise<void> {
+  const shown = page.getByTestId('slug-availability');
+  await expect.poll(async () => ((await shown.count()) === 1 ? await shown.textContent() : null), { timeout: TIMEOUT }).toBe(message);
+  expect(message).toContain(`“${slug}”`);
+}
+
+/** Words a client reads never name the server's field (spec 2.1 says subdomain to clients). */
+async function expectNoEngineeringWords(page: Page): Promise<void> {
+  const text = await page.locator('body').innerText();
+  expect(text).not.toMatch(/slug/i);
+}
+
 /** Signs the AM in through the login page; returns the session token the web app stored. */
 async function signInAm(page: Page): Promise<string> {
   await page.goto('/login');
@@ -64,7 +78,15 @@ async function createOrg(amToken: string, slug: string, legalName: string): Prom
   const created = await api<{ id: string }>('/am/orgs', {
     method: 'POST',
     token: amToken,
-    body: { legalName, slug, industry: 'finance', corporateDomains: [`${slug}.example.com`], adminEmail: `owner@${slug}.example.com`, website: `https://${slug}.example.com`, timezone: 'Europe/Berlin' },
+    body: {
+      legalName,
+      slug,
+      industry: 'finance',
+      corporateDomains: [`${slug}.example.com`],
+      adminEmail: `owner@${slug}.example.com`,
+      website: `https://${slug}.example.com`,
+      timezone: 'Europe/Berlin',
+    },
   });
   expect(created.status).toBe(201);
   return created.body.id;
@@ -93,6 +115,13 @@ async function fillProfile(page: Page): Promise<void> {
   await field(page, 'Your name').fill(ADMIN_NAME);
   await field(page, 'Password').fill(ADMIN_PASSWORD);
   await field(page, 'Confirm password').fill(ADMIN_PASSWORD);
+}
+
+/** The logo image inside `scope`, decoded by the browser (not merely an <img> element). */
+async function expectRenderedLogo(page: Page, scope: string): Promise<void> {
+  const image = page.getByTestId(scope).getByTestId('org-logo');
+  await image.waitFor();
+  await expect.poll(() => image.evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth), { timeout: TIMEOUT }).toBeGreaterThan(0);
 }
 
 async function expectActiveStep(page: Page, step: string): Promise<void> {
@@ -163,10 +192,28 @@ describe('the client onboarding, from the AM invite to the client chat', () => {
     expect(await field(client, 'Subdomain').inputValue()).toBe(SLUG);
     expect(await client.getByTestId('company-details').textContent()).toContain(`${SLUG}.example.com`);
 
+    // The logo (spec 2.1): uploaded at once by the invited admin (already the org's owner), at phone and laptop sizes.
+    await client.setViewportSize({ width: 390, height: 844 });
+    await client.getByTestId('logo-field').getByText('No logo', { exact: true }).waitFor();
+    await client.locator('input[type="file"]').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png(48, 24) });
+    await expectRenderedLogo(client, 'logo-field');
+    await client.setViewportSize({ width: 1280, height: 800 });
+    await expectRenderedLogo(client, 'logo-field');
+    const uploaded = await api<{ logoUrl: string | null }>(`/am/orgs/${orgId}`, { token: amToken });
+    expect(uploaded.body.logoUrl).toMatch(new RegExp(`^/api/orgs/${orgId}/logo\\?v=`));
+
+    // Checked live as typed, with the wizard's messages (spec 2.1): the invite's own subdomain is available.
+    await expectAvailability(client, SLUG, `“${SLUG}” is valid and available.`);
+    await field(client, 'Subdomain').fill('acme');
+    await expectAvailability(client, 'acme', '“acme” is not available: This subdomain is taken.');
+    await field(client, 'Subdomain').fill('www');
+    await expectAvailability(client, 'www', '“www” is not available: This word is reserved.');
+    await expectNoEngineeringWords(client);
+
     // Checked in the browser first.
     await field(client, 'Subdomain').fill('Not A Slug');
     await client.getByRole('button', { name: 'Continue', exact: true }).click();
-    await client.getByText('Use 3 to 63 lowercase letters, digits or inner hyphens').waitFor();
+    await client.getByText('Use 3 to 63 lowercase letters, digits or inner hyphens', { exact: true }).waitFor();
     await expectActiveStep(client, 'Workspace Setup');
 
     // Taken: only the server knows; its 409 brings the client back beside the field.
@@ -178,12 +225,15 @@ describe('the client onboarding, from the AM invite to the client chat', () => {
     await client.getByTestId('specialist-choice').filter({ hasText: 'Priya Nair' }).click();
     await client.getByRole('button', { name: 'Finish setup', exact: true }).click();
     await expectActiveStep(client, 'Workspace Setup');
-    await client.getByText('This slug is taken').waitFor();
+    // The server's refusal in the client's words (never "slug").
+    await client.getByText('This subdomain is taken', { exact: true }).waitFor();
     expect(await field(client, 'Subdomain').getAttribute('aria-invalid')).toBe('true');
+    await expectNoEngineeringWords(client);
   });
 
   it('the client sets the profile, picks a Specialist and lands on /client/chat with the trial banner', async () => {
     await field(client, 'Subdomain').fill(FINAL_SLUG);
+    await expectAvailability(client, FINAL_SLUG, `“${FINAL_SLUG}” is valid and available.`);
     await client.getByRole('button', { name: 'Continue', exact: true }).click();
     await expectActiveStep(client, 'Your Team');
     // What was typed on Your Team is kept.
@@ -200,6 +250,9 @@ describe('the client onboarding, from the AM invite to the client chat', () => {
     expect(await banner.getAttribute('data-ending')).toBe('false');
     expect(Number(await banner.getAttribute('data-days-left'))).toBeGreaterThanOrEqual(29);
     expect(await banner.textContent()).toMatch(/free trial until .+ \((29|30|31) days left\)/);
+    // The header carries the org's logo and name.
+    await expectRenderedLogo(client, 'client-org');
+    expect(await client.getByTestId('client-org').textContent()).toContain(FINAL_NAME);
     const currentUser = await client.getByTestId('current-user').textContent();
     expect(currentUser).toContain(ADMIN_NAME);
     expect(currentUser).toContain(ADMIN_EMAIL);

@@ -39,7 +39,11 @@ describe('SuperAdmin user administration (spec 4.7)', () => {
   });
 
   it('is for superadmins only: 401 without a token, 403 for every other role', async () => {
-    const others = [await app.login('account_manager@platform.demo.invalid', PASSWORD), await app.login('expert@platform.demo.invalid', PASSWORD), await app.login('org_admin@acme.demo.invalid', PASSWORD)];
+    const others = [
+      await app.login('account_manager@platform.demo.invalid', PASSWORD),
+      await app.login('expert@platform.demo.invalid', PASSWORD),
+      await app.login('org_admin@acme.demo.invalid', PASSWORD),
+    ];
     const routes: Array<[string, string, unknown?]> = [
       ['GET', '/api/admin/users'],
       ['GET', `/api/admin/users/${superadminId}`],
@@ -170,7 +174,15 @@ describe('SuperAdmin user administration (spec 4.7)', () => {
 
   it('refuses a password, unknown fields, an empty body, legacy roles and other statuses (400)', async () => {
     const user = await newUser(app, 'expert');
-    const bodies = [{ password: 'new-password-1' }, { name: 'x', password: 'new-password-1' }, {}, { platformRole: 'client_admin' }, { platformRole: 'client_member' }, { status: 'invited' }, { email: 'not-an-email' }];
+    const bodies = [
+      { password: 'new-password-1' },
+      { name: 'x', password: 'new-password-1' },
+      {},
+      { platformRole: 'client_admin' },
+      { platformRole: 'client_member' },
+      { status: 'invited' },
+      { email: 'not-an-email' },
+    ];
     for (const body of bodies) {
       const res = await app.patch(`/api/admin/users/${user.id}`, body, { token: superadmin });
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -391,7 +403,7 @@ describe('SuperAdmin user administration (spec 4.7)', () => {
       expect(row!.meta).toMatchObject({ mode: 'hard' });
     });
 
-    it("refuses the only owner of an org until ownership moves", async () => {
+    it('refuses the only owner of an org until ownership moves', async () => {
       const owner = (await app.get('/api/admin/users?q=org_admin@acme', { token: superadmin })).body.items[0];
       const res = await app.request('DELETE', `/api/admin/users/${owner.id}`, { token: superadmin });
       expect(res.status).toBe(409);

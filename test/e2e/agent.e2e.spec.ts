@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentService, AgentTurnError, type AgentTurnInput } from '../../src/modules/agent/index.js';
 import { llmRuns } from '../../src/modules/agent/agent.tables.js';
 import { OrgsService } from '../../src/modules/orgs/index.js';
+import { unscopedOrg } from '../../src/platform/tenancy/org-scope.js';
 import { FakeProvider } from '../support/llm-provider.js';
 import { demoCast, type DemoCast } from '../support/tenants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -119,7 +120,7 @@ describe('Specialist agent on the offline model', () => {
     expect(acme.calls).toBeGreaterThanOrEqual(8);
     expect(acme).toMatchObject({ costMicroUsd: 0, errors: 0 });
     expect(acme.inputTokens).toBeGreaterThan(0);
-    const byOsa = await agent.costsByOsa(acmeId, new Date(now - 3600_000), new Date(now + 1000));
+    const byOsa = await agent.costsByOsa(unscopedOrg(acmeId, 'test: org A'), new Date(now - 3600_000), new Date(now + 1000));
     expect(byOsa.find((r) => r.osaId === input.assignmentId)).toMatchObject({ calls: 1 });
     expect(await agent.costsByOrg(new Date(now + 3600_000), new Date(now + 7200_000))).toEqual([]);
   });
@@ -306,7 +307,7 @@ describe('Specialist agent on an openai-compatible provider', () => {
     expect(rows[0]!.latencyMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
   });
 
-  it("stops when the caller aborts, and records the cancelled call", async () => {
+  it('stops when the caller aborts, and records the cancelled call', async () => {
     provider.mode = 'hang';
     const controller = new AbortController();
     const input = turn(acmeId, 'Hi', { abortSignal: controller.signal });

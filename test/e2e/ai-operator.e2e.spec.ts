@@ -61,4 +61,26 @@ describe('ai_operator and conversations', () => {
     expect(search.status).toBe(200);
     expect(search.body.items.length).toBeGreaterThan(0);
   });
+
+  it("reads an org's integrations but cannot add, change or remove one (refused, nothing changed)", async () => {
+    const base = `/api/orgs/${cast.acmeId}/integrations`;
+    const created = await app.post(base, { channel: 'chat-a', externalId: 'T-OPERATOR' }, { token: cast.superadmin });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const writes: Array<[string, string, unknown]> = [
+      ['POST', base, { channel: 'messaging-b', externalId: 'operator-bot' }],
+      ['PATCH', `${base}/${id}`, { enabled: false }],
+      ['DELETE', `${base}/${id}`, undefined],
+    ];
+    for (const [method, path, body] of writes) {
+      // Refused as the org-role guard refuses any role outside a route's policy (403 or 404, never a write).
+      const res = await app.request(method, path, { token: cast.aiOperator, body });
+      expect([403, 404], `${method} ${path}`).toContain(res.status);
+      expect(res.body, `${method} ${path}`).toMatchObject({ statusCode: res.status, code: res.status === 403 ? 'forbidden' : 'not_found' });
+    }
+    const listed = await app.get(base, { token: cast.aiOperator });
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((i: { id: string; enabled: boolean }) => [i.id, i.enabled])).toEqual([[id, created.body.enabled]]);
+    expect((await app.get(`${base}/${id}`, { token: cast.aiOperator })).status).toBe(200);
+  });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orgsConfig } from '../../src/modules/orgs/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
@@ -37,7 +38,7 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
   it('tells the wizard the configured workspace domain (WORKSPACE_DOMAIN) for its alias preview', async () => {
     const res = await app.get('/api/am/workspace', { token: am });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ workspaceDomain: app.running.config.workspaceDomain });
+    expect(res.body).toEqual({ workspaceDomain: orgsConfig.read(app.running.config).workspaceDomain });
   });
 
   it('keeps the wizard to AMs and superadmins (expert and client roles 403)', async () => {
@@ -88,7 +89,10 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
       const res = await app.post('/api/am/orgs', step1({ slug: 'valid-slug-x', ...over }), { token: am });
       expect(res.status, JSON.stringify(over)).toBe(400);
       expect(res.body.code).toBe('validation_failed');
-      expect(res.body.details.map((d: { field: string }) => d.field), JSON.stringify(over)).toContain(field);
+      expect(
+        res.body.details.map((d: { field: string }) => d.field),
+        JSON.stringify(over),
+      ).toContain(field);
     }
     expect((await app.post('/api/am/orgs', step1({ slug: 'abc' }), { token: am })).status).toBe(201);
     expect((await app.post('/api/am/orgs', step1({ slug: 'a'.repeat(63) }), { token: am })).status).toBe(201);
@@ -125,7 +129,7 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
     expect(alias.body.code).toBe('validation_failed');
   });
 
-  it('re-edits step 1, releases a pending org\'s old slug, and reports its own slug as available to it', async () => {
+  it("re-edits step 1, releases a pending org's old slug, and reports its own slug as available to it", async () => {
     const org = (await app.post('/api/am/orgs', step1({ slug: 'rename-me' }), { token: am })).body;
     expect((await app.get(`/api/am/slug-availability?slug=rename-me&orgId=${org.id}`, { token: am })).body.available).toBe(true);
     const edited = await app.patch(`/api/am/orgs/${org.id}`, { slug: 'renamed-co', legalName: 'Renamed Co' }, { token: am });

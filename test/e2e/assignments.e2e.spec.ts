@@ -9,13 +9,8 @@ describe('Specialist assignments (spec 2.3, 4.2)', () => {
   let am: string;
   let superadmin: string;
   const persona = async (name: string) =>
-    (
-      await app.post(
-        '/api/specialists',
-        { name, slug: `p-${++seq}-${Date.now().toString(36)}`, persona: 'x', monthly_rate_config: { base_rate: 1000, currency: 'USD' } },
-        { token: superadmin },
-      )
-    ).body as { id: string; name: string };
+    (await app.post('/api/specialists', { name, slug: `p-${++seq}-${Date.now().toString(36)}`, persona: 'x', monthly_rate_config: { base_rate: 1000, currency: 'USD' } }, { token: superadmin }))
+      .body as { id: string; name: string };
   const newOrg = async (slug: string) =>
     (
       await app.post(
@@ -91,11 +86,7 @@ describe('Specialist assignments (spec 2.3, 4.2)', () => {
     expect(patched.body.rate).toEqual({ amount: 99999, currency: 'USD', source: 'override' });
     const back = await app.patch(`/api/am/orgs/${org.id}/specialist-assignments/${ok.body.id}`, { monthlyRate: null }, { token: am });
     expect(back.body).toMatchObject({ monthlyRate: null, overrideReason: null, rate: { source: 'specialist' } });
-    const windowed = await app.patch(
-      `/api/am/orgs/${org.id}/specialist-assignments/${ok.body.id}`,
-      { monthlyRate: 300, overrideReason: 'next year', rateEffectiveFrom: '2999-01-01' },
-      { token: am },
-    );
+    const windowed = await app.patch(`/api/am/orgs/${org.id}/specialist-assignments/${ok.body.id}`, { monthlyRate: 300, overrideReason: 'next year', rateEffectiveFrom: '2999-01-01' }, { token: am });
     expect(windowed.body.rate.source).toBe('specialist');
     expect(windowed.body.monthly_rate_config).toMatchObject({ rate_effective_from: '2999-01-01', rate_effective_until: null });
     const audit = await app.get(`/api/ops/audit?action=osa.rate_updated&resourceId=${ok.body.id}`, { token: superadmin });
@@ -128,7 +119,7 @@ describe('Specialist assignments (spec 2.3, 4.2)', () => {
     expect(rb.body.email_alias).toBe('omar.twin-two@workspace.example.com');
   });
 
-  it('only lets AMs and superadmins act; another org\'s assignment answers 404', async () => {
+  it("only lets AMs and superadmins act; another org's assignment answers 404", async () => {
     const org = await newOrg('guarded-co');
     const p = await persona('Gus Guarded');
     const created = (await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: p.id }, { token: am })).body;

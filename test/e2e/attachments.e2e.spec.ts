@@ -42,7 +42,9 @@ const mailWith = (messageId: string, text: string, files: MailFile[]) => mailWit
 async function processed(app: TestApp, messageId: string): Promise<string> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const [event] = await rows<{ status: string; conversation_id: string | null; last_error: string | null }>(app.running.dbService.root.execute(sql`select status, conversation_id, last_error from inbound_events where channel = 'email' and event_key = ${messageId}`));
+    const [event] = await rows<{ status: string; conversation_id: string | null; last_error: string | null }>(
+      app.running.dbService.root.execute(sql`select status, conversation_id, last_error from inbound_events where channel = 'email' and event_key = ${messageId}`),
+    );
     if (event && event.status !== 'queued' && event.status !== 'processing') {
       expect(event).toMatchObject({ status: 'done' });
       return event.conversation_id!;
@@ -56,7 +58,9 @@ async function processed(app: TestApp, messageId: string): Promise<string> {
 async function replyOf(app: TestApp, conversationId: string): Promise<string> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const [reply] = await rows<{ content: string }>(app.running.dbService.root.execute(sql`select content from conversation_messages where conversation_id = ${conversationId} and role = 'specialist'`));
+    const [reply] = await rows<{ content: string }>(
+      app.running.dbService.root.execute(sql`select content from conversation_messages where conversation_id = ${conversationId} and role = 'specialist'`),
+    );
     if (reply) return reply.content;
     if (Date.now() > deadline) throw new Error('no Specialist reply');
     await sleep(100);
@@ -96,7 +100,9 @@ describe('attachments through the email channel, the offline model and the threa
 
   it('stores each file once in the artifacts storage, named by a resource block, never inlined in a row', async () => {
     const db = app.running.dbService.root;
-    const artifacts = await rows<{ id: string; name: string; content_type: string; size: number; storage_key: string }>(db.execute(sql`select id, name, content_type, size, storage_key from conversation_artifacts where conversation_id = ${conversationId} order by name`));
+    const artifacts = await rows<{ id: string; name: string; content_type: string; size: number; storage_key: string }>(
+      db.execute(sql`select id, name, content_type, size, storage_key from conversation_artifacts where conversation_id = ${conversationId} order by name`),
+    );
     expect(artifacts.map((a) => [a.name, a.content_type, Number(a.size)])).toEqual([
       ['manual.pdf', 'application/pdf', PDF.length],
       ['notes.txt', 'text/plain', NOTES.length],
@@ -109,7 +115,9 @@ describe('attachments through the email channel, the offline model and the threa
     expect(readdirSync(join(app.env.DATA_DIR!, 'artifacts', cast.acmeId, conversationId))).toHaveLength(3);
     const [client] = await rows<{ content: string }>(db.execute(sql`select content from conversation_messages where conversation_id = ${conversationId} and role = 'client'`));
     expect(client!.content).toMatch(/^The printer shows this error, manual attached\.\n\[resource uri="artifact:\/\/[0-9a-f-]{36}" name="printer.png" mimeType="image\/png" size="\d+"\]\n/);
-    const everyRow = JSON.stringify(await rows(db.execute(sql`select m.content, a.* from conversation_messages m, conversation_artifacts a where m.conversation_id = ${conversationId} and a.conversation_id = m.conversation_id`)));
+    const everyRow = JSON.stringify(
+      await rows(db.execute(sql`select m.content, a.* from conversation_messages m, conversation_artifacts a where m.conversation_id = ${conversationId} and a.conversation_id = m.conversation_id`)),
+    );
     for (const f of FILES) expect(everyRow).not.toContain(f.data.toString('base64').slice(0, 40));
     // Nor in the kept inbound request once its message is stored (spec 4.8 rule 4).
     const kept = JSON.stringify(await rows(db.execute(sql`select body from inbound_events where channel = 'email' and conversation_id = ${conversationId}`)));
@@ -147,9 +155,17 @@ describe('attachments through the email channel, the offline model and the threa
       expect(Buffer.from(await image.arrayBuffer())).toEqual(PNG);
       expect(image.headers.get('content-type')).toBe('image/png');
       expect(image.headers.get('content-disposition')).toBe("inline; filename*=UTF-8''printer.png");
-      for (const [h, v] of [['x-content-type-options', 'nosniff'], ['content-security-policy', 'sandbox'], ['cache-control', 'private']]) expect(image.headers.get(h!)).toBe(v);
+      for (const [h, v] of [
+        ['x-content-type-options', 'nosniff'],
+        ['content-security-policy', 'sandbox'],
+        ['cache-control', 'private'],
+      ])
+        expect(image.headers.get(h!)).toBe(v);
 
-      for (const [file, data] of [[pdf!, PDF], [notes!, Buffer.from(NOTES)]] as const) {
+      for (const [file, data] of [
+        [pdf!, PDF],
+        [notes!, Buffer.from(NOTES)],
+      ] as const) {
         const download = await fetch(app.url + file.url);
         expect(download.status).toBe(200);
         expect(Buffer.from(await download.arrayBuffer())).toEqual(data);
@@ -247,7 +263,9 @@ describe('attachments on a live provider (the OpenAI-compatible stand-in)', () =
     const summary = user.content.find((p) => p.type === 'text' && String(p.text).startsWith('[attachment] notes.txt'))!;
     expect(summary.text).toContain(`Its beginning:\n${NOTES}`);
     // The cost row of the call: the provider's reported tokens, priced.
-    const [run] = await rows<{ input_tokens: number; output_tokens: number; cost_micro_usd: number }>(app.running.dbService.root.execute(sql`select input_tokens, output_tokens, cost_micro_usd from llm_runs where conversation_id = ${conversationId}`));
+    const [run] = await rows<{ input_tokens: number; output_tokens: number; cost_micro_usd: number }>(
+      app.running.dbService.root.execute(sql`select input_tokens, output_tokens, cost_micro_usd from llm_runs where conversation_id = ${conversationId}`),
+    );
     expect(run).toMatchObject({ input_tokens: 1000, output_tokens: 500 });
     expect(Number(run!.cost_micro_usd)).toBe(450);
     // The bytes went to the provider from storage; no row of the conversation holds them.

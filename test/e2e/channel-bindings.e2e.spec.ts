@@ -60,10 +60,18 @@ describe('channel bindings need proof of control', () => {
   const conversationsOf = async (orgId: string) => (await rows<{ n: number }>(db.root.execute(sql`select count(*)::int as n from conversations where org_id = ${orgId}`)))[0]!.n;
 
   const chatA = (team: string, eventId: string, text: string) => {
-    const raw = JSON.stringify({ type: 'event_callback', team_id: team, event_id: eventId, event: { type: 'message', user: 'U1', channel: 'D1', channel_type: 'im', text, ts: `${Date.now() / 1000}` } });
+    const raw = JSON.stringify({
+      type: 'event_callback',
+      team_id: team,
+      event_id: eventId,
+      event: { type: 'message', user: 'U1', channel: 'D1', channel_type: 'im', text, ts: `${Date.now() / 1000}` },
+    });
     const ts = Math.floor(Date.now() / 1000);
     const signature = `v0=${createHmac('sha256', CHAT_A_SECRET).update(`v0:${ts}:${raw}`).digest('hex')}`;
-    return app.request('POST', '/api/channels/chat-a/events', { body: raw, headers: { 'content-type': 'application/json', 'x-chat-a-request-timestamp': String(ts), 'x-chat-a-signature': signature } });
+    return app.request('POST', '/api/channels/chat-a/events', {
+      body: raw,
+      headers: { 'content-type': 'application/json', 'x-chat-a-request-timestamp': String(ts), 'x-chat-a-signature': signature },
+    });
   };
   const messagingA = (sid: string, from: string, body: string) => {
     const call = messagingACall(PUBLIC_URL, MESSAGING_A_TOKEN, { MessageSid: sid, From: from, To: POOL_NUMBER, Body: body });
@@ -164,7 +172,11 @@ describe('channel bindings need proof of control', () => {
 
   it('never reveals another holder: a duplicate claim answers 201 like any other, but only one org can verify it', async () => {
     // messaging-a numbers: acme holds and verifies one; hooli claims the same number.
-    const acme = await app.post(`/api/orgs/${cast.acmeId}/integrations`, { channel: 'messaging-a', config: { whitelist: ['+15557000001', '+15557000002'] }, secrets: { accountSid: 'AC1', authToken: 'sender-token' } }, { token: cast.owner });
+    const acme = await app.post(
+      `/api/orgs/${cast.acmeId}/integrations`,
+      { channel: 'messaging-a', config: { whitelist: ['+15557000001', '+15557000002'] }, secrets: { accountSid: 'AC1', authToken: 'sender-token' } },
+      { token: cast.owner },
+    );
     expect(acme.status).toBe(201);
     const hooli = await app.post(`/api/orgs/${cast.hooliId}/integrations`, { channel: 'messaging-a', config: { whitelist: ['+15557000001'] } }, { token: cast.hooliOwner });
     expect(hooli.status).toBe(201);
@@ -211,9 +223,15 @@ describe('channel bindings need proof of control', () => {
     expect(await processed('messaging-b', `${created.body.id}:3`)).toMatchObject({ status: 'done', org_id: cast.acmeId });
 
     // Disabled, it routes nothing; enabled again, it is still verified.
-    expect((await app.patch(`/api/orgs/${cast.acmeId}/integrations/${created.body.id}`, { enabled: false }, { token: cast.owner })).body).toMatchObject({ enabled: false, verificationStatus: 'verified' });
+    expect((await app.patch(`/api/orgs/${cast.acmeId}/integrations/${created.body.id}`, { enabled: false }, { token: cast.owner })).body).toMatchObject({
+      enabled: false,
+      verificationStatus: 'verified',
+    });
     expect((await messagingB(secret, 4, 'anyone?')).status).toBe(401);
-    expect((await app.patch(`/api/orgs/${cast.acmeId}/integrations/${created.body.id}`, { enabled: true }, { token: cast.owner })).body).toMatchObject({ enabled: true, verificationStatus: 'verified' });
+    expect((await app.patch(`/api/orgs/${cast.acmeId}/integrations/${created.body.id}`, { enabled: true }, { token: cast.owner })).body).toMatchObject({
+      enabled: true,
+      verificationStatus: 'verified',
+    });
     await messagingB(secret, 5, 'back again');
     expect(await processed('messaging-b', `${created.body.id}:5`)).toMatchObject({ status: 'done', org_id: cast.acmeId });
   });
@@ -248,7 +266,12 @@ describe('channel bindings need proof of control', () => {
     }
     for (const id of ids) await processor.process(id, false);
     const ended = await rows<{ status: string; reason: string | null; attempts: number }>(
-      db.root.execute(sql`select status, reason, attempts from inbound_events where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`),
+      db.root.execute(
+        sql`select status, reason, attempts from inbound_events where id in (${sql.join(
+          ids.map((id) => sql`${id}`),
+          sql`, `,
+        )})`,
+      ),
     );
     expect(ended).toHaveLength(hostile.length);
     for (const row of ended) expect(row).toEqual({ status: 'quarantined', reason: 'malformed_body', attempts: 1 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InboundProcessor } from '../../src/modules/channels/inbound.processor.js';
 import { OutboundService } from '../../src/modules/channels/outbound.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
+import { jobScope } from '../../src/platform/tenancy/org-scope.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { startFakeVendor, type FakeVendor } from '../support/vendor.js';
 import { connectVerified, messagingACall } from '../support/webhooks.js';
@@ -35,6 +36,7 @@ function samples(text: string): Array<{ name: string; labels: Record<string, str
 }
 
 describe('channel metrics on /metrics (docs/channels.md "Metrics")', () => {
+  let acmeId: string;
   let app: TestApp;
   let vendor: FakeVendor;
   let db: DbService;
@@ -68,7 +70,9 @@ describe('channel metrics on /metrics (docs/channels.md "Metrics")', () => {
     vi.waitFor(
       async () => {
         const [row] = await rows<{ id: string; status: string; attempts: number }>(
-          db.root.execute(sql`select o.id, o.status, o.attempts from outbound_messages o join inbound_events e on e.conversation_id = o.conversation_id and o.created_at >= e.received_at where e.event_key = ${eventKey} order by o.created_at limit 1`),
+          db.root.execute(
+            sql`select o.id, o.status, o.attempts from outbound_messages o join inbound_events e on e.conversation_id = o.conversation_id and o.created_at >= e.received_at where e.event_key = ${eventKey} order by o.created_at limit 1`,
+          ),
         );
         if (!row || row.attempts < attempts || row.status === 'sending') throw new Error(`the reply to ${eventKey} was not tried ${attempts} times: ${JSON.stringify(row)}`);
         return row;
@@ -89,7 +93,7 @@ describe('channel metrics on /metrics (docs/channels.md "Metrics")', () => {
     });
     db = app.running.app.get(DbService);
     const am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
-    const acmeId = (await app.get('/api/auth/me', { token: await app.login('client@acme.demo.invalid', PASSWORD) })).body.orgMemberships[0].orgId;
+    acmeId = (await app.get('/api/auth/me', { token: await app.login('client@acme.demo.invalid', PASSWORD) })).body.orgMemberships[0].orgId;
     await connectVerified(app, acmeId, { channel: 'messaging-a', config: { whitelist: [CLIENT_NUMBER] }, secrets: { accountSid: 'AC123', authToken: 'sender-token' } }, am);
   });
   afterAll(async () => {
@@ -102,6 +106,7 @@ describe('channel metrics on /metrics (docs/channels.md "Metrics")', () => {
     for (const channel of ['chat-a', 'messaging-a', 'messaging-b', 'email', 'enterprise-chat']) {
       expect(text).toContain(`channel_inbound_accepted_total{channel="${channel}"} 0`);
       expect(text).toContain(`channel_outbound_sends_total{channel="${channel}",outcome="sent"} 0`);
+      expect(text).toContain(`channel_outbound_sends_total{channel="${channel}",outcome="deferred"} 0`);
       expect(text).toContain(`channel_outbound_breaker_state{channel="${channel}"} 0`);
       expect(text).toContain(`channel_inbound_queue_depth{channel="${channel}",status="queued"} 0`);
     }
@@ -133,8 +138,8 @@ describe('channel metrics on /metrics (docs/channels.md "Metrics")', () => {
     expect(await metric('channel_inbound_events_total', { channel: 'messaging-a', outcome: 'processed' })).toBe(1);
   });
 
-  it('counts failed sends as retried, the breaker opening, half-open, closing; the last attempt as failed', { timeout: 60_000 }, async () => {
-    // The vendor is down: two failures open the breaker (3 calls, over 50% failed); the third is refused by it.
+  it('counts failed sends as retried, a call the open breaker refuses as deferred (no attempt), the breaker half-open and closing; the last attempt as failed', { timeout: 60_000 }, async () => {
+    // The vendor is down: the failed calls (over 50% of at least 3 in the breaker's window) open the breaker.
     vendor.failNext = 100;
     const replies: Array<{ id: string; status: string }> = [];
     for (const n of [3, 4, 5]) {
@@ -146,21 +151,38 @@ describe('channel metrics on /metrics (docs/channels.md "Metrics")', () => {
     expect(await metric('channel_outbound_sends_total', { channel: 'messaging-a', outcome: 'retried' })).toBe(3);
     expect(await metric('channel_outbound_breaker_state', { channel: 'messaging-a' })).toBe(2);
     expect(await metric('channel_outbound_breaker_state', { channel: 'chat-a' })).toBe(0);
+    const vendorCalls = vendor.sends('/Messages.json').length;
 
-    // The last of its attempts fails (the breaker is still open): failed, not retried.
+    // The last of its attempts comes while the breaker is open: the breaker refuses the call, nothing
+    // reaches the vendor, so it is no attempt: deferred, the row still has its last attempt.
     const outbound = app.running.app.get(OutboundService);
+    const row0 = async () => (await rows<{ status: string; attempts: number }>(db.root.execute(sql`select status, attempts from outbound_messages where id = ${replies[0]!.id}`)))[0]!;
+    // (a send of m5 may have been deferred already, when m1's success still counted in the breaker's window)
+    const deferredBefore = await metric('channel_outbound_sends_total', { channel: 'messaging-a', outcome: 'deferred' });
     await db.root.execute(sql`update outbound_messages set attempts = 3, next_attempt_at = now() where id = ${replies[0]!.id}`);
-    await outbound.dispatch(replies[0]!.id);
-    expect((await rows<{ status: string }>(db.root.execute(sql`select status from outbound_messages where id = ${replies[0]!.id}`)))[0]!.status).toBe('failed');
+    await outbound.dispatch(jobScope({ orgId: acmeId }), replies[0]!.id);
+    expect(await row0()).toEqual({ status: 'pending', attempts: 3 });
+    expect(await metric('channel_outbound_sends_total', { channel: 'messaging-a', outcome: 'deferred' })).toBe(deferredBefore + 1);
+    expect(await metric('channel_outbound_sends_total', { channel: 'messaging-a', outcome: 'failed' })).toBe(0);
+    expect(vendor.sends('/Messages.json')).toHaveLength(vendorCalls);
+
+    // After the reset timeout the breaker lets a trial through (half-open); that last attempt fails at
+    // the vendor: failed, not retried, and the breaker opens again.
+    await sleep(BREAKER_RESET_MS + 200);
+    await db.root.execute(sql`update outbound_messages set next_attempt_at = now() where id = ${replies[0]!.id}`);
+    await outbound.dispatch(jobScope({ orgId: acmeId }), replies[0]!.id);
+    // (the periodic sweep may have taken the row first: wait for its send)
+    await expect.poll(() => row0(), { timeout: 15_000 }).toEqual({ status: 'failed', attempts: 4 });
     expect(await metric('channel_outbound_sends_total', { channel: 'messaging-a', outcome: 'failed' })).toBe(1);
     expect(await metric('channel_outbound_sends_total', { channel: 'messaging-a', outcome: 'retried' })).toBe(3);
+    expect(await metric('channel_outbound_breaker_state', { channel: 'messaging-a' })).toBe(2);
 
     // The vendor is back. After the reset timeout the breaker lets a trial through (half-open); its success closes it.
     vendor.failNext = 0;
     await sleep(BREAKER_RESET_MS + 200);
     expect(await metric('channel_outbound_breaker_state', { channel: 'messaging-a' })).toBe(1);
     await db.root.execute(sql`update outbound_messages set next_attempt_at = now() where id = ${replies[1]!.id}`);
-    await outbound.dispatch(replies[1]!.id);
+    await outbound.dispatch(jobScope({ orgId: acmeId }), replies[1]!.id);
     // (the periodic sweep may have taken the row first: wait for its send)
     await expect.poll(() => metric('channel_outbound_sends_total', { channel: 'messaging-a', outcome: 'sent' }), { timeout: 15_000 }).toBe(2);
     expect(await metric('channel_outbound_breaker_state', { channel: 'messaging-a' })).toBe(0);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboundProcessor } from '../../src/modules/channels/inbound.processor.js';
 import { OutboundService } from '../../src/modules/channels/outbound.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
+import { jobScope } from '../../src/platform/tenancy/org-scope.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { enterpriseChatEnv, startFakeVendor, type FakeVendor } from '../support/vendor.js';
 import { POOL_ACCOUNT_SID, connectVerified, verifyIntegration } from '../support/webhooks.js';
@@ -33,7 +34,11 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
   let acmeId: string;
 
   const event = async (channel: string, eventKey: string) =>
-    (await rows<{ status: string; reason: string | null; conversation_id: string | null; org_id: string | null }>(db.root.execute(sql`select status, reason, conversation_id, org_id from inbound_events where channel = ${channel} and event_key = ${eventKey}`)))[0];
+    (
+      await rows<{ status: string; reason: string | null; conversation_id: string | null; org_id: string | null }>(
+        db.root.execute(sql`select status, reason, conversation_id, org_id from inbound_events where channel = ${channel} and event_key = ${eventKey}`),
+      )
+    )[0];
 
   /** Waits until the worker has finished with an event. */
   async function processed(channel: string, eventKey: string) {
@@ -47,7 +52,9 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
   }
 
   async function messagesOf(conversationId: string) {
-    return rows<{ id: string; role: string; content: string }>(db.root.execute(sql`select id, role, content from conversation_messages where conversation_id = ${conversationId} order by created_at, id`));
+    return rows<{ id: string; role: string; content: string }>(
+      db.root.execute(sql`select id, role, content from conversation_messages where conversation_id = ${conversationId} order by created_at, id`),
+    );
   }
 
   async function waitForSends(pathPart: string, count: number) {
@@ -71,7 +78,8 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
         CHAT_A_API_BASE_URL: `${vendor.url}/chat-a`,
         MESSAGING_A_API_BASE_URL: `${vendor.url}/messaging-a`,
         MESSAGING_B_API_BASE_URL: `${vendor.url}/messaging-b`,
-        CHANNEL_BREAKER_RESET_MS: '300',
+        // Long enough that a loaded machine still reads the breaker open before it half-opens.
+        CHANNEL_BREAKER_RESET_MS: '4000',
         ATTACHMENT_HOSTS: `files.example.com,${new URL(vendor.url).host}`,
       },
     });
@@ -103,7 +111,15 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       // Another org may claim the same workspace (nothing reveals who holds it), but never verify it.
       const other = await app.post(
         '/api/am/orgs',
-        { legalName: 'Binder Inc', slug: 'binder', industry: 'technology', corporateDomains: ['binder.example.com'], adminEmail: 'a@binder.example.com', website: 'https://binder.example.com', timezone: 'Europe/Paris' },
+        {
+          legalName: 'Binder Inc',
+          slug: 'binder',
+          industry: 'technology',
+          corporateDomains: ['binder.example.com'],
+          adminEmail: 'a@binder.example.com',
+          website: 'https://binder.example.com',
+          timezone: 'Europe/Paris',
+        },
         { token: am },
       );
       const claim = await app.post(`/api/orgs/${other.body.id}/integrations`, { channel: 'chat-a', externalId: 'T-ACME' }, { token: am });
@@ -134,7 +150,12 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       const s = signed(body, ts, secret);
       return app.request('POST', '/api/channels/chat-a/events', { body: s.raw, headers: s.headers });
     };
-    const message = (eventId: string, event: Record<string, unknown>, team = 'T-ACME') => ({ type: 'event_callback', team_id: team, event_id: eventId, event: { type: 'message', user: 'U1', channel: 'C1', channel_type: 'channel', ...event } });
+    const message = (eventId: string, event: Record<string, unknown>, team = 'T-ACME') => ({
+      type: 'event_callback',
+      team_id: team,
+      event_id: eventId,
+      event: { type: 'message', user: 'U1', channel: 'C1', channel_type: 'channel', ...event },
+    });
 
     it('answers url_verification, and refuses unsigned, wrongly signed and stale calls with 401', async () => {
       expect((await post({ type: 'url_verification', challenge: 'abc123' })).body).toEqual({ challenge: 'abc123' });
@@ -224,11 +245,18 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
   describe('messaging-a', () => {
     const signature = (params: Record<string, string>) =>
       createHmac('sha1', MESSAGING_A_TOKEN)
-        .update(Object.keys(params).sort().reduce((acc, k) => acc + k + params[k], `${PUBLIC_URL}/api/channels/messaging-a/inbound`))
+        .update(
+          Object.keys(params)
+            .sort()
+            .reduce((acc, k) => acc + k + params[k], `${PUBLIC_URL}/api/channels/messaging-a/inbound`),
+        )
         .digest('base64');
     const post = (given: Record<string, string>, sig?: string) => {
       const params = { AccountSid: POOL_ACCOUNT_SID, ...given };
-      return app.request('POST', '/api/channels/messaging-a/inbound', { body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-a-signature': sig ?? signature(params) } });
+      return app.request('POST', '/api/channels/messaging-a/inbound', {
+        body: new URLSearchParams(params).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-a-signature': sig ?? signature(params) },
+      });
     };
 
     beforeAll(async () => {
@@ -279,7 +307,10 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       await connectVerified(app, acmeId, { channel: 'messaging-b', config: { botUsername: 'acme_bot' }, secrets: { webhookSecret: MB_SECRET, botToken: '123:ABC' } }, am);
     });
     const post = (update: unknown, secret?: string) =>
-      app.request('POST', '/api/channels/messaging-b/webhook', { body: JSON.stringify(update), headers: { 'content-type': 'application/json', ...(secret ? { 'x-messaging-b-secret-token': secret } : {}) } });
+      app.request('POST', '/api/channels/messaging-b/webhook', {
+        body: JSON.stringify(update),
+        headers: { 'content-type': 'application/json', ...(secret ? { 'x-messaging-b-secret-token': secret } : {}) },
+      });
 
     it('accepts the integration secret only, and replies in the chat', async () => {
       const update = { update_id: 1001, message: { message_id: 7, chat: { id: 42, type: 'private' }, from: { id: 42, is_bot: false, first_name: 'Ann' }, text: 'Hello there' } };
@@ -295,7 +326,16 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
     });
 
     it('fetches a document through the Bot API getFile path into the artifacts storage', async () => {
-      const update = { update_id: 1002, message: { message_id: 8, chat: { id: 43, type: 'private' }, from: { id: 43, is_bot: false, first_name: 'Bo' }, caption: 'my invoice', document: { file_id: 'DOC-1', file_name: 'invoice.txt', mime_type: 'text/plain' } } };
+      const update = {
+        update_id: 1002,
+        message: {
+          message_id: 8,
+          chat: { id: 43, type: 'private' },
+          from: { id: 43, is_bot: false, first_name: 'Bo' },
+          caption: 'my invoice',
+          document: { file_id: 'DOC-1', file_name: 'invoice.txt', mime_type: 'text/plain' },
+        },
+      };
       expect((await post(update, MB_SECRET)).status).toBe(200);
       const integration = (await rows<{ id: string }>(db.root.execute(sql`select id from org_integrations where org_id = ${acmeId} and channel = 'messaging-b'`)))[0]!;
       const done = await processed('messaging-b', `${integration.id}:1002`);
@@ -310,10 +350,24 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
   describe('email inbound', () => {
     const post = (rfc822: string, secret = EMAIL_SECRET) => {
       const raw = JSON.stringify({ rawMessage: Buffer.from(rfc822).toString('base64') });
-      return app.request('POST', '/api/channels/email/inbound', { body: raw, headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}` } });
+      return app.request('POST', '/api/channels/email/inbound', {
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}` },
+      });
     };
     const mail = (messageId: string, extra = '', body = 'Hello Emilie, can you help?') =>
-      [`From: Carol Client <carol@customer.example.com>`, `To: ${ALIAS}`, `Subject: Help needed`, `Message-ID: ${messageId}`, extra, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', body, '']
+      [
+        `From: Carol Client <carol@customer.example.com>`,
+        `To: ${ALIAS}`,
+        `Subject: Help needed`,
+        `Message-ID: ${messageId}`,
+        extra,
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        body,
+        '',
+      ]
         .filter((l, i) => l !== '' || i > 4)
         .join('\r\n');
 
@@ -331,7 +385,9 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
         await sleep(100);
       }
       expect(outbound).toEqual([expect.objectContaining({ status: 'sent' })]);
-      const [sentMail] = await rows<{ to: string; subject: string; from_address: string; headers: Record<string, string> }>(db.root.execute(sql`select "to", subject, from_address, headers from mail_outbox where from_address = ${ALIAS} order by created_at desc limit 1`));
+      const [sentMail] = await rows<{ to: string; subject: string; from_address: string; headers: Record<string, string> }>(
+        db.root.execute(sql`select "to", subject, from_address, headers from mail_outbox where from_address = ${ALIAS} order by created_at desc limit 1`),
+      );
       expect(sentMail).toMatchObject({ to: 'carol@customer.example.com', subject: 'Re: Help needed', from_address: ALIAS });
       expect(sentMail!.headers['In-Reply-To']).toBe('<m1@customer.example.com>');
       // The client answers our reply: same conversation.
@@ -375,7 +431,10 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       ...over,
     });
     const post = async (body: Record<string, unknown>, token?: string, path = 'webhook') =>
-      app.request('POST', `/api/channels/enterprise-chat/${path}`, { body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) } });
+      app.request('POST', `/api/channels/enterprise-chat/${path}`, {
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
+      });
     const keyOf = (a: { conversation: { id: string }; id: string }) => `${a.conversation.id}:${a.id}`;
 
     beforeAll(async () => {
@@ -427,7 +486,8 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
     it('routes per thread: a personal chat, two threads of one channel as two sessions, engagement and its end', async () => {
       const token = await vendor.token();
       const mention = { entities: [{ type: 'mention', mentioned: { id: 'bot-1' }, text: '<at>Acme Bot</at>' }] };
-      const inThread = (root: string, over: Record<string, unknown>) => activity({ conversation: { id: `19:chan@thread;messageid=${root}`, conversationType: 'channel', tenantId: 'TEN-ACME' }, ...over });
+      const inThread = (root: string, over: Record<string, unknown>) =>
+        activity({ conversation: { id: `19:chan@thread;messageid=${root}`, conversationType: 'channel', tenantId: 'TEN-ACME' }, ...over });
       const a1 = inThread('111', { text: '<at>Acme Bot</at> first topic', ...mention });
       const b1 = inThread('222', { text: '<at>Acme Bot</at> second topic', ...mention });
       const a2 = inThread('111', { text: 'more on the first' });
@@ -474,7 +534,11 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
 
     it('stores attachments with the conversation and passes them as resource blocks', async () => {
       const token = await vendor.token();
-      const withFile = activity({ conversation: { id: 'personal-conv-2', conversationType: 'personal', tenantId: 'TEN-ACME' }, text: 'see the file', attachments: [{ contentType: 'text/plain', contentUrl: `${vendor.url}/files/notes.txt`, name: 'notes.txt' }] });
+      const withFile = activity({
+        conversation: { id: 'personal-conv-2', conversationType: 'personal', tenantId: 'TEN-ACME' },
+        text: 'see the file',
+        attachments: [{ contentType: 'text/plain', contentUrl: `${vendor.url}/files/notes.txt`, name: 'notes.txt' }],
+      });
       await post(withFile, token);
       const r = await processed('enterprise-chat', keyOf(withFile));
       const [artifact] = await rows<{ id: string; name: string; size: number }>(db.root.execute(sql`select id, name, size from conversation_artifacts where conversation_id = ${r.conversation_id}`));
@@ -503,7 +567,7 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       const [row] = await rows<{ id: string; message_id: string }>(db.root.execute(sql`select id, message_id from outbound_messages where channel = 'chat-a' and status = 'sent' limit 1`));
       const before = vendor.sends('chat.postMessage').length;
       // A retried job for a sent row does nothing.
-      await Promise.all([outbound.dispatch(row!.id), outbound.dispatch(row!.id)]);
+      await Promise.all([outbound.dispatch(jobScope({ orgId: acmeId }), row!.id), outbound.dispatch(jobScope({ orgId: acmeId }), row!.id)]);
       // A row whose sender died mid-send (lease expired) is sent once by the sweep, however many run.
       await db.root.execute(sql`update outbound_messages set status = 'sending', claimed_until = now() - interval '1 minute', sent_at = null where id = ${row!.id}`);
       await Promise.all([outbound.dispatchDue(), outbound.dispatchDue()]);
@@ -518,25 +582,58 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
         const [c] = await rows<{ id: string }>(db.root.execute(sql`select conversation_id as id from inbound_events where channel = 'chat-a' and status = 'done' limit 1`));
-        const [m] = await rows<{ id: string }>(db.root.execute(sql`insert into conversation_messages (conversation_id, org_id, role, content) values (${c!.id}, ${acmeId}, 'specialist', ${`reply ${i}`}) returning id`));
+        const [m] = await rows<{ id: string }>(
+          db.root.execute(sql`insert into conversation_messages (conversation_id, org_id, role, content) values (${c!.id}, ${acmeId}, 'specialist', ${`reply ${i}`}) returning id`),
+        );
         const [o] = await rows<{ id: string }>(
-          db.root.execute(sql`insert into outbound_messages (org_id, conversation_id, message_id, channel, target, content) values (${acmeId}, ${c!.id}, ${m!.id}, 'chat-a', '{"channel":"C1"}', 'retry me') returning id`),
+          db.root.execute(
+            sql`insert into outbound_messages (org_id, conversation_id, message_id, channel, target, content) values (${acmeId}, ${c!.id}, ${m!.id}, 'chat-a', '{"channel":"C1"}', 'retry me') returning id`,
+          ),
         );
         ids.push(o!.id);
       }
-      for (const id of ids) await outbound.dispatch(id);
-      const failed = await rows<{ status: string; last_error: string }>(db.root.execute(sql`select status, last_error from outbound_messages where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`));
-      expect(failed.every((r) => r.status === 'pending' && r.last_error)).toBe(true);
+      const calls = vendor.sends('chat.postMessage').length;
+      for (const id of ids) await outbound.dispatch(jobScope({ orgId: acmeId }), id);
+      const failed = await rows<{ status: string; last_error: string | null; attempts: number }>(
+        db.root.execute(
+          sql`select status, last_error, attempts from outbound_messages where id in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )})`,
+        ),
+      );
+      expect(failed.every((r) => r.status === 'pending')).toBe(true);
+      // Each call the vendor failed is an attempt with its error; a call the open breaker refused
+      // (the breaker may open before the third) reached no vendor: no attempt, no error.
+      const tried = failed.filter((r) => r.attempts === 1);
+      expect(tried.length).toBe(vendor.sends('chat.postMessage').length - calls);
+      expect(tried.length).toBeGreaterThanOrEqual(2);
+      expect(tried.every((r) => r.last_error)).toBe(true);
+      expect(failed.filter((r) => r.attempts === 0).every((r) => r.last_error === null)).toBe(true);
       expect(outbound.breakerState('chat-a')).toBe('open');
       const health = await app.get(`/api/orgs/${acmeId}/channels/status`, { token: owner });
       expect(health.body.items.find((h: { channel: string }) => h.channel === 'chat-a')).toMatchObject({ breaker: 'open', connected: true, lastInboundAt: expect.any(String) });
       // After the reset timeout a trial call goes through and the breaker closes.
       vendor.failNext = 0;
-      await sleep(400);
-      await db.root.execute(sql`update outbound_messages set next_attempt_at = now() where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
-      for (const id of ids) await outbound.dispatch(id);
+      const until = Date.now() + 15_000;
+      while (outbound.breakerState('chat-a') === 'open' && Date.now() < until) await sleep(100);
+      expect(outbound.breakerState('chat-a')).toBe('half_open');
+      await db.root.execute(
+        sql`update outbound_messages set next_attempt_at = now() where id in (${sql.join(
+          ids.map((id) => sql`${id}`),
+          sql`, `,
+        )})`,
+      );
+      for (const id of ids) await outbound.dispatch(jobScope({ orgId: acmeId }), id);
       expect(outbound.breakerState('chat-a')).toBe('closed');
-      const sent = await rows<{ status: string }>(db.root.execute(sql`select status from outbound_messages where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`));
+      const sent = await rows<{ status: string }>(
+        db.root.execute(
+          sql`select status from outbound_messages where id in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )})`,
+        ),
+      );
       expect(sent.every((r) => r.status === 'sent')).toBe(true);
     });
   });
@@ -548,7 +645,10 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
         const sdb = small.running.app.get(DbService);
         const send = (id: string) => {
           const raw = JSON.stringify({ rawMessage: Buffer.from(`From: q@b.example.com\r\nTo: ${ALIAS}\r\nMessage-ID: ${id}\r\nSubject: quota\r\n\r\nhi\r\n`).toString('base64') });
-          return small.request('POST', '/api/channels/email/inbound', { body: raw, headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` } });
+          return small.request('POST', '/api/channels/email/inbound', {
+            body: raw,
+            headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` },
+          });
         };
         const status = async (key: string) => {
           const deadline = Date.now() + 15_000;
@@ -575,11 +675,13 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       try {
         const sdb = small.running.app.get(DbService);
         // Two accepted events nobody has taken yet fill the queue.
-        const held = await rows<{ id: string }>(
-          sdb.root.execute(sql`insert into inbound_events (channel, event_key, body) values ('email', 'held-1', '{}'), ('email', 'held-2', '{}') returning id`),
-        );
+        const held = await rows<{ id: string }>(sdb.root.execute(sql`insert into inbound_events (channel, event_key, body) values ('email', 'held-1', '{}'), ('email', 'held-2', '{}') returning id`));
         const raw = JSON.stringify({ rawMessage: Buffer.from(`From: a@b.example.com\r\nTo: ${ALIAS}\r\nMessage-ID: <bp@b.example.com>\r\n\r\nhi\r\n`).toString('base64') });
-        const send = () => small.request('POST', '/api/channels/email/inbound', { body: raw, headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` } });
+        const send = () =>
+          small.request('POST', '/api/channels/email/inbound', {
+            body: raw,
+            headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` },
+          });
         const refused = await send();
         expect(refused.status).toBe(503);
         expect(refused.headers.get('retry-after')).toBe('30');

@@ -85,7 +85,11 @@ describe('chat-a contract (Slack Events API, chat.postMessage, files)', () => {
     expect(handshake.status).toBe(200);
     expect(handshake.body).toEqual({ challenge: slack.urlVerification.challenge });
 
-    const created = await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'chat-a', externalId: slack.TEAM_ID, config: { botUserId: slack.BOT_USER_ID }, secrets: { botToken: BOT_TOKEN } }, { token: owner });
+    const created = await app.post(
+      `/api/orgs/${acmeId}/integrations`,
+      { channel: 'chat-a', externalId: slack.TEAM_ID, config: { botUserId: slack.BOT_USER_ID }, secrets: { botToken: BOT_TOKEN } },
+      { token: owner },
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ verificationStatus: 'pending', verificationCode: expect.any(String) });
     // Before the code arrives, the workspace's traffic waits in quarantine.
@@ -178,7 +182,14 @@ describe('chat-a contract (Slack Events API, chat.postMessage, files)', () => {
   it('a Slack Connect file is looked up with files.info and the bot token, then downloaded', async () => {
     const gif = Buffer.concat([Buffer.from('GIF89a'), randomBytes(512)]);
     vendor.fileInfo.set(slack.filesInfoFile.id, { ...slack.filesInfoFile, size: gif.length, ...vendor.hostFile('T061EG9R6', slack.filesInfoFile.id, 'tedair.gif', gif, 'image/gif') });
-    const event: FileShareMessageEvent = { ...slack.fileShare, ts: '1529342300.000200', event_ts: '1529342300.000200', channel: 'D0SHARED1', text: 'From our partner', files: [slack.slackConnectFile as unknown as NonNullable<FileShareMessageEvent['files']>[number]] };
+    const event: FileShareMessageEvent = {
+      ...slack.fileShare,
+      ts: '1529342300.000200',
+      event_ts: '1529342300.000200',
+      channel: 'D0SHARED1',
+      text: 'From our partner',
+      files: [slack.slackConnectFile as unknown as NonNullable<FileShareMessageEvent['files']>[number]],
+    };
     expect((await post(slack.envelope(event, 'Ev-connect'))).status).toBe(200);
     const done = await processedEvent(db, 'chat-a', key('Ev-connect'));
     expect(done).toMatchObject({ status: 'done', last_error: null });

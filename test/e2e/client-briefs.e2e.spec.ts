@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '../../src/modules/users/index.js';
 import { demoCast, type DemoCast } from '../support/tenants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { unscopedOrg } from '../../src/platform/tenancy/org-scope.js';
 
 const PASSWORD = 'demo1234';
 
@@ -15,7 +16,7 @@ describe('Client briefs (spec 9.2)', () => {
     // An org admin (orgRole admin, not owner) of acme.
     const users = app.running.app.get(UsersService);
     const admin = await users.create({ email: 'admin@acme.example.com', name: 'Acme Admin', platformRole: 'org_admin', password: PASSWORD });
-    await users.addMembership(t.acmeId, admin.id, 'admin');
+    await users.addMembership(unscopedOrg(t.acmeId, 'test setup'), admin.id, 'admin');
     t.admin = await app.login('admin@acme.example.com', PASSWORD);
   });
   afterAll(async () => {
@@ -121,7 +122,11 @@ describe('Client briefs (spec 9.2)', () => {
     const raw = (method: string, path: string, init: RequestInit = {}) => fetch(app.url + path, { method, redirect: 'manual', ...init });
 
     it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'])('%s answers 308 to the same path and query under /client-briefs, without a token', async (method) => {
-      const res = await raw(method, '/api/environment-profiles/3f0c/sub?orgId=abc&x=1', method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? {} : { headers: { 'content-type': 'application/json' }, body: '{"title":"t"}' });
+      const res = await raw(
+        method,
+        '/api/environment-profiles/3f0c/sub?orgId=abc&x=1',
+        method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? {} : { headers: { 'content-type': 'application/json' }, body: '{"title":"t"}' },
+      );
       expect(res.status).toBe(308);
       expect(res.headers.get('location')).toBe('/api/client-briefs/3f0c/sub?orgId=abc&x=1');
     });

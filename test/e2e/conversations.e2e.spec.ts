@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationsService } from '../../src/modules/conversations/index.js';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { DbService } from '../../src/platform/db/db.service.js';
+import { factoriesOf } from '../support/factories.js';
 import { collect, connectSocket, waitFor, type TestSocket } from '../support/sockets.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -28,25 +29,27 @@ interface Ctx {
 
 async function context(app: TestApp): Promise<Ctx> {
   const [client, orgAdmin, expert, expert2, am, superadmin] = await Promise.all(
-    ['client@acme.demo.invalid', 'org_admin@acme.demo.invalid', 'expert@platform.demo.invalid', 'expert2@platform.demo.invalid', 'account_manager@platform.demo.invalid', 'superadmin@platform.demo.invalid'].map((e) =>
-      app.login(e, PASSWORD),
-    ),
+    [
+      'client@acme.demo.invalid',
+      'org_admin@acme.demo.invalid',
+      'expert@platform.demo.invalid',
+      'expert2@platform.demo.invalid',
+      'account_manager@platform.demo.invalid',
+      'superadmin@platform.demo.invalid',
+    ].map((e) => app.login(e, PASSWORD)),
   );
   const me = await app.get('/api/auth/me', { token: client });
   return { app, client: client!, orgAdmin: orgAdmin!, expert: expert!, expert2: expert2!, am: am!, superadmin: superadmin!, acmeId: me.body.orgMemberships[0].orgId };
 }
 
-/** A second active org with a Specialist and a client, for isolation checks. */
+/** A second active org (of our AM) with Omar Haddad assigned and a client, for isolation checks. */
 async function otherOrg(app: TestApp, am: string, slug: string): Promise<{ orgId: string; client: string }> {
-  const org = await app.post(
-    '/api/am/orgs',
-    { legalName: `Other ${slug}`, slug, industry: 'technology', corporateDomains: [`${slug}.example.com`], adminEmail: `admin@${slug}.example.com`, website: `https://${slug}.example.com`, timezone: 'Europe/Berlin' },
-    { token: am },
-  );
-  const pool = (await app.get('/api/am/specialists', { token: am })).body.items as Array<{ id: string; slug: string }>;
-  await app.post(`/api/am/orgs/${org.body.id}/specialist`, { specialistId: pool.find((s) => s.slug === 'omar-haddad')!.id }, { token: am });
-  await app.post(`/api/am/orgs/${org.body.id}/finish`, {}, { token: am });
-  return { orgId: org.body.id, client: await app.demoLogin('client', slug) };
+  const make = factoriesOf(app);
+  const assignedAmId = (await app.get('/api/auth/me', { token: am })).body.id as string;
+  const org = await make.newOrg({ legalName: `Other ${slug}`, slug, corporateDomains: [`${slug}.example.com`], timezone: 'Europe/Berlin', assignedAmId });
+  const [omar] = await make.rows<{ id: string }>('specialists', { slug: 'omar-haddad' });
+  await make.newSpecialistAssignment(org, { specialist: omar! });
+  return { orgId: org.id, client: await app.demoLogin('client', slug) };
 }
 
 describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
@@ -105,18 +108,23 @@ describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
     const db = c.app.running.app.get(DbService);
     const conv = (await c.app.post('/api/conversations', {}, { token: c.client })).body;
     // A message whose request died before its turn ran: stored with its turn, no reply.
-    const [message] = await rows<{ id: string }>(db.root.execute(sql`
+    const [message] = await rows<{ id: string }>(
+      db.root.execute(sql`
       insert into conversation_messages (conversation_id, org_id, role, sender_id, content, created_at)
       values (${conv.id}, ${c.acmeId}, 'client', ${(await c.app.get('/api/auth/me', { token: c.client })).body.id}, 'Lost request', now() - interval '5 minutes')
-      returning id`));
+      returning id`),
+    );
     await db.root.execute(sql`insert into conversation_turns (message_id, conversation_id, org_id, created_at) values (${message!.id}, ${conv.id}, ${c.acmeId}, now() - interval '5 minutes')`);
     const { TurnsService } = await import('../../src/modules/conversations/turns.service.js');
     const turns = c.app.running.app.get(TurnsService);
     // Two sweepers at once (two instances), then a retried one: one reply.
     await Promise.all([turns.runStranded(), turns.runStranded()]);
     await turns.runStranded();
-    const replies = await rows(db.root.execute(sql`select id from conversation_messages where reply_to_message_id = ${message!.id}`));
-    expect(replies).toHaveLength(1);
+    const repliesTo = () => rows(db.root.execute(sql`select id from conversation_messages where reply_to_message_id = ${message!.id}`));
+    // The service's own periodic sweep may have claimed the turn first and still be running it.
+    await expect.poll(async () => (await repliesTo()).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await turns.runStranded();
+    expect(await repliesTo()).toHaveLength(1);
   });
 
   it('shows an Expert follow-up to the client as the Specialist, keeps internal notes from clients, and moves pending -> awaiting_client', async () => {
@@ -182,7 +190,11 @@ describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
 
     // Set status: expert, account_manager, superadmin only; `open` reads as pending and is never stored.
     expect((await c.app.patch(path('status'), { status: 'pending' }, { token: c.client })).status).toBe(403);
-    for (const [token, status] of [[c.expert, 'awaiting_client'], [c.am, 'open'], [c.superadmin, 'resolved']] as const) {
+    for (const [token, status] of [
+      [c.expert, 'awaiting_client'],
+      [c.am, 'open'],
+      [c.superadmin, 'resolved'],
+    ] as const) {
       const r = await c.app.patch(path('status'), { status }, { token });
       expect(r.status).toBe(200);
       expect(r.body.status).toBe(status === 'open' ? 'pending' : status);
@@ -221,8 +233,32 @@ describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
     expect((await c.app.get(`/api/conversations/${conv.id}`, { token: c.client })).body.messages.some((m: { role: string }) => m.role === 'system')).toBe(false);
   });
 
+  it('tells the readers of a thread that a human was asked, until the request is resolved', async () => {
+    const conv = (await c.app.post('/api/conversations', { message: 'A question for a person' }, { token: c.client })).body;
+    const asked = async (token: string) => {
+      const thread = await c.app.get(`/api/conversations/${conv.id}`, { token });
+      expect(thread.status).toBe(200);
+      return thread.body.humanRequestedAt as string | null;
+    };
+    expect(await asked(c.client)).toBeNull();
+
+    const before = Date.now();
+    expect((await c.app.post(`/api/conversations/${conv.id}/escalate`, {}, { token: c.client })).status).toBe(201);
+    // After a reload too: the request is read from the attention list, for the client and for staff.
+    const at = await asked(c.client);
+    expect(at).not.toBeNull();
+    expect(Date.parse(at!)).toBeGreaterThanOrEqual(before - 1000);
+    expect(await asked(c.orgAdmin)).toBe(at);
+    expect(await asked(c.expert)).toBe(at);
+
+    // Resolved: the request is answered, and the client may ask again later.
+    await c.app.patch(`/api/conversations/${conv.id}/resolve`, undefined, { token: c.expert });
+    expect(await asked(c.client)).toBeNull();
+  });
+
   it('keeps the attention list to escalations and failures, scoped by grants', async () => {
-    const expertQueue = async (token: string, status = 'all') => (await c.app.get(`/api/expert-queue?status=${status}`, { token })).body.items as Array<{ conversationId: string; reason: string; status: string; sla_deadline: string }>;
+    const expertQueue = async (token: string, status = 'all') =>
+      (await c.app.get(`/api/expert-queue?status=${status}`, { token })).body.items as Array<{ conversationId: string; reason: string; status: string; sla_deadline: string }>;
     const before = (await expertQueue(c.expert)).length;
     const conv = (await c.app.post('/api/conversations', { message: 'Ordinary question' }, { token: c.client })).body;
     expect((await expertQueue(c.expert)).length).toBe(before);

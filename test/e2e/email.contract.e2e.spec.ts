@@ -1,15 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
@@ -44,14 +42,20 @@ function compose(options: Mail.Options): Promise<Buffer> {
 describe('email contract: the signed {rawMessage} route and the Mailgun Route webhook; threading on the wire', () => {
   let app: TestApp;
   let db: DbService;
-  let smtp: SMTPServer;
-  const received: ParsedMail[] = [];
+  let smtp: SmtpReceiver;
   const lines: string[] = [];
 
   function signedForm(fields: Record<string, string>, key = fixture.signingKey): Record<string, string> {
     const timestamp = String(Math.floor(Date.now() / 1000));
     const token = randomBytes(25).toString('hex');
-    return { ...fields, timestamp, token, signature: createHmac('sha256', key).update(timestamp + token).digest('hex') };
+    return {
+      ...fields,
+      timestamp,
+      token,
+      signature: createHmac('sha256', key)
+        .update(timestamp + token)
+        .digest('hex'),
+    };
   }
 
   async function postMailgun(fields: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -65,50 +69,36 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
 
   function viaRawMessage(mime: Buffer) {
     const raw = JSON.stringify({ rawMessage: mime.toString('base64') });
-    return app.request('POST', '/api/channels/email/inbound', { body: raw, headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` } });
+    return app.request('POST', '/api/channels/email/inbound', {
+      body: raw,
+      headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` },
+    });
   }
 
-  async function delivered(count: number): Promise<ParsedMail[]> {
-    const deadline = Date.now() + 20_000;
-    while (received.length < count) {
-      if (Date.now() > deadline) throw new Error(`expected ${count} mails through SMTP, got ${received.length}`);
-      await sleep(100);
-    }
-    return received;
-  }
+  const delivered = (count: number) => smtp.delivered(count);
 
   async function processed(eventKey: string): Promise<{ status: string; conversation_id: string | null; reason: string | null }> {
     const deadline = Date.now() + 15_000;
     for (;;) {
-      const [row] = await rows<{ status: string; conversation_id: string | null; reason: string | null }>(db.root.execute(sql`select status, conversation_id, reason from inbound_events where channel = 'email' and event_key = ${eventKey}`));
+      const [row] = await rows<{ status: string; conversation_id: string | null; reason: string | null }>(
+        db.root.execute(sql`select status, conversation_id, reason from inbound_events where channel = 'email' and event_key = ${eventKey}`),
+      );
       if (row && row.status !== 'queued' && row.status !== 'processing') return row;
       if (Date.now() > deadline) throw new Error(`event ${eventKey} not processed: ${JSON.stringify(row)}`);
       await sleep(100);
     }
   }
 
-  const refusals = () => lines.map((l) => JSON.parse(l) as { event?: string; channel?: string; reason?: string }).filter((l) => l.event === 'security.webhook_signature_invalid' && l.channel === 'email');
+  const refusals = () =>
+    lines.map((l) => JSON.parse(l) as { event?: string; channel?: string; reason?: string }).filter((l) => l.event === 'security.webhook_signature_invalid' && l.channel === 'email');
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          void simpleParser(Buffer.concat(chunks)).then((mail) => received.push(mail));
-          callback();
-        });
-      },
-    });
-    smtp.listen(0, '127.0.0.1');
-    await once(smtp.server, 'listening');
+    smtp = await startSmtpReceiver();
     setLogDestination({ write: (line: string) => void lines.push(line) });
     app = await startTestApp({
       env: {
         LOG_LEVEL: 'warn',
-        SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+        SMTP_URL: smtp.url,
         EMAIL_INBOUND_SIGNING_SECRET: EMAIL_SECRET,
         MAILGUN_WEBHOOK_SIGNING_KEY: fixture.signingKey,
       },
@@ -118,10 +108,10 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
   afterAll(async () => {
     await app?.close();
     setLogDestination(undefined);
-    await new Promise<void>((r) => smtp.close(() => r()));
+    await smtp?.close();
   });
 
-  it("refuses what Mailgun did not sign (unsigned, another key, stale, a replayed token) with 401 and a security event, an oversize form with 413; stores nothing", async () => {
+  it('refuses what Mailgun did not sign (unsigned, another key, stale, a replayed token) with 401 and a security event, an oversize form with 413; stores nothing', async () => {
     const mime = await compose({ subject: 'Forged', text: 'not from Mailgun', messageId: '<forged@customer.example.com>' });
     const fields: Record<string, string> = { ...fixture.form, 'body-mime': mime.toString('utf8') };
     // The documented sample itself: correctly signed, but its timestamp is long past.
@@ -131,7 +121,9 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
     expect((await postMailgun(signedForm(fields, 'another-key'))).status).toBe(401);
     const stale = Math.floor(Date.now() / 1000) - 301;
     const staleToken = randomBytes(25).toString('hex');
-    expect((await postMailgun({ ...fields, timestamp: String(stale), token: staleToken, signature: createHmac('sha256', fixture.signingKey).update(`${stale}${staleToken}`).digest('hex') })).status).toBe(401);
+    expect(
+      (await postMailgun({ ...fields, timestamp: String(stale), token: staleToken, signature: createHmac('sha256', fixture.signingKey).update(`${stale}${staleToken}`).digest('hex') })).status,
+    ).toBe(401);
     // Anything but a multipart form carries no signature.
     expect((await app.request('POST', MAILGUN_ROUTE, { body: JSON.stringify(fields), headers: { 'content-type': 'application/json' } })).status).toBe(401);
     const answer = await postMailgun(signedForm(fields, 'another-key'));
@@ -159,7 +151,12 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
   it('threads a conversation across both doors: replies In-Reply-To the mail they answer, References per RFC 5322, one Re:, one reply per mail', async () => {
     const sentBefore = (await delivered(1)).length;
     // 1. A new mail with an attachment, through Mailgun.
-    const first = await compose({ subject: 'Invoice question', text: 'Hello, can you check the attached invoice?', messageId: '<c1@customer.example.com>', attachments: [{ filename: 'invoice.txt', content: 'Invoice 42: 100 EUR' }] });
+    const first = await compose({
+      subject: 'Invoice question',
+      text: 'Hello, can you check the attached invoice?',
+      messageId: '<c1@customer.example.com>',
+      attachments: [{ filename: 'invoice.txt', content: 'Invoice 42: 100 EUR' }],
+    });
     expect(await viaMailgun(first)).toMatchObject({ status: 200, body: { ok: true } });
     const opened = await processed('<c1@customer.example.com>');
     expect(opened.status).toBe('done');
@@ -183,7 +180,15 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
 
     // 3. A reply with the whole chain, the alias only in the envelope (Bcc): Mailgun's recipient routes it.
     const chain = ['<c1@customer.example.com>', answer1.messageId!, '<c2@customer.example.com>', answer2.messageId!];
-    const third = await compose({ to: 'accounts@customer.example.com', bcc: ALIAS, subject: 'RE: Invoice question', text: 'Paid today.', messageId: '<c3@customer.example.com>', inReplyTo: answer2.messageId, references: chain });
+    const third = await compose({
+      to: 'accounts@customer.example.com',
+      bcc: ALIAS,
+      subject: 'RE: Invoice question',
+      text: 'Paid today.',
+      messageId: '<c3@customer.example.com>',
+      inReplyTo: answer2.messageId,
+      references: chain,
+    });
     expect(await viaMailgun(third, { recipient: ALIAS })).toMatchObject({ status: 200 });
     expect(await processed('<c3@customer.example.com>')).toMatchObject({ status: 'done', conversation_id: conversationId });
     const answer3 = (await delivered(sentBefore + 3))[sentBefore + 2]!;
@@ -204,7 +209,13 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
     expect(referencesOf(followUp)).toEqual([...chain, '<c3@customer.example.com>']);
 
     // 5. The client answers the follow-up: same conversation, and the reply answers that latest mail.
-    const fourth = await compose({ subject: 'Re: Invoice question', text: 'Great, thank you.', messageId: '<c4@customer.example.com>', inReplyTo: followUp.messageId, references: [...chain, '<c3@customer.example.com>', followUp.messageId!] });
+    const fourth = await compose({
+      subject: 'Re: Invoice question',
+      text: 'Great, thank you.',
+      messageId: '<c4@customer.example.com>',
+      inReplyTo: followUp.messageId,
+      references: [...chain, '<c3@customer.example.com>', followUp.messageId!],
+    });
     expect((await viaRawMessage(fourth)).status).toBe(200);
     expect(await processed('<c4@customer.example.com>')).toMatchObject({ status: 'done', conversation_id: conversationId });
     const answer4 = (await delivered(sentBefore + 5))[sentBefore + 4]!;
@@ -215,6 +226,6 @@ describe('email contract: the signed {rawMessage} route and the Mailgun Route we
     const thread = await rows<{ role: string }>(db.root.execute(sql`select role from conversation_messages where conversation_id = ${conversationId} order by created_at, id`));
     expect(thread.map((m) => m.role)).toEqual(['client', 'specialist', 'client', 'specialist', 'client', 'specialist', 'expert', 'client', 'specialist']);
     await sleep(500);
-    expect(received).toHaveLength(sentBefore + 5);
+    expect(smtp.received).toHaveLength(sentBefore + 5);
   });
 });

@@ -71,7 +71,9 @@ describe('enterprise-chat contract (botframework-schema activities, Bot Framewor
   }
 
   async function artifactsOf(conversationId: string) {
-    return rows<{ id: string; name: string; content_type: string; size: number; storage_key: string }>(db.root.execute(sql`select id, name, content_type, size, storage_key from conversation_artifacts where conversation_id = ${conversationId} order by created_at`));
+    return rows<{ id: string; name: string; content_type: string; size: number; storage_key: string }>(
+      db.root.execute(sql`select id, name, content_type, size, storage_key from conversation_artifacts where conversation_id = ${conversationId} order by created_at`),
+    );
   }
 
   /** Exactly one Specialist reply, posted once to the connector as botframework-connector would post it. */
@@ -83,7 +85,9 @@ describe('enterprise-chat contract (botframework-schema activities, Bot Framewor
       await sleep(100);
     }
     await sleep(300);
-    const replies = await rows<{ content: string }>(db.root.execute(sql`select content from conversation_messages where conversation_id = ${conversationId} and role = 'specialist' and reply_to_message_id = ${clientMessageId}`));
+    const replies = await rows<{ content: string }>(
+      db.root.execute(sql`select content from conversation_messages where conversation_id = ${conversationId} and role = 'specialist' and reply_to_message_id = ${clientMessageId}`),
+    );
     expect(replies).toHaveLength(1);
     expect(mine()).toHaveLength(1);
     const sent = mine()[0]!;
@@ -93,7 +97,10 @@ describe('enterprise-chat contract (botframework-schema activities, Bot Framewor
 
     // The same call through botframework-connector's ConnectorClient: same path, same serialized Activity.
     const before = vendor.replies().length;
-    const client = new ConnectorClient({ signRequest: async (request: { headers: { set(name: string, value: string): void } }) => (request.headers.set('authorization', `Bearer ${vendor.issued[0]}`), request) } as never, { baseUri: vendor.serviceUrl });
+    const client = new ConnectorClient(
+      { signRequest: async (request: { headers: { set(name: string, value: string): void } }) => (request.headers.set('authorization', `Bearer ${vendor.issued[0]}`), request) } as never,
+      { baseUri: vendor.serviceUrl },
+    );
     await client.conversations.replyToActivity(activity.conversation.id, activity.id!, sent.activity as Partial<Activity>);
     const sdk = vendor.replies()[before]!;
     expect(sent.path).toBe(sdk.path);
@@ -164,7 +171,9 @@ describe('enterprise-chat contract (botframework-schema activities, Bot Framewor
     const view = vendor.calls.find((c) => c.method === 'GET' && c.path.includes('/views/original'))!;
     expect(view.headers.authorization).toBe(`Bearer ${vendor.issued[0]}`);
     const [client] = await rows<{ content: string }>(db.root.execute(sql`select content from conversation_messages where id = ${done.message_id}`));
-    expect(client!.content).toBe(`what is wrong with this part? Megan Bowen took the photo\n[resource uri="artifact://${artifacts[0]!.id}" name="image.png" mimeType="image/png" size="${PNG.length}"]`);
+    expect(client!.content).toBe(
+      `what is wrong with this part? Megan Bowen took the photo\n[resource uri="artifact://${artifacts[0]!.id}" name="image.png" mimeType="image/png" size="${PNG.length}"]`,
+    );
 
     await expectOneReply(activity, done.conversation_id!, done.message_id!);
     expect(vendor.replies().find((r) => r.activity.replyToId === activity.id)!.path).toBe(`/emea/v3/conversations/${encodeURIComponent(activity.conversation.id)}/activities/${activity.id}`);

@@ -19,7 +19,15 @@ describe('Expert coverage (spec 2.4)', () => {
     am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
     const org = await app.post(
       '/api/am/orgs',
-      { legalName: 'Hooli', slug: 'hooli', industry: 'technology', corporateDomains: ['hooli.example.com'], adminEmail: 'gavin@hooli.example.com', website: 'https://hooli.example.com', timezone: 'America/Los_Angeles' },
+      {
+        legalName: 'Hooli',
+        slug: 'hooli',
+        industry: 'technology',
+        corporateDomains: ['hooli.example.com'],
+        adminEmail: 'gavin@hooli.example.com',
+        website: 'https://hooli.example.com',
+        timezone: 'America/Los_Angeles',
+      },
       { token: am },
     );
     orgId = org.body.id;
@@ -72,7 +80,9 @@ describe('Expert coverage (spec 2.4)', () => {
     const client = (await app.get('/api/auth/me', { token: await app.login('client@acme.demo.invalid', PASSWORD) })).body.id;
     expect((await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: client, scope: 'org' }, { token: am })).status).toBe(404);
     expect((await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: expert2Id, scope: 'specialist' }, { token: am })).status).toBe(400);
-    expect((await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: expert2Id, scope: 'specialist', specialistIds: ['00000000-0000-4000-8000-000000000009'] }, { token: am })).status).toBe(400);
+    expect((await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: expert2Id, scope: 'specialist', specialistIds: ['00000000-0000-4000-8000-000000000009'] }, { token: am })).status).toBe(
+      400,
+    );
     expect((await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: expert2Id, scope: 'everything' }, { token: am })).status).toBe(400);
   });
 

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { impersonationSessions } from '../../src/modules/admin/admin.tables.js';
 import { authSessions } from '../../src/modules/auth/auth.tables.js';
 import { SessionsService } from '../../src/modules/auth/index.js';
+import { OrgsService } from '../../src/modules/orgs/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
-import { OrgAccessGate } from '../../src/platform/auth/org-access-gate.js';
 import { claimsOf, sessionOf } from '../support/sessions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -64,7 +64,13 @@ describe('impersonation (spec 5.8)', () => {
     const res = await start(clientId);
     expect(res.status).toBe(201);
     const { token, impersonation } = res.body;
-    expect(impersonation).toMatchObject({ impersonator: { id: superadminId }, target: { id: clientId, email: 'client@acme.demo.invalid' }, reason: 'Reproducing a support ticket', active: true, endedAt: null });
+    expect(impersonation).toMatchObject({
+      impersonator: { id: superadminId },
+      target: { id: clientId, email: 'client@acme.demo.invalid' },
+      reason: 'Reproducing a support ticket',
+      active: true,
+      endedAt: null,
+    });
     const claims = claimsOf(token);
     expect(claims).toMatchObject({ sub: clientId, platformRole: 'org_member', impersonatorId: superadminId, impersonationId: impersonation.id });
     expect(claims.exp - claims.iat).toBe(3600);
@@ -152,7 +158,7 @@ describe('impersonation (spec 5.8)', () => {
     expect((await app.post('/api/admin/impersonate/stop', {}, { token: await app.login('client@acme.demo.invalid', PASSWORD) })).status).toBe(409);
   });
 
-  it("lets the SuperAdmin end their sessions from their own session", async () => {
+  it('lets the SuperAdmin end their sessions from their own session', async () => {
     const one = (await start(clientId)).body;
     const two = (await start(clientId)).body;
     const byId = await app.post('/api/admin/impersonate/stop', { impersonationId: one.impersonation.id }, { token: superadmin });
@@ -176,7 +182,10 @@ describe('impersonation (spec 5.8)', () => {
 
     const expiring = await app.login('superadmin@platform.demo.invalid', PASSWORD);
     const second = (await start(clientId, expiring)).body;
-    await app.running.dbService.db.update(authSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(authSessions.id, claimsOf(expiring).sid));
+    await app.running.dbService.db
+      .update(authSessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(authSessions.id, claimsOf(expiring).sid));
     const late = await app.post('/api/admin/impersonate/stop', {}, { token: second.token });
     expect(late.status).toBe(200);
     expect(late.body.token).toBeUndefined();
@@ -226,13 +235,13 @@ describe('impersonation (spec 5.8)', () => {
   it("stops, and manages two-factor sign-in, while the impersonated client's org is suspended", async () => {
     const { token } = (await start(clientId)).body;
     const acme = (await app.get('/api/auth/me', { token })).body.orgMemberships[0].orgId as string;
-    // The org's access gate closes (spec 3.6) as the billing module would close it.
-    app.running.app.get(OrgAccessGate).setSource(async (ids) => new Set(ids.filter((id) => id === acme)));
+    // The org's access gate closes (spec 3.6) as the billing module closes it.
+    expect(await app.running.app.get(OrgsService).applyBillingTransition(acme, 'grace_elapsed')).toBe(true);
     expect((await app.get('/api/admin/members', { token })).body.code).toBe('org_suspended');
     expect((await app.get('/api/auth/2fa', { token })).status).toBe(200);
     expect((await app.post('/api/admin/impersonate/stop', {}, { token })).status).toBe(200);
     expect((await app.get('/api/auth/me', { token })).status).toBe(401);
-    app.running.app.get(OrgAccessGate).setSource(async () => new Set());
+    expect(await app.running.app.get(OrgsService).applyBillingTransition(acme, 'payment_recovered')).toBe(true);
   });
 
   it('refuses a token that claims an impersonation the service never opened', async () => {

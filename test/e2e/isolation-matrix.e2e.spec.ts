@@ -26,6 +26,7 @@ const PUBLIC_ROUTES = [
   'GET /api/onboarding/{token}',
   'GET /api/onboarding/{token}/specialist',
   'GET /api/onboarding/{token}/specialists',
+  'GET /api/onboarding/{token}/subdomain-availability',
   'GET /api/orgs/{orgId}/conversations/{conversationId}/artifacts/{artifactId}',
   ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((m) => [`${m} /api/environment-profiles`, `${m} /api/environment-profiles/*`]),
   'POST /api/channels/chat-a/events',
@@ -45,6 +46,8 @@ interface Request {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** A non-JSON body (a multipart upload), sent as given. */
+  upload?: { contentType: string; payload: Buffer };
   tenant: boolean;
 }
 
@@ -66,6 +69,7 @@ describe('tenant isolation matrix: every route of the OpenAPI document, every ro
   async function send(op: Operation, headers: Record<string, string>, req: Request): Promise<RawAnswer> {
     requests++;
     const qs = req.query && Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query)}` : '';
+    if (req.upload) return rawRequest(app.url + req.path + qs, { method: op.method, headers: { ...headers, 'content-type': req.upload.contentType }, body: req.upload.payload });
     const json: Record<string, string> = req.body !== undefined ? { 'content-type': 'application/json' } : {};
     return rawRequest(app.url + req.path + qs, { method: op.method, headers: { ...headers, ...json }, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
   }
@@ -76,8 +80,9 @@ describe('tenant isolation matrix: every route of the OpenAPI document, every ro
     const refs = paramRefs(op, policy);
     const values = Object.fromEntries(Object.entries(refs).map(([name, ref]) => [name, f.refs[ref]]));
     const query = policy.query?.(f);
-    const body = policy.body?.(f) ?? (['POST', 'PUT', 'PATCH'].includes(op.method) && op.bodySchema ? {} : undefined);
-    return { path: fillPath(op.path, values), query, body, tenant: namesTenant(refs, query, body, f) };
+    const upload = policy.upload?.(f);
+    const body = upload ? undefined : (policy.body?.(f) ?? (['POST', 'PUT', 'PATCH'].includes(op.method) && op.bodySchema ? {} : undefined));
+    return { path: fillPath(op.path, values), query, body, upload, tenant: namesTenant(refs, query, body, f) };
   }
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -112,14 +117,30 @@ describe('tenant isolation matrix: every route of the OpenAPI document, every ro
   it('has a policy for every route of the OpenAPI document, and no policy for a route that is gone', () => {
     const documented = ops.map((op) => op.key).sort();
     expect(documented.length).toBeGreaterThan(100);
-    expect(documented.filter((key) => !POLICIES[key]), 'routes without a policy in test/support/route-policies.ts').toEqual([]);
-    expect(Object.keys(POLICIES).filter((key) => !documented.includes(key)), 'policies of routes that no longer exist').toEqual([]);
+    expect(
+      documented.filter((key) => !POLICIES[key]),
+      'routes without a policy in test/support/route-policies.ts',
+    ).toEqual([]);
+    expect(
+      Object.keys(POLICIES).filter((key) => !documented.includes(key)),
+      'policies of routes that no longer exist',
+    ).toEqual([]);
     for (const op of ops) paramRefs(op, POLICIES[op.key]!);
   });
 
   it('has exactly the declared public routes, in the document and in the policy table', () => {
-    expect(ops.filter((op) => op.isPublic).map((op) => op.key).sort()).toEqual(PUBLIC_ROUTES);
-    expect(Object.entries(POLICIES).filter(([, p]) => p.access === 'public').map(([key]) => key).sort()).toEqual(PUBLIC_ROUTES);
+    expect(
+      ops
+        .filter((op) => op.isPublic)
+        .map((op) => op.key)
+        .sort(),
+    ).toEqual(PUBLIC_ROUTES);
+    expect(
+      Object.entries(POLICIES)
+        .filter(([, p]) => p.access === 'public')
+        .map(([key]) => key)
+        .sort(),
+    ).toEqual(PUBLIC_ROUTES);
   });
 
   it('fails closed: every protected route answers 401 to no token, a malformed, forged, expired or revoked one', async () => {

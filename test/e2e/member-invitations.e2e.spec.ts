@@ -4,6 +4,7 @@ import { orgMemberInvitations } from '../../src/modules/admin/admin.tables.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { demoCast, type DemoCast } from '../support/tenants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { unscopedOrg } from '../../src/platform/tenancy/org-scope.js';
 
 const PASSWORD = 'a-good-password';
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -38,7 +39,7 @@ describe('member invitations', () => {
   async function acmeMember(prefix: string) {
     const address = `${prefix}-${++seq}@acme.example.com`;
     const user = await users.create({ email: address, name: `Acme ${prefix}`, platformRole: 'org_member', password: PASSWORD });
-    await users.addMembership(cast.acmeId, user.id, 'member');
+    await users.addMembership(unscopedOrg(cast.acmeId, 'test setup'), user.id, 'member');
     return { id: user.id, email: address, token: await app.login(address, PASSWORD) };
   }
   const mailsTo = async (address: string): Promise<Mail[]> => (await app.get(`/api/dev/mail?to=${encodeURIComponent(address)}`)).body;
@@ -120,7 +121,12 @@ describe('member invitations', () => {
     expect(accepted.body).toMatchObject({ userId: person.id, orgId: cast.hooliId, orgRole: 'admin' });
     // The next request sees the new membership (and the client role that follows from it).
     const after = await me(person.token);
-    expect(after.orgMemberships.map((m: { orgId: string; orgRole: string }) => [m.orgId, m.orgRole]).sort()).toEqual([[cast.acmeId, 'member'], [cast.hooliId, 'admin']].sort());
+    expect(after.orgMemberships.map((m: { orgId: string; orgRole: string }) => [m.orgId, m.orgRole]).sort()).toEqual(
+      [
+        [cast.acmeId, 'member'],
+        [cast.hooliId, 'admin'],
+      ].sort(),
+    );
     expect((await app.get(`/api/admin/members?orgId=${cast.hooliId}`, { token: person.token })).body.items.map((m: { userId: string }) => m.userId)).toContain(person.id);
 
     const twice = await app.post(`/api/admin/members/invitations/${token}/accept`, undefined, { token: person.token });
@@ -134,7 +140,10 @@ describe('member invitations', () => {
     const person = await acmeMember('late');
     expect((await invite({ email: person.email, orgRole: 'member' })).status).toBe(201);
     const token = tokenOf((await mailsTo(person.email))[0]!);
-    await app.running.dbService.db.update(orgMemberInvitations).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(orgMemberInvitations.email, person.email));
+    await app.running.dbService.db
+      .update(orgMemberInvitations)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(orgMemberInvitations.email, person.email));
     const res = await app.post(`/api/admin/members/invitations/${token}/accept`, undefined, { token: person.token });
     expect(res.status).toBe(410);
     expect(res.body.code).toBe('invite_expired');
@@ -147,13 +156,21 @@ describe('member invitations', () => {
     expect((await app.patch('/api/auth/me', { name: HOSTILE }, { token: cast.owner })).status).toBe(200);
     const org = await app.post(
       '/api/am/orgs',
-      { legalName: `Evil ${HOSTILE}\r\nBcc: victim@example.com`, slug: 'evil-corp', industry: 'technology', corporateDomains: ['evil.example.com'], adminEmail: 'boss@evil.example.com', website: 'https://evil.example.com', timezone: 'UTC' },
+      {
+        legalName: `Evil ${HOSTILE}\r\nBcc: victim@example.com`,
+        slug: 'evil-corp',
+        industry: 'technology',
+        corporateDomains: ['evil.example.com'],
+        adminEmail: 'boss@evil.example.com',
+        website: 'https://evil.example.com',
+        timezone: 'UTC',
+      },
       { token: cast.am },
     );
     expect(org.status).toBe(201);
     await app.post('/api/admin/members/invite', { email: 'brand-new@evil.example.com', orgRole: 'member', orgId: org.body.id }, { token: cast.superadmin });
     const other = await acmeMember('other');
-    await users.removeMembership(cast.acmeId, other.id);
+    await users.removeMembership(unscopedOrg(cast.acmeId, 'test setup'), other.id);
     expect((await invite({ email: other.email, orgRole: 'member' }, cast.owner)).status).toBe(201);
 
     const [fromOwner] = await mailsTo(other.email);
@@ -168,7 +185,15 @@ describe('member invitations', () => {
   it('allows 20 invitations per org and hour, then answers 429 rate_limit with the spec 7.1 headers', async () => {
     const org = await app.post(
       '/api/am/orgs',
-      { legalName: 'Initech', slug: 'initech', industry: 'technology', corporateDomains: ['initech.example.com'], adminEmail: 'bill@initech.example.com', website: 'https://initech.example.com', timezone: 'UTC' },
+      {
+        legalName: 'Initech',
+        slug: 'initech',
+        industry: 'technology',
+        corporateDomains: ['initech.example.com'],
+        adminEmail: 'bill@initech.example.com',
+        website: 'https://initech.example.com',
+        timezone: 'UTC',
+      },
       { token: cast.am },
     );
     const orgId = org.body.id as string;

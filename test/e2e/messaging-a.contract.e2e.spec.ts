@@ -69,7 +69,11 @@ describe('messaging-a contract (Twilio SDK, documented payloads, REST API stand-
   };
 
   const event = async (sid: string) =>
-    (await rows<{ status: string; reason: string | null; conversation_id: string | null; message_id: string | null; last_error: string | null }>(db.root.execute(sql`select status, reason, conversation_id, message_id, last_error from inbound_events where channel = 'messaging-a' and event_key = ${sid}`)))[0];
+    (
+      await rows<{ status: string; reason: string | null; conversation_id: string | null; message_id: string | null; last_error: string | null }>(
+        db.root.execute(sql`select status, reason, conversation_id, message_id, last_error from inbound_events where channel = 'messaging-a' and event_key = ${sid}`),
+      )
+    )[0];
 
   async function processed(sid: string) {
     const deadline = Date.now() + 20_000;
@@ -86,7 +90,9 @@ describe('messaging-a contract (Twilio SDK, documented payloads, REST API stand-
     const deadline = Date.now() + 20_000;
     for (;;) {
       const [out] = await rows<{ status: string; content: string; external_id: string | null; last_error: string | null }>(
-        db.root.execute(sql`select o.status, o.content, o.external_id, o.last_error from outbound_messages o join conversation_messages m on m.id = o.message_id where m.reply_to_message_id = ${clientMessageId}`),
+        db.root.execute(
+          sql`select o.status, o.content, o.external_id, o.last_error from outbound_messages o join conversation_messages m on m.id = o.message_id where m.reply_to_message_id = ${clientMessageId}`,
+        ),
       );
       if (out?.status === 'sent') return out;
       if (Date.now() > deadline) throw new Error(`no reply sent: ${JSON.stringify(out)} ${JSON.stringify(vendor.violations)}`);
@@ -97,7 +103,9 @@ describe('messaging-a contract (Twilio SDK, documented payloads, REST API stand-
   /** Exactly one Specialist reply in the thread, sent once, in the vendor's shape for that account. */
   async function expectOneReply(conversationId: string, clientMessageId: string, account: { sid: string; token: string }, to: string, from: string) {
     const out = await replyTo(clientMessageId);
-    const replies = await rows<{ id: string; content: string }>(db.root.execute(sql`select id, content from conversation_messages where conversation_id = ${conversationId} and role = 'specialist' and reply_to_message_id = ${clientMessageId}`));
+    const replies = await rows<{ id: string; content: string }>(
+      db.root.execute(sql`select id, content from conversation_messages where conversation_id = ${conversationId} and role = 'specialist' and reply_to_message_id = ${clientMessageId}`),
+    );
     expect(replies).toHaveLength(1);
     const sends = vendor.sent().filter((c) => c.form.get('To') === to && c.form.get('From') === from && c.form.get('Body') === replies[0]!.content);
     expect(sends).toHaveLength(1);
@@ -194,7 +202,11 @@ describe('messaging-a contract (Twilio SDK, documented payloads, REST API stand-
     const pooled = await app.patch(`/api/orgs/${acmeId}/integrations/${integrationId}`, { config: { numbers: [POOL_SMS] }, secrets: { accountSid: OWN.sid, authToken: OWN.token } }, { token: owner });
     expect(pooled.status).toBe(400);
 
-    const switched = await app.patch(`/api/orgs/${acmeId}/integrations/${integrationId}`, { config: { numbers: [OWN_SMS, OWN_WHATSAPP], whitelist: [CLIENT, CLIENT_WHATSAPP] }, secrets: { accountSid: OWN.sid, authToken: OWN.token } }, { token: owner });
+    const switched = await app.patch(
+      `/api/orgs/${acmeId}/integrations/${integrationId}`,
+      { config: { numbers: [OWN_SMS, OWN_WHATSAPP], whitelist: [CLIENT, CLIENT_WHATSAPP] }, secrets: { accountSid: OWN.sid, authToken: OWN.token } },
+      { token: owner },
+    );
     expect(switched.status).toBe(200);
     expect(switched.body).toMatchObject({ verificationStatus: 'pending', pendingSources: [OWN.sid], secretNames: ['accountSid', 'authToken'] });
     expect(JSON.stringify(switched.body)).not.toContain(OWN.token);
@@ -216,14 +228,25 @@ describe('messaging-a contract (Twilio SDK, documented payloads, REST API stand-
     // A message with media on the own account.
     const sid = 'MMown000000000000000000000000006';
     const mediaUrl = vendor.addMedia(OWN.sid, sid, 'MEown000000000000000000000000006', JPEG, 'image/jpeg');
-    const params = payload('mms-inbound.json', { AccountSid: OWN.sid, To: OWN_SMS, From: CLIENT, MessageSid: sid, SmsMessageSid: sid, SmsSid: sid, MediaUrl0: mediaUrl, Body: 'Photo from our own line' });
+    const params = payload('mms-inbound.json', {
+      AccountSid: OWN.sid,
+      To: OWN_SMS,
+      From: CLIENT,
+      MessageSid: sid,
+      SmsMessageSid: sid,
+      SmsSid: sid,
+      MediaUrl0: mediaUrl,
+      Body: 'Photo from our own line',
+    });
     expect((await deliver(params, OWN.token)).status).toBe(200);
     const done = await processed(sid);
     expect(done).toMatchObject({ status: 'done', last_error: null });
     const mediaCall = vendor.calls.find((c) => c.method === 'GET' && mediaUrl.endsWith(c.path))!;
     expect(mediaCall.headers.authorization).toBe(`Basic ${Buffer.from(`${OWN.sid}:${OWN.token}`).toString('base64')}`);
     expect(vendor.cdnCalls.every((c) => c.headers.authorization === undefined)).toBe(true);
-    const [artifact] = await rows<{ storage_key: string }>(db.root.execute(sql`select storage_key from conversation_artifacts where conversation_id = ${done.conversation_id} order by created_at desc limit 1`));
+    const [artifact] = await rows<{ storage_key: string }>(
+      db.root.execute(sql`select storage_key from conversation_artifacts where conversation_id = ${done.conversation_id} order by created_at desc limit 1`),
+    );
     expect((await storage.get(artifact!.storage_key)).equals(JPEG)).toBe(true);
     await expectOneReply(done.conversation_id!, done.message_id!, OWN, CLIENT, OWN_SMS);
 

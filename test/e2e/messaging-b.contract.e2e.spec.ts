@@ -63,7 +63,11 @@ describe('messaging-b contract (Telegram Bot API webhook, getFile, sendMessage)'
   it('connects as the guide says: the webhook URL, the secret token, and the binding verified by its code sent to the bot', async () => {
     const urls = await app.get(`/api/orgs/${acmeId}/channels/webhook-urls`, { token: owner });
     expect(urls.body['messaging-b']).toEqual([`${PUBLIC_URL}/api/channels/messaging-b/webhook`]);
-    const created = await app.post(`/api/orgs/${acmeId}/integrations`, { channel: 'messaging-b', config: { botUsername: tg.BOT_USERNAME }, secrets: { webhookSecret: WEBHOOK_SECRET, botToken: tg.BOT_TOKEN } }, { token: owner });
+    const created = await app.post(
+      `/api/orgs/${acmeId}/integrations`,
+      { channel: 'messaging-b', config: { botUsername: tg.BOT_USERNAME }, secrets: { webhookSecret: WEBHOOK_SECRET, botToken: tg.BOT_TOKEN } },
+      { token: owner },
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ verificationStatus: 'pending', verificationCode: expect.any(String) });
     integrationId = created.body.id;

@@ -5,6 +5,7 @@ import { UsersService } from '../../src/modules/users/index.js';
 import { RealtimeService } from '../../src/platform/realtime/realtime.service.js';
 import { collect, connectSocket, waitFor, type TestSocket } from '../support/sockets.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { unscopedOrg } from '../../src/platform/tenancy/org-scope.js';
 
 const PASSWORD = 'demo1234';
 
@@ -52,7 +53,7 @@ describe('notifications REST (spec 4.5)', () => {
     expect((await app.post('/api/notifications', { userId: clientId, type: 't'.repeat(101), message: 'm' }, { token: am })).status).toBe(400);
   });
 
-  it('lists only the caller\'s own, newest first, and does not dedupe by type (spec 6.1.3)', async () => {
+  it("lists only the caller's own, newest first, and does not dedupe by type (spec 6.1.3)", async () => {
     const users = app.running.app.get(UsersService);
     const fresh = await users.create({ email: 'inbox-order@example.com', platformRole: 'org_member', password: 'a-password' });
     const token = await app.login('inbox-order@example.com', 'a-password');
@@ -162,13 +163,17 @@ describe('real-time notifications (spec 5.5, 6.1)', () => {
     const users = app.running.app.get(UsersService);
     // An internal user who holds an org membership gets that org's room.
     const opsUser = await users.create({ email: 'ops-member@example.com', platformRole: 'ai_operator', password: 'a-password' });
-    await users.addMembership(acme.id, opsUser.id, 'member');
+    await users.addMembership(unscopedOrg(acme.id, 'test setup'), opsUser.id, 'member');
     const ops = await open(app.url, await app.login('ops-member@example.com', 'a-password'));
     const client = await open(app.url, await app.login('client@acme.demo.invalid', PASSWORD));
     const expert = await open(app.url, await app.login('expert@platform.demo.invalid', PASSWORD));
     const superadmin = await open(app.url, await app.login('superadmin@platform.demo.invalid', PASSWORD));
     // Beside the rooms of spec 6.1, each socket is in its session's room (server-side only).
-    const roomsOf = (s: TestSocket) => realtime.localRoomsOf(s.id!).filter((r) => !r.startsWith('session:')).sort();
+    const roomsOf = (s: TestSocket) =>
+      realtime
+        .localRoomsOf(s.id!)
+        .filter((r) => !r.startsWith('session:'))
+        .sort();
     expect(roomsOf(ops)).toEqual(['audience:staff', `org:${acme.id}`, `user:${opsUser.id}`]);
     expect(roomsOf(client)).toEqual(['audience:client', expect.stringMatching(/^user:/)]);
     // The demo Expert's org-wide grant on acme puts its socket in acme's room and acme's part of `experts`.
@@ -180,7 +185,17 @@ describe('real-time notifications (spec 5.5, 6.1)', () => {
     const payload = {
       conversationId: '00000000-0000-4000-8000-000000000001',
       orgId: acme.id,
-      message: { id: '00000000-0000-4000-8000-000000000002', conversationId: '00000000-0000-4000-8000-000000000001', role: 'specialist' as const, sender_id: null, content: 'hi', is_internal: false, createdAt: new Date().toISOString(), correctedAt: null, attachments: [] },
+      message: {
+        id: '00000000-0000-4000-8000-000000000002',
+        conversationId: '00000000-0000-4000-8000-000000000001',
+        role: 'specialist' as const,
+        sender_id: null,
+        content: 'hi',
+        is_internal: false,
+        createdAt: new Date().toISOString(),
+        correctedAt: null,
+        attachments: [],
+      },
     };
     realtime.toOrg(acme.id, 'agent_message_sent', payload);
     await waitFor(() => opsEvents.length === 1);

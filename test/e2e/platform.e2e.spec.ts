@@ -38,9 +38,7 @@ describe('operations endpoints and the OpenAPI document', () => {
     expect(login.requestBody.content['application/json'].schema.required).toEqual(['email', 'password']);
     expect(login.security).toEqual([]);
     expect(res.body.paths['/api/auth/me'].get.security).toEqual([{ bearer: [] }]);
-    expect(res.body.paths['/api/orgs/{orgId}'].get.parameters).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: 'orgId', in: 'path' })]),
-    );
+    expect(res.body.paths['/api/orgs/{orgId}'].get.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'orgId', in: 'path' })]));
     expect(res.body.paths['/api/ops/audit'].get.description).toMatch(/superadmin/);
     // Success statuses are the ones the routes answer (@HttpCode included), with their media type.
     expect(Object.keys(login.responses)).toContain('200');

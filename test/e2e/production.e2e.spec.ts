@@ -30,11 +30,7 @@ describe('APP_ENV=production', () => {
 
   it('starts empty (no demo data) and is bootstrapped with the token', async () => {
     expect((await app.post('/api/auth/login', { email: 'superadmin@platform.demo.invalid', password: 'demo1234' })).status).toBe(401);
-    const res = await app.post(
-      '/api/bootstrap',
-      { email: 'ops@example.com', password: 'a long production password', name: 'Ops' },
-      { headers: { 'x-bootstrap-token': 'prod-bootstrap-token' } },
-    );
+    const res = await app.post('/api/bootstrap', { email: 'ops@example.com', password: 'a long production password', name: 'Ops' }, { headers: { 'x-bootstrap-token': 'prod-bootstrap-token' } });
     expect(res.status).toBe(201);
     const me = await app.get('/api/auth/me', { token: res.body.token });
     expect(me.body).toMatchObject({ platformRole: 'superadmin', landing: '/ops/clients' });

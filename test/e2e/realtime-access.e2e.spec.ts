@@ -11,6 +11,7 @@ import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { collect, connectSocket, disconnected, messageTexts, refusalOf, sessionTokens, waitFor, type TestSocket } from '../support/sockets.js';
 import { claimsOf } from '../support/sessions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { unscopedOrg } from '../../src/platform/tenancy/org-scope.js';
 
 const PASSWORD = 'demo1234';
 const FRESH_PASSWORD = 'a-fresh-password';
@@ -40,7 +41,7 @@ describe('sockets follow access changes (API-MAP "Sessions, sockets and hardenin
     const users = app.running.app.get(UsersService);
     const email = `realtime-${++n}@example.com`;
     const user = await users.create({ email, platformRole, password: FRESH_PASSWORD });
-    if (orgRole) await users.addMembership(acmeId, user.id, orgRole);
+    if (orgRole) await users.addMembership(unscopedOrg(acmeId, 'test setup'), user.id, orgRole);
     return { id: user.id, email, token: await app.login(email, FRESH_PASSWORD) };
   };
 
@@ -101,7 +102,7 @@ describe('sockets follow access changes (API-MAP "Sessions, sockets and hardenin
     });
   }
 
-  it("disconnects the sockets of a user whose password a SuperAdmin sets, within 5 s", async () => {
+  it('disconnects the sockets of a user whose password a SuperAdmin sets, within 5 s', async () => {
     const victim = await person('org_member', 'member');
     const { socket } = await following(victim);
     const since = Date.now();
@@ -132,7 +133,7 @@ describe('sockets follow access changes (API-MAP "Sessions, sockets and hardenin
     expect(await socket.emitWithAck('join_conversation', conversationId)).toEqual({ ok: false, error: 'forbidden' });
   });
 
-  it("keeps streaming to a member whose org role changes (the reach stays)", async () => {
+  it('keeps streaming to a member whose org role changes (the reach stays)', async () => {
     const victim = await person('org_member', 'member');
     const { socket, texts, say } = await following(victim);
     const orgAdmin = await app.login('org_admin@acme.demo.invalid', PASSWORD);
@@ -353,7 +354,12 @@ describe('the experts room (spec 6.1) and joins while impersonating (spec 5.8)',
     const joins = rows.filter((r) => r.meta.route === 'join_conversation');
     expect(joins).toHaveLength(2);
     const byConversation = Object.fromEntries(joins.map((r) => [r.meta.conversationId as string, r]));
-    expect(byConversation[conversation.id]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: conversation.orgId, meta: { impersonationId: impersonation.id, method: 'SOCKET', target: conversation.id, statusCode: 200 } });
+    expect(byConversation[conversation.id]).toMatchObject({
+      userId: clientId,
+      impersonatorId: superadminId,
+      orgId: conversation.orgId,
+      meta: { impersonationId: impersonation.id, method: 'SOCKET', target: conversation.id, statusCode: 200 },
+    });
     expect(byConversation[unknown]).toMatchObject({ userId: clientId, impersonatorId: superadminId, orgId: null, meta: { impersonationId: impersonation.id, statusCode: 403 } });
 
     // A join without impersonation leaves none.
@@ -382,7 +388,10 @@ describe('the experts room (spec 6.1) and joins while impersonating (spec 5.8)',
     const socket = await connectSocket(app.url, client);
     sockets.push(socket);
     // Ended in the database only: no access event reaches the socket layer.
-    await app.running.dbService.db.update(authSessions).set({ endedAt: new Date(), endReason: 'logout' }).where(eq(authSessions.id, claimsOf(client).sid));
+    await app.running.dbService.db
+      .update(authSessions)
+      .set({ endedAt: new Date(), endReason: 'logout' })
+      .where(eq(authSessions.id, claimsOf(client).sid));
     expect(await socket.emitWithAck('join_conversation', conversationId)).toEqual({ ok: false, error: 'forbidden' });
     await disconnected(socket);
   });

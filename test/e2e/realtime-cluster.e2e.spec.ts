@@ -5,6 +5,7 @@ import { OrgsService } from '../../src/modules/orgs/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { collect, connectSocket, disconnected, messageTexts, refusalOf, sessionTokens, waitFor, type TestSocket } from '../support/sockets.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { unscopedOrg } from '../../src/platform/tenancy/org-scope.js';
 
 const PASSWORD = 'demo1234';
 const FRESH_PASSWORD = 'a-fresh-password';
@@ -51,7 +52,7 @@ describe.runIf(clustered)('two instances on PostgreSQL and Redis (spec 6.1.4)', 
       const users = one.running.app.get(UsersService);
       const email = `cluster-${++n}@example.com`;
       const user = await users.create({ email, platformRole, password: FRESH_PASSWORD });
-      if (member) await users.addMembership(acmeId, user.id, 'member');
+      if (member) await users.addMembership(unscopedOrg(acmeId, 'test setup'), user.id, 'member');
       return { id: user.id, email, token: await on.login(email, FRESH_PASSWORD) };
     };
     const onTwo = async (token: string) => {

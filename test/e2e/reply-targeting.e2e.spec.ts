@@ -9,6 +9,7 @@ import { FakeProvider } from '../support/llm-provider.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { enterpriseChatEnv, startFakeVendor, type FakeVendor, type VendorCall } from '../support/vendor.js';
 import { connectVerified } from '../support/webhooks.js';
+import { rows } from '../support/rows.js';
 
 const PASSWORD = 'demo1234';
 const MB_SECRET = 'mb-webhook-secret-0123456789abcdef-race';
@@ -19,11 +20,6 @@ const MODEL_MS = 1500;
 const GAP_MS = 100;
 
 type SendMessage = Parameters<ApiMethods<unknown>['sendMessage']>[0];
-
-async function rows<T>(query: Promise<unknown>): Promise<T[]> {
-  const result = await query;
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -45,7 +41,7 @@ describe('reply targeting: each reply names the client message it answers', () =
   async function eventId(channel: string, eventKey: string): Promise<string> {
     const deadline = Date.now() + 5000;
     for (;;) {
-      const [row] = await rows<{ id: string }>(db.root.execute(sql`select id from inbound_events where channel = ${channel} and event_key = ${eventKey}`));
+      const [row] = await rows<{ id: string }>(db, sql`select id from inbound_events where channel = ${channel} and event_key = ${eventKey}`);
       if (row) return row.id;
       if (Date.now() > deadline) throw new Error(`no event ${channel} ${eventKey}`);
       await sleep(20);
@@ -104,7 +100,8 @@ describe('reply targeting: each reply names the client message it answers', () =
       update_id: updateId,
       message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: 9001, type: 'private', first_name: 'Ann' }, from: { id: 9001, is_bot: false, first_name: 'Ann' }, text },
     });
-    const post = (body: Update) => () => app.request('POST', '/api/channels/messaging-b/webhook', { body: JSON.stringify(body), headers: { 'content-type': 'application/json', 'x-messaging-b-secret-token': MB_SECRET } });
+    const post = (body: Update) => () =>
+      app.request('POST', '/api/channels/messaging-b/webhook', { body: JSON.stringify(body), headers: { 'content-type': 'application/json', 'x-messaging-b-secret-token': MB_SECRET } });
     const first = update(5001, 31, 'first: what are your opening hours?');
     const second = update(5002, 32, 'second: and where are you?');
     await arriveTogether([
@@ -113,7 +110,10 @@ describe('reply targeting: each reply names the client message it answers', () =
     ]);
     const sends = (await waitForSends('/bot777:RACE/sendMessage', 2)).map((c) => JSON.parse(c.body) as SendMessage);
     expect(sends).toHaveLength(2);
-    const [conversation] = await rows<{ n: number }>(db.root.execute(sql`select count(distinct conversation_id)::int as n from inbound_events where channel = 'messaging-b' and event_key in (${`${integration.id}:5001`}, ${`${integration.id}:5002`})`));
+    const [conversation] = await rows<{ n: number }>(
+      db,
+      sql`select count(distinct conversation_id)::int as n from inbound_events where channel = 'messaging-b' and event_key in (${`${integration.id}:5001`}, ${`${integration.id}:5002`})`,
+    );
     expect(conversation!.n).toBe(1);
     const answerTo = (text: string) => sends.find((s) => s.text === `Answering: ${text}`);
     expect(answerTo(first.message!.text!)).toMatchObject({ chat_id: '9001', reply_parameters: { message_id: 31 } });
@@ -134,7 +134,8 @@ describe('reply targeting: each reply names the client message it answers', () =
       conversation: { id: conversationId, conversationType: 'personal', tenantId: 'TEN-RACE', isGroup: false, name: '' },
     });
     const token = await vendor.token();
-    const post = (body: Partial<Activity>) => () => app.request('POST', '/api/channels/enterprise-chat/messages', { body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+    const post = (body: Partial<Activity>) => () =>
+      app.request('POST', '/api/channels/enterprise-chat/messages', { body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
     const first = activity('first: can you check my invoice?');
     const second = activity('second: it is number 42');
     await arriveTogether([
@@ -153,15 +154,29 @@ describe('reply targeting: each reply names the client message it answers', () =
   it('email: each reply is In-Reply-To the mail it answers; a reply naming only our answer threads in; a follow-up answers the latest', async () => {
     const post = (rfc822: string) => () => {
       const raw = JSON.stringify({ rawMessage: Buffer.from(rfc822).toString('base64') });
-      return app.request('POST', '/api/channels/email/inbound', { body: raw, headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` } });
+      return app.request('POST', '/api/channels/email/inbound', {
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-email-signature': `sha256=${createHmac('sha256', EMAIL_SECRET).update(raw).digest('hex')}` },
+      });
     };
     const mail = (messageId: string, body: string, headers: string[] = []) =>
-      [`From: Carol Client <carol@race.example.com>`, `To: ${ALIAS}`, 'Subject: Re: RE: Invoice question', `Message-ID: ${messageId}`, ...headers, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', body, ''].join('\r\n');
+      [
+        `From: Carol Client <carol@race.example.com>`,
+        `To: ${ALIAS}`,
+        'Subject: Re: RE: Invoice question',
+        `Message-ID: ${messageId}`,
+        ...headers,
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        body,
+        '',
+      ].join('\r\n');
     type Sent = { text: string; subject: string; to: string; from_address: string; headers: Record<string, string> };
     const sentMail = async (count: number) => {
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const sent = await rows<Sent>(db.root.execute(sql`select text, subject, "to", from_address, headers from mail_outbox where "to" = 'carol@race.example.com' order by created_at`));
+        const sent = await rows<Sent>(db, sql`select text, subject, "to", from_address, headers from mail_outbox where "to" = 'carol@race.example.com' order by created_at`);
         if (sent.length >= count) return sent;
         if (Date.now() > deadline) throw new Error(`expected ${count} mails, got ${sent.length}`);
         await sleep(100);
@@ -179,7 +194,15 @@ describe('reply targeting: each reply names the client message it answers', () =
       { send: post(mail('<r2@race.example.com>', 'second mail', [`In-Reply-To: ${ours}`])), channel: 'email', key: '<r2@race.example.com>' },
       { send: post(mail('<r3@race.example.com>', 'third mail', [`In-Reply-To: ${ours}`, `References: <r1@race.example.com> ${ours}`])), channel: 'email', key: '<r3@race.example.com>' },
     ]);
-    const conversations = await rows<{ conversation_id: string }>(db.root.execute(sql`select distinct conversation_id from inbound_events where channel = 'email' and event_key like '<r_@race.example.com>'`));
+    // process() returns at once when the queue's worker holds an event: wait until all three have their conversation.
+    await expect
+      .poll(
+        async () =>
+          (await rows<{ n: number }>(db, sql`select count(*)::int as n from inbound_events where channel = 'email' and event_key like '<r_@race.example.com>' and conversation_id is not null`))[0]!.n,
+        { timeout: 20_000 },
+      )
+      .toBe(3);
+    const conversations = await rows<{ conversation_id: string }>(db, sql`select distinct conversation_id from inbound_events where channel = 'email' and event_key like '<r_@race.example.com>'`);
     expect(conversations).toHaveLength(1);
     const sent = await sentMail(3);
     const replyTo = (text: string) => sent.find((m) => m.text.includes(`Answering: ${text}`));

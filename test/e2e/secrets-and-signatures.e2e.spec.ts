@@ -118,7 +118,10 @@ describe('secrets stay out of the logs; secrets are compared in constant time', 
     const wrongOtp = otp === '000000' ? '111111' : '000000';
     vi.mocked(safeEqual).mockClear();
     expect((await app.post('/api/auth/verify-otp', { email, code: wrongOtp })).status).toBe(401);
-    expect(compared().some((c) => c.result === false), 'the code is compared with safeEqual').toBe(true);
+    expect(
+      compared().some((c) => c.result === false),
+      'the code is compared with safeEqual',
+    ).toBe(true);
     const viaOtp = await app.post('/api/auth/verify-otp', { email, code: otp });
     expect(viaOtp.status).toBe(200);
     used.add(viaOtp.body.token);
@@ -174,16 +177,25 @@ describe('secrets stay out of the logs; secrets are compared in constant time', 
       const created = await connectVerified(app, acmeId, integration, am);
       expect(JSON.stringify(created)).not.toContain('secret-');
     }
-    const post = (path: string, raw: string, headers: Record<string, string>, contentType = 'application/json') => app.request('POST', path, { body: raw, headers: { 'content-type': contentType, ...headers } });
+    const post = (path: string, raw: string, headers: Record<string, string>, contentType = 'application/json') =>
+      app.request('POST', path, { body: raw, headers: { 'content-type': contentType, ...headers } });
     const expectCompared = async (what: string, send: () => Promise<{ status: number }>, status: number, sent: string, result: boolean) => {
       vi.mocked(safeEqual).mockClear();
       expect((await send()).status, what).toBe(status);
-      expect(compared().filter((c) => c.a === sent && c.result === result), `${what}: ${sent} compared with safeEqual`).not.toHaveLength(0);
+      expect(
+        compared().filter((c) => c.a === sent && c.result === result),
+        `${what}: ${sent} compared with safeEqual`,
+      ).not.toHaveLength(0);
     };
 
     // chat-a: v0 HMAC-SHA256 of "v0:ts:body".
     const ts = String(Math.floor(Date.now() / 1000));
-    const chatBody = JSON.stringify({ type: 'event_callback', team_id: 'T-SECRETS', event_id: 'Ev-secret-1', event: { type: 'app_mention', user: 'U1', channel: 'C1', ts: '1.1', text: '<@UBOT> hello' } });
+    const chatBody = JSON.stringify({
+      type: 'event_callback',
+      team_id: 'T-SECRETS',
+      event_id: 'Ev-secret-1',
+      event: { type: 'app_mention', user: 'U1', channel: 'C1', ts: '1.1', text: '<@UBOT> hello' },
+    });
     const chatSig = `v0=${createHmac('sha256', SECRETS.chatA).update(`v0:${ts}:${chatBody}`).digest('hex')}`;
     const forged = `v0=${'0'.repeat(64)}`;
     await expectCompared('chat-a forged', () => post('/api/channels/chat-a/events', chatBody, { 'x-chat-a-request-timestamp': ts, 'x-chat-a-signature': forged }), 401, forged, false);
@@ -219,7 +231,11 @@ describe('secrets stay out of the logs; secrets are compared in constant time', 
 
     // Every refused signature above left one structured security line naming its channel (the secrets check below reads them too).
     const refusals = lines.map((l) => JSON.parse(l) as { event?: string; channel?: string }).filter((l) => l.event === 'security.webhook_signature_invalid');
-    for (const channel of ['chat-a', 'email', 'messaging-a', 'messaging-b', 'billing']) expect(refusals.map((r) => r.channel), channel).toContain(channel);
+    for (const channel of ['chat-a', 'email', 'messaging-a', 'messaging-b', 'billing'])
+      expect(
+        refusals.map((r) => r.channel),
+        channel,
+      ).toContain(channel);
   });
 
   it('has no plain comparison of a secret anywhere in the sources (===, !==, == against a signature, secret, token, hash or digest)', () => {
@@ -258,7 +274,15 @@ describe('secrets stay out of the logs; secrets are compared in constant time', 
     const am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
     const org = await app.post(
       '/api/am/orgs',
-      { legalName: 'Initrode', slug: 'initrode', industry: 'technology', corporateDomains: ['initrode.example.com'], adminEmail: 'peter@initrode.example.com', website: 'https://initrode.example.com', timezone: 'UTC' },
+      {
+        legalName: 'Initrode',
+        slug: 'initrode',
+        industry: 'technology',
+        corporateDomains: ['initrode.example.com'],
+        adminEmail: 'peter@initrode.example.com',
+        website: 'https://initrode.example.com',
+        timezone: 'UTC',
+      },
       { token: am },
     );
     const invite = await app.post(`/api/am/orgs/${org.body.id}/invite`, {}, { token: am });

@@ -6,7 +6,14 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const BASE = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'strict-origin-when-cross-origin', 'x-frame-options': 'DENY' };
 
 /** The directives of a Content-Security-Policy header, by name. */
-const directives = (csp: string | null) => new Map((csp ?? '').split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name!, values]));
+const directives = (csp: string | null) =>
+  new Map(
+    (csp ?? '')
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...values]) => [name!, values]),
+  );
 
 /** A request written on a socket, for what fetch would refuse to send; answers the status line and headers. */
 const rawHead = (url: string, request: string) =>
@@ -71,6 +78,24 @@ describe('security headers on every response', () => {
       // No inline script in the page itself: it would not run under this policy.
       expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/i);
     }
+  });
+
+  it("gives the API's answers, the operations and Socket.IO a policy that forbids everything, without the headers only a page reads", async () => {
+    for (const path of ['/api/health', '/health', '/api/auth/me', '/api/no/such/route', '/api/docs', '/socket.io/?EIO=4&transport=polling']) {
+      const res = await rawRequest(`${app.url}${path}`, {});
+      expect(res.headers.get('content-type'), path).not.toMatch(/text\/html/);
+      const csp = directives(res.headers.get('content-security-policy'));
+      expect([...csp.keys()].sort(), path).toEqual(['default-src', 'frame-ancestors']);
+      expect(csp.get('default-src'), path).toEqual(["'none'"]);
+      expect(csp.get('frame-ancestors'), path).toEqual(["'none'"]);
+      expect(res.headers.get('cross-origin-resource-policy'), path).toBe('same-origin');
+      for (const name of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-xss-protection', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies']) {
+        expect(res.headers.get(name), `${name} on ${path}`).toBeNull();
+      }
+    }
+    // A page keeps every header helmet gives it.
+    const page = await rawRequest(`${app.url}/client/chat`, {});
+    for (const name of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control']) expect(page.headers.get(name), name).not.toBeNull();
   });
 });
 

@@ -112,7 +112,10 @@ describe('sessions: sid in every token, logout, lifetime rules', () => {
   it('refuses a token whose session expired, is unknown or belongs to another user, though its signature is good', async () => {
     const token = await app.login('expert@platform.demo.invalid', PASSWORD);
     const sid = claimsOf(token).sid as string;
-    await app.running.dbService.db.update(authSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(authSessions.id, sid));
+    await app.running.dbService.db
+      .update(authSessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(authSessions.id, sid));
     expect((await me(token)).status).toBe(401);
 
     const expert = (await app.running.app.get(UsersService).load(claimsOf(token).sub))!;
@@ -130,8 +133,14 @@ describe('sessions: sid in every token, logout, lifetime rules', () => {
     const token = await app.login('expert@platform.demo.invalid', PASSWORD);
     const old = await app.login('expert@platform.demo.invalid', PASSWORD);
     const db = app.running.dbService.db;
-    await db.update(authSessions).set({ expiresAt: new Date(Date.now() - 31 * DAY_S * 1000) }).where(eq(authSessions.id, claimsOf(old).sid));
-    await db.update(authSessions).set({ expiresAt: new Date(Date.now() - 29 * DAY_S * 1000) }).where(eq(authSessions.id, claimsOf(token).sid));
+    await db
+      .update(authSessions)
+      .set({ expiresAt: new Date(Date.now() - 31 * DAY_S * 1000) })
+      .where(eq(authSessions.id, claimsOf(old).sid));
+    await db
+      .update(authSessions)
+      .set({ expiresAt: new Date(Date.now() - 29 * DAY_S * 1000) })
+      .where(eq(authSessions.id, claimsOf(token).sid));
     // The hourly cleanup task may run meanwhile and take the old row itself: the rows left decide.
     await app.running.app.get(SessionsService).deleteExpired();
     expect(await sessionOf(app, old)).toBeUndefined();

@@ -80,4 +80,32 @@ describe('Specialist catalog (spec 2.2)', () => {
     expect(audit.body.items.length).toBeGreaterThan(0);
     expect(audit.body.items[0]).toMatchObject({ action: 'specialist.created', userId: expect.any(String), resourceId: expect.any(String) });
   });
+  it('searches the catalog by name, handle, routing email or skill, case-insensitively', async () => {
+    const created = await app.post('/api/specialists', { name: 'Searchable Sage', slug: 'searchable-sage', routingEmail: 'sage@route.example.com', skillTags: ['Tax-Law'] }, { token: superadmin });
+    expect(created.status).toBe(201);
+    for (const q of ['SEARCHABLE', 'able-sa', 'sage@route', 'tax-law']) {
+      const res = await app.get(`/api/specialists?q=${encodeURIComponent(q)}`, { token: am });
+      expect(res.status, q).toBe(200);
+      expect(
+        res.body.items.map((s: { id: string }) => s.id),
+        q,
+      ).toEqual([created.body.id]);
+    }
+    // A pattern character is matched literally, not as a wildcard.
+    expect((await app.get('/api/specialists?q=%25', { token: am })).body.items).toEqual([]);
+    expect((await app.get(`/api/specialists?q=${'x'.repeat(201)}`, { token: am })).status).toBe(400);
+  });
+
+  it('takes the catalog rate away with null, and refuses a rate out of range with its limit', async () => {
+    const created = await app.post('/api/specialists', { name: 'Rate Less', slug: 'rate-less', monthly_rate_config: { base_rate: 500, currency: 'usd' } }, { token: superadmin });
+    expect(created.body.monthly_rate_config).toEqual({ base_rate: 500, currency: 'USD' });
+    const cleared = await app.patch(`/api/specialists/${created.body.id}`, { monthly_rate_config: null }, { token: superadmin });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.monthly_rate_config).toBeNull();
+    const tooMuch = await app.patch(`/api/specialists/${created.body.id}`, { monthly_rate_config: { base_rate: 1_000_001, currency: 'USD' } }, { token: superadmin });
+    expect(tooMuch.status).toBe(400);
+    expect(JSON.stringify(tooMuch.body.details)).toContain('1,000,000');
+    const badAvatar = await app.patch(`/api/specialists/${created.body.id}`, { avatarUrl: 'javascript:alert(1)' }, { token: superadmin });
+    expect(badAvatar.status).toBe(400);
+  });
 });

@@ -10,6 +10,7 @@ import { Clock } from '../../src/platform/clock/clock.js';
 import { setLogDestination } from '../../src/platform/observability/logger.js';
 import { startStripeStandIn, type StripeStandIn } from '../support/stripe.js';
 import { activeGlobex, demoCast, type DemoCast } from '../support/tenants.js';
+import { durableEventsDelivered } from '../support/durable-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const SECRET_KEY = 'sk_test_contract_51Contract';
@@ -40,7 +41,8 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
   const sweep = () => app.running.app.get(BillingService).syncAccountsAndSubscriptions();
   const accountOf = async (orgId: string) => (await app.running.dbService.db.select().from(billingAccounts).where(eq(billingAccounts.orgId, orgId)))[0]!;
   const itemsOf = async (orgId: string) => app.running.dbService.db.select().from(billingSubscriptions).where(eq(billingSubscriptions.orgId, orgId));
-  const postEvent = (raw: string, header?: string) => app.request('POST', '/api/billing/stripe/webhook', { body: raw, headers: { 'content-type': 'application/json', ...(header !== undefined && { 'stripe-signature': header }) } });
+  const postEvent = (raw: string, header?: string) =>
+    app.request('POST', '/api/billing/stripe/webhook', { body: raw, headers: { 'content-type': 'application/json', ...(header !== undefined && { 'stripe-signature': header }) } });
   const signed = (event: Stripe.Event, options: { secret?: string; timestamp?: number } = {}) => {
     const payload = JSON.stringify(event);
     return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET, ...(options.timestamp && { timestamp: options.timestamp }) }) };
@@ -70,7 +72,11 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     stripe.invoices.set(id, invoice);
     return invoice;
   };
-  const notificationsOf = async (token: string) => ((await app.get('/api/notifications?limit=200', { token })).body as Array<{ type: string; meta: Record<string, unknown> }>).filter((n) => n.type === 'billing.payment_failed');
+  /** Once the queue has delivered every durable event so far (payment failures are). */
+  const notificationsOf = async (token: string) => {
+    await durableEventsDelivered(app.running.dbService);
+    return ((await app.get('/api/notifications?limit=200', { token })).body as Array<{ type: string; meta: Record<string, unknown> }>).filter((n) => n.type === 'billing.payment_failed');
+  };
 
   beforeAll(async () => {
     setLogDestination({ write: (line: string) => void lines.push(line) });
@@ -86,6 +92,9 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
         PUBLIC_URL,
         LOG_LEVEL: 'warn',
       },
+      // The steps run each sweep themselves on a Clock they move; the periodic run (whose periods turn
+      // with the machine's time) would otherwise make an invoice run in the middle of a step.
+      periodic: false,
     });
     c = await demoCast(app);
     const catalog = (await app.get('/api/specialists', { token: c.superadmin })).body.items as Array<{ id: string }>;
@@ -118,7 +127,10 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     // The demo org was linked by the same sweep.
     expect([...stripe.customers.values()].some((x) => x.metadata.orgId === c.acmeId)).toBe(true);
     const settings = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body;
-    expect(settings).toMatchObject({ provider: 'stripe', providerCustomerId: customer.id, paymentMethod: null });
+    expect(settings).toMatchObject({ provider: 'stripe', paymentMethod: null });
+    // The customer id stays on the server: the client's settings never carry it.
+    expect(settings).not.toHaveProperty('providerCustomerId');
+    expect((await accountOf(globex.id)).providerCustomerId).toBe(customer.id);
 
     // No card yet: no subscription is opened (Stripe would leave its first invoice incomplete and expire it), sweep after sweep.
     expect(stripe.to('POST', '/v1/subscriptions')).toEqual([]);
@@ -151,8 +163,9 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     expect(eventCalls()).toBe(beforeReplay);
     expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.paymentMethod).toEqual(onFile);
 
-    // With the card on file the sweep opens the org's subscription.
-    await sweep();
+    // With the card on file the sweep opens the org's subscription; two sweeps at once (a scheduled
+    // one beside an invoice run's) run one after the other, so nothing is created twice.
+    await Promise.all([sweep(), sweep()]);
 
     // Prices by plan key, created on demand: a monthly recurring price with the key as its lookup_key.
     for (const [plan, cents] of [
@@ -172,7 +185,7 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
 
     // One subscription for the org, the first OSA its first item; the second OSA an item added to it, prorated.
     const opened = stripe.to('POST', '/v1/subscriptions').filter((call) => call.form.customer === customer.id);
-    expect(new Set(opened.map((call) => call.headers['idempotency-key']))).toEqual(new Set([`org:${globex.id}:subscription-after:none`]));
+    expect(opened.map((call) => call.headers['idempotency-key'])).toEqual([`org:${globex.id}:subscription-after:none`]);
     expect([...stripe.subscriptions.values()].filter((sub) => sub.customer === customer.id)).toHaveLength(1);
     expect(opened[0]!.form).toMatchObject({
       customer: customer.id,
@@ -185,7 +198,9 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
       'billing_cycle_anchor_config[day_of_month]': '1',
     });
     const subscription = [...stripe.subscriptions.values()].find((s) => s.customer === customer.id)!;
-    const added = stripe.to('POST', '/v1/subscription_items').find((call) => call.form['metadata[assignmentId]'] === globex.osa[1]!.id)!;
+    const adds = stripe.to('POST', '/v1/subscription_items').filter((call) => call.form['metadata[assignmentId]'] === globex.osa[1]!.id);
+    expect(adds).toHaveLength(1);
+    const added = adds[0]!;
     expect(added.form).toMatchObject({ subscription: subscription.id, price: stripe.prices.get('rate_usd_90000')!.id, quantity: '1', proration_behavior: 'create_prorations' });
     expect(subscription.items.data.map((i) => [i.metadata.assignmentId, i.price.lookup_key])).toEqual([
       [globex.osa[0]!.id, 'rate_usd_120000'],
@@ -251,8 +266,19 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     expect(answered.body).toEqual({ ok: true, duplicate: false });
 
     // The same failure through the generic signed webhook, for the demo org.
-    const generic = JSON.stringify({ id: 'evt_generic_failed', type: 'payment_failed', data: { orgId: c.acmeId, invoiceId: 'in_1ContractAcme01', amount: 3000, currency: 'USD', failureReason: 'card declined' } });
-    expect((await app.request('POST', '/api/billing/provider/webhook', { body: generic, headers: { 'content-type': 'application/json', 'x-billing-signature': billingSignature(GENERIC_SECRET, Math.floor(Date.now() / 1000), generic) } })).body).toEqual({ ok: true, duplicate: false });
+    const generic = JSON.stringify({
+      id: 'evt_generic_failed',
+      type: 'payment_failed',
+      data: { orgId: c.acmeId, invoiceId: 'in_1ContractAcme01', amount: 3000, currency: 'USD', failureReason: 'card declined' },
+    });
+    expect(
+      (
+        await app.request('POST', '/api/billing/provider/webhook', {
+          body: generic,
+          headers: { 'content-type': 'application/json', 'x-billing-signature': billingSignature(GENERIC_SECRET, Math.floor(Date.now() / 1000), generic) },
+        })
+      ).body,
+    ).toEqual({ ok: true, duplicate: false });
 
     const viaStripe = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning;
     const viaGeneric = (await app.get(`/api/orgs/${c.acmeId}/billing`, { token: c.owner })).body.dunning;
@@ -280,7 +306,13 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     // Stripe collects on a retry: invoice.paid clears the dunning and reactivates the org at once.
     const paid = invoiceEvent('invoice.paid', 'evt_1Contract_paid', account.providerCustomerId, 'in_1ContractGlobex01');
     expect((await send(paid)).body).toEqual({ ok: true, duplicate: false });
-    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning).toEqual({ paymentState: 'ok', pastDueSince: null, graceEndsAt: null, lastFailureReason: null, suspendedAt: null });
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning).toEqual({
+      paymentState: 'ok',
+      pastDueSince: null,
+      graceEndsAt: null,
+      lastFailureReason: null,
+      suspendedAt: null,
+    });
     expect((await app.get(`/api/orgs/${globex.id}`, { token: c.am })).body.status).toBe('active');
     expect((await app.get('/api/client/trial-info', { token: globex.owner })).status).toBe(200);
     expect((await send(paid)).body).toEqual({ ok: true, duplicate: true });
@@ -293,7 +325,13 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     const asStripeSends = (type: SubscriptionEvent['type'], id: string, status: Stripe.Subscription.Status, latestInvoice: string | null = null) => {
       const event = fixture<SubscriptionEvent>(type);
       event.id = id;
-      Object.assign(event.data.object, { id: subscription.id, customer: account.providerCustomerId, status, latest_invoice: latestInvoice, items: { ...event.data.object.items, data: subscription.items.data } });
+      Object.assign(event.data.object, {
+        id: subscription.id,
+        customer: account.providerCustomerId,
+        status,
+        latest_invoice: latestInvoice,
+        items: { ...event.data.object.items, data: subscription.items.data },
+      });
       return event;
     };
     const billing = async () => (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning;
@@ -340,7 +378,11 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     await sweep();
     const reopened = stripe.to('POST', '/v1/subscriptions').at(-1)!;
     expect(reopened.headers['idempotency-key']).toBe(`org:${globex.id}:subscription-after:${subscription.id}`);
-    expect(reopened.form).toMatchObject({ customer: account.providerCustomerId, 'items[0][metadata][assignmentId]': running[0]!.assignmentId, 'items[0][price]': stripe.prices.get('rate_usd_150000')!.id });
+    expect(reopened.form).toMatchObject({
+      customer: account.providerCustomerId,
+      'items[0][metadata][assignmentId]': running[0]!.assignmentId,
+      'items[0][price]': stripe.prices.get('rate_usd_150000')!.id,
+    });
     const next = await accountOf(globex.id);
     expect(next.providerSubscriptionId).not.toBe(subscription.id);
     expect((await itemsOf(globex.id)).filter((r) => !r.endsOn).map((r) => r.providerSubscriptionId)).toEqual(stripe.subscriptions.get(next.providerSubscriptionId!)!.items.data.map((i) => i.id));
@@ -372,11 +414,26 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
   it('treats an expired first invoice as a failed payment: the card is cleared, and no subscription opens again before a new card (no daily loop)', async () => {
     const account = await accountOf(globex.id);
     const subscription = stripe.subscriptions.get(account.providerSubscriptionId!)!;
-    const first = stripeInvoice('in_1ContractFirst02', account.providerCustomerId, { status: 'void', billing_reason: 'subscription_create', number: 'GLOBEX-0002', attempt_count: 1, amount_paid: 0, amount_due: 150000, amount_remaining: 150000, total: 150000 });
+    const first = stripeInvoice('in_1ContractFirst02', account.providerCustomerId, {
+      status: 'void',
+      billing_reason: 'subscription_create',
+      number: 'GLOBEX-0002',
+      attempt_count: 1,
+      amount_paid: 0,
+      amount_due: 150000,
+      amount_remaining: 150000,
+      total: 150000,
+    });
     subscription.status = 'incomplete_expired';
     const expired = fixture<Stripe.CustomerSubscriptionUpdatedEvent>('customer.subscription.updated');
     expired.id = 'evt_1Contract_sub_expired';
-    Object.assign(expired.data.object, { id: subscription.id, customer: account.providerCustomerId, status: 'incomplete_expired', latest_invoice: first.id, items: { ...expired.data.object.items, data: subscription.items.data } });
+    Object.assign(expired.data.object, {
+      id: subscription.id,
+      customer: account.providerCustomerId,
+      status: 'incomplete_expired',
+      latest_invoice: first.id,
+      items: { ...expired.data.object.items, data: subscription.items.data },
+    });
     expired.data.previous_attributes = { status: 'incomplete' };
     expect((await send(expired)).body).toEqual({ ok: true, duplicate: false });
     const settings = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body;
@@ -409,14 +466,31 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
   it("settles our invoice of a month with Stripe's invoices of that month; the ops outstanding amount is what is not collected, never counted twice", async () => {
     const clock = app.running.app.get(Clock);
     const account = await accountOf(globex.id);
-    const opsRow = async (orgId: string) => ((await app.get('/api/ops/billing/orgs', { token: c.superadmin })).body.items as Array<{ orgId: string; openInvoices: number; outstandingCents: number }>).find((o) => o.orgId === orgId)!;
-    const invoicesOf = async (orgId: string, token: string) => (await app.get(`/api/orgs/${orgId}/invoices`, { token })).body.items as Array<{ period: string; status: string; totalCents: number; providerInvoiceId: string | null; providerAmountCents: number | null }>;
+    const opsRow = async (orgId: string) =>
+      ((await app.get('/api/ops/billing/orgs', { token: c.superadmin })).body.items as Array<{ orgId: string; openInvoices: number; outstandingCents: number }>).find((o) => o.orgId === orgId)!;
+    const invoicesOf = async (orgId: string, token: string) =>
+      (await app.get(`/api/orgs/${orgId}/invoices`, { token })).body.items as Array<{
+        period: string;
+        status: string;
+        totalCents: number;
+        providerInvoiceId: string | null;
+        providerAmountCents: number | null;
+      }>;
     const baseline = await opsRow(globex.id);
     const period = clock.now().toISOString().slice(0, 7);
 
     // The first invoice of the new subscription (Stripe prorates to the second): it bills this month, and fails.
     const now = Math.floor(clock.now().getTime() / 1000);
-    const fields = { period_start: now, period_end: now, billing_reason: 'subscription_create', number: 'GLOBEX-0003', amount_due: 100001, amount_remaining: 100001, amount_paid: 0, total: 100001 } satisfies Partial<Stripe.Invoice>;
+    const fields = {
+      period_start: now,
+      period_end: now,
+      billing_reason: 'subscription_create',
+      number: 'GLOBEX-0003',
+      amount_due: 100001,
+      amount_remaining: 100001,
+      amount_paid: 0,
+      total: 100001,
+    } satisfies Partial<Stripe.Invoice>;
     const failed = invoiceEvent('invoice.payment_failed', 'evt_1Contract_first_failed', account.providerCustomerId, 'in_1ContractFirst03');
     Object.assign(failed.data.object, fields);
     expect((await send(failed)).body).toEqual({ ok: true, duplicate: false });
@@ -452,9 +526,15 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     expect(assigned.status).toBe(201);
     expect((await app.request('DELETE', `/api/am/orgs/${globex.id}/specialist/${catalog[1]!.id}`, { token: c.am })).status).toBe(204);
     // Unassigned two days after it was made, no sweep in between (the sweep was down).
-    const [row] = await app.running.dbService.db.select().from(orgSpecialistAssignments).where(eq(orgSpecialistAssignments.id, assigned.body.id as string));
+    const [row] = await app.running.dbService.db
+      .select()
+      .from(orgSpecialistAssignments)
+      .where(eq(orgSpecialistAssignments.id, assigned.body.id as string));
     const startsOn = row!.createdAt.toISOString().slice(0, 10);
-    await app.running.dbService.db.update(orgSpecialistAssignments).set({ unassignedAt: new Date(Date.parse(`${startsOn}T12:00:00Z`) + 2 * DAY_MS) }).where(eq(orgSpecialistAssignments.id, row!.id));
+    await app.running.dbService.db
+      .update(orgSpecialistAssignments)
+      .set({ unassignedAt: new Date(Date.parse(`${startsOn}T12:00:00Z`) + 2 * DAY_MS) })
+      .where(eq(orgSpecialistAssignments.id, row!.id));
     // Our engine's rule: per month, the billed days at 900.00 over the month's days, rounded half up once.
     const byMonth = new Map<string, number>();
     for (const day of [0, 1].map((n) => new Date(Date.parse(`${startsOn}T00:00:00Z`) + n * DAY_MS))) byMonth.set(day.toISOString().slice(0, 7), (byMonth.get(day.toISOString().slice(0, 7)) ?? 0) + 1);
@@ -479,7 +559,42 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
       'metadata[assignmentId]': row!.id,
     });
     const item = [...stripe.invoiceItems.values()][0]!;
-    expect((await itemsOf(globex.id)).find((r) => r.assignmentId === row!.id)).toMatchObject({ providerSubscriptionId: item.id, startsOn, endsOn: new Date(Date.parse(`${startsOn}T00:00:00Z`) + 2 * DAY_MS).toISOString().slice(0, 10) });
+    expect((await itemsOf(globex.id)).find((r) => r.assignmentId === row!.id)).toMatchObject({
+      providerSubscriptionId: item.id,
+      startsOn,
+      endsOn: new Date(Date.parse(`${startsOn}T00:00:00Z`) + 2 * DAY_MS).toISOString().slice(0, 10),
+    });
+  });
+
+  it("keeps one currency per Stripe subscription: an OSA in EUR on the org's USD subscription gets no item, and is left to our EUR invoice", async () => {
+    const euro = await app.post(
+      '/api/specialists',
+      { name: 'Elke Euro', slug: `elke-euro-${Date.now().toString(36)}`, persona: 'x', monthly_rate_config: { base_rate: 800, currency: 'EUR' } },
+      { token: c.superadmin },
+    );
+    expect(euro.status).toBe(201);
+    const assigned = await app.post(`/api/am/orgs/${globex.id}/specialist`, { specialistId: euro.body.id }, { token: c.am });
+    expect(assigned.status).toBe(201);
+    const subscription = (await accountOf(globex.id)).providerSubscriptionId!;
+    expect(stripe.subscriptions.get(subscription)!.status).toBe('active');
+    expect((await itemsOf(globex.id)).some((r) => !r.endsOn)).toBe(true);
+    const itemCalls = stripe.to('POST', '/v1/subscription_items').length;
+    await sweep();
+    await sweep();
+    // No item in another currency was asked for (Stripe refuses mixed currencies), and nothing records one.
+    expect(
+      stripe
+        .to('POST', '/v1/subscription_items')
+        .slice(itemCalls)
+        .filter((call) => call.form['metadata[assignmentId]'] === assigned.body.id),
+    ).toEqual([]);
+    expect(stripe.to('POST', '/v1/prices').filter((call) => call.form.currency === 'eur')).toEqual([]);
+    expect((await itemsOf(globex.id)).map((r) => r.assignmentId)).not.toContain(assigned.body.id);
+    expect(lines.some((line) => line.includes(assigned.body.id) && line.includes("an OSA in another currency than the org's provider subscription is not subscribed"))).toBe(true);
+    // Our engine still bills it, on its own invoice of its currency.
+    const upcoming = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.upcomingInvoices as Array<{ currency: string; lines: Array<{ assignmentId: string }> }>;
+    expect(upcoming.find((i) => i.currency === 'EUR')!.lines.map((l) => l.assignmentId)).toEqual([assigned.body.id]);
+    expect(upcoming.find((i) => i.currency === 'USD')!.lines.map((l) => l.assignmentId)).not.toContain(assigned.body.id);
   });
 
   it('made every outbound call in the shape of the Stripe API', () => {

@@ -3,6 +3,7 @@ import { AuthService } from '../../src/modules/auth/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { OrgsService } from '../../src/modules/orgs/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { chatACall, emailCall, messagingACall, STRIPE_WEBHOOK, vendorsWithoutWebhook, vendorWebhookPaths } from '../support/webhooks.js';
 
 const PASSWORD = 'demo1234';
 
@@ -38,8 +39,21 @@ describe('global throttle (spec 7.1, 8)', () => {
     expect429(last!, 5);
     // Vendor webhooks are outside the per-IP throttle (API-MAP: a vendor posts for many orgs from
     // few addresses): the spent address still reaches them, and they answer for themselves.
-    for (const path of ['/api/channels/chat-a/events', '/api/channels/email/inbound', '/api/channels/email/mailgun/mime', '/api/channels/messaging-a/inbound', '/api/channels/messaging-b/webhook', '/api/channels/enterprise-chat/webhook', '/api/channels/enterprise-chat/messages', '/api/billing/provider/webhook']) {
-      for (let i = 0; i < 3; i++) expect((await app.post(path, { unsigned: true })).status, path).toBe(401);
+    // Every route marked @VendorWebhook, so a new webhook is covered without being listed here.
+    const webhooks = vendorWebhookPaths(app);
+    expect(webhooks.length).toBeGreaterThan(0);
+    expect(vendorsWithoutWebhook(webhooks)).toEqual([]);
+    for (const path of webhooks) {
+      const refused = path === STRIPE_WEBHOOK ? 404 : 401;
+      for (let i = 0; i < 3; i++) expect((await app.post(path, { unsigned: true })).status, path).toBe(refused);
+    }
+    expect429(await app.get('/api/dev/mail?limit=1'), 5);
+    // The probes are outside the throttle (a load balancer calls them all day from one address):
+    // the spent address still gets them, without a rate-limit header.
+    for (const path of ['/health', '/api/health', '/ready', '/api/ready']) {
+      const probe = await app.get(path);
+      expect(probe.status, path).toBe(200);
+      expect(probe.headers.get('x-ratelimit-limit'), path).toBeNull();
     }
     expect429(await app.get('/api/dev/mail?limit=1'), 5);
   });
@@ -73,6 +87,41 @@ describe('global throttle (spec 7.1, 8)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-limit')).toBe('8');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('7');
+  });
+});
+
+describe('vendor webhooks and the per-IP throttle (API-MAP.md "Channel bindings and vendor traffic")', () => {
+  const IP_LIMIT = 5;
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: {
+        THROTTLE_IP_PER_MINUTE: String(IP_LIMIT),
+        PUBLIC_URL: 'https://service.example.com',
+        CHAT_A_SIGNING_SECRET: 'chat-a-secret',
+        EMAIL_INBOUND_SIGNING_SECRET: 'email-secret',
+        MESSAGING_A_AUTH_TOKEN: 'messaging-a-token',
+        MESSAGING_A_NUMBER_POOL: '+15550000001',
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('takes far more signed vendor calls from one address than the per-IP limit, all accepted, without spending its budget', async () => {
+    const calls = Array.from({ length: 4 * IP_LIMIT }, (_, i) => [
+      chatACall('chat-a-secret', { type: 'event_callback', team_id: 'T-ONE-IP', event_id: `Ev-${i}`, event: { type: 'message', channel: 'C1', user: 'U1', text: `m${i}`, ts: `1700000000.${i}` } }),
+      messagingACall('https://service.example.com', 'messaging-a-token', { MessageSid: `SM-ip-${i}`, From: '+15557654321', To: '+15550000001', Body: `m${i}` }),
+      emailCall('email-secret', `From: a@b.example.com\r\nTo: nobody@workspace.example.com\r\nMessage-ID: <ip-${i}@b.example.com>\r\n\r\nm${i}\r\n`),
+    ]).flat();
+    for (const call of calls) {
+      const res = await app.request('POST', call.path, { body: call.body, headers: call.headers });
+      expect(res.status, `${call.path} ${JSON.stringify(res.body)}`).toBe(200);
+    }
+    // The address's own budget is untouched: IP_LIMIT anonymous requests pass, the next is refused.
+    for (let i = 0; i < IP_LIMIT; i++) expect((await app.get('/api/dev/mail?limit=1')).status).toBe(200);
+    expect429(await app.get('/api/dev/mail?limit=1'), IP_LIMIT);
   });
 });
 

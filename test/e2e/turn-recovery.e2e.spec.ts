@@ -18,15 +18,16 @@ describe('a reply the database could not store (spec 6.1.5: not an agent failure
     const client = await app.login('client@acme.demo.invalid', PASSWORD);
     const expert = await app.login('expert@platform.demo.invalid', PASSWORD);
     const repo = app.running.app.get(ConversationsRepository);
-    const insert = repo.insertMessage.bind(repo);
+    // A web thread's reply is stored by one statement (reply, turn done, thread answered).
+    const deliver = repo.deliverReply.bind(repo);
     let refused = 0;
     // The model answers, but the database is gone for the first three attempts to store the reply.
-    repo.insertMessage = async (values) => {
-      if (values.role === 'specialist' && refused < 3) {
+    repo.deliverReply = async (scope, values) => {
+      if (refused < 3) {
         refused++;
         throw new Error('Connection terminated unexpectedly');
       }
-      return insert(values);
+      return deliver(scope, values);
     };
     try {
       const conversation = (await app.post('/api/conversations', {}, { token: client })).body.id as string;
@@ -50,7 +51,7 @@ describe('a reply the database could not store (spec 6.1.5: not an agent failure
       expect(again.status).toBe(201);
       expect(again.body.reply).toMatchObject({ id: thread.messages[1].id });
     } finally {
-      repo.insertMessage = insert;
+      repo.deliverReply = deliver;
     }
   });
 });

@@ -6,8 +6,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { DbService } from '../../src/platform/db/db.service.js';
+import { resultRows } from '../support/rows.js';
 
-const rowsOf = <T>(r: unknown): T[] => (Array.isArray(r) ? r : (r as { rows: T[] }).rows);
 const databaseUrl = process.env.DATABASE_URL;
 
 describe.runIf(databaseUrl)('a connection the PostgreSQL server ends in the middle of a transaction', () => {
@@ -21,7 +21,7 @@ describe.runIf(databaseUrl)('a connection the PostgreSQL server ends in the midd
     await admin.connect();
     try {
       const transaction = db.transaction(async (tx) => {
-        const [row] = rowsOf<{ pid: number }>(await tx.execute(sql`select pg_backend_pid() as pid`));
+        const [row] = resultRows<{ pid: number }>(await tx.execute(sql`select pg_backend_pid() as pid`));
         await admin.query('select pg_terminate_backend($1)', [row!.pid]);
         // The server's goodbye arrives while the client is checked out and between statements.
         await new Promise((r) => setTimeout(r, 300));
@@ -29,7 +29,7 @@ describe.runIf(databaseUrl)('a connection the PostgreSQL server ends in the midd
       });
       await expect(transaction).rejects.toThrow();
       expect(await db.ping()).toBe(true);
-      expect(rowsOf<{ n: number }>(await db.root.execute(sql`select 41 + 1 as n`))[0]!.n).toBe(42);
+      expect(resultRows<{ n: number }>(await db.root.execute(sql`select 41 + 1 as n`))[0]!.n).toBe(42);
     } finally {
       await admin.end();
       await handle.close();

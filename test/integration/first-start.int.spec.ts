@@ -7,8 +7,8 @@ import { createApp, type RunningApp } from '../../src/app.factory.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { createDatabaseFrom, dropDatabase, randomDbName, withDatabase } from '../support/databases.js';
 import { testEnv } from '../support/env.js';
+import { resultRows } from '../support/rows.js';
 
-const rowsOf = <T>(r: unknown): T[] => (Array.isArray(r) ? r : (r as { rows: T[] }).rows);
 const databaseUrl = process.env.DATABASE_URL;
 
 describe.runIf(databaseUrl)('several instances starting together on an empty PostgreSQL database', () => {
@@ -28,13 +28,13 @@ describe.runIf(databaseUrl)('several instances starting together on an empty Pos
     for (const s of started) if (s.status === 'fulfilled') apps.push(s.value);
     expect(started.map((s) => (s.status === 'rejected' ? String(s.reason) : 'started'))).toEqual(['started', 'started', 'started']);
     const db = apps[0]!.dbService.root;
-    const superadmins = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from users where platform_role = 'superadmin'`));
+    const superadmins = resultRows<{ n: number }>(await db.execute(sql`select count(*)::int as n from users where platform_role = 'superadmin'`));
     expect(superadmins[0]!.n).toBe(1);
-    const orgs = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from orgs where slug = 'acme'`));
+    const orgs = resultRows<{ n: number }>(await db.execute(sql`select count(*)::int as n from orgs where slug = 'acme'`));
     expect(orgs[0]!.n).toBe(1);
-    const assignments = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from org_specialist_assignments`));
+    const assignments = resultRows<{ n: number }>(await db.execute(sql`select count(*)::int as n from org_specialist_assignments`));
     expect(assignments[0]!.n).toBe(1);
-    const queues = rowsOf<{ name: string }>(await db.execute(sql`select name from pgboss.queue order by name`)).map((q) => q.name);
+    const queues = resultRows<{ name: string }>(await db.execute(sql`select name from pgboss.queue order by name`)).map((q) => q.name);
     expect(queues).toContain('channels.inbound');
     expect(new Set(queues).size).toBe(queues.length);
   }, 120_000);

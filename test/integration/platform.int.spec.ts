@@ -60,7 +60,10 @@ describe('transactions, audit and demo seed', () => {
     let builds = 0;
     const byEmail = db.prepared<Array<{ email: string }>, { email: string }>('test_users_email_by_email', (d) => {
       builds++;
-      return d.select({ email: users.email }).from(users).where(eq(users.email, sql.placeholder('email')));
+      return d
+        .select({ email: users.email })
+        .from(users)
+        .where(eq(users.email, sql.placeholder('email')));
     });
     await service.create({ email: 'prepared-a@example.com', platformRole: 'expert' });
     await service.create({ email: 'prepared-b@example.com', platformRole: 'expert' });
@@ -95,14 +98,18 @@ describe('transactions, audit and demo seed', () => {
     });
     await new Promise((r) => setTimeout(r, 50));
     expect(await users.findByEmail('audited@example.com')).toBeDefined();
-    const rows = await db.root.select().from(auditLog).where(sql`${auditLog.action} like 'test.%'`);
+    const rows = await db.root
+      .select()
+      .from(auditLog)
+      .where(sql`${auditLog.action} like 'test.%'`);
     expect(rows.map((r) => r.action)).toEqual(['test.fine']);
   });
 
   it('seeds the demo data once: a second run changes nothing', async () => {
     const demo = app.running.app.get(DemoService);
     const db = app.running.app.get(DbService);
-    const count = async () => rowsOf(await db.root.execute(sql`select (select count(*) from users) u, (select count(*) from orgs) o, (select count(*) from specialists) s, (select count(*) from org_memberships) m`))[0];
+    const count = async () =>
+      rowsOf(await db.root.execute(sql`select (select count(*) from users) u, (select count(*) from orgs) o, (select count(*) from specialists) s, (select count(*) from org_memberships) m`))[0];
     const before = await count();
     expect(await demo.seedIfEmpty()).toBe(false);
     expect(await count()).toEqual(before);
@@ -201,10 +208,12 @@ describe('mail through SMTP and the job queue', () => {
     await db.transaction(async () => {
       await mail.send({ to: 'Someone@Example.com', subject: 'Hello', text: 'Body text' });
     });
-    await db.transaction(async () => {
-      await mail.send({ to: 'never@example.com', subject: 'Rolled back', text: 'x' });
-      throw new Error('abort');
-    }).catch(() => undefined);
+    await db
+      .transaction(async () => {
+        await mail.send({ to: 'never@example.com', subject: 'Rolled back', text: 'x' });
+        throw new Error('abort');
+      })
+      .catch(() => undefined);
     const deadline = Date.now() + 20_000;
     while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(received).toHaveLength(1);

@@ -29,6 +29,25 @@ describe('limiters', () => {
     expect(await limiter.peek('k')).toMatchObject({ used: 3, limit: 2 });
   });
 
+  it('answers consumes made together as one after another would, in one store call per batch', async () => {
+    const limiter = new RateLimitService(configWith('t:')).limiter({ name: 'batch', points: 5, durationS: 60 });
+    const store = (limiter as unknown as { impl: { consume: (key: string, points: number) => Promise<unknown> } }).impl;
+    const calls: number[] = [];
+    const consume = store.consume.bind(store);
+    store.consume = (key, points) => {
+      calls.push(points);
+      return consume(key, points);
+    };
+    const results = await Promise.all(Array.from({ length: 8 }, () => limiter.consume('k')));
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    expect(results.map((r) => r.remaining)).toEqual([4, 3, 2, 1, 0, 0, 0, 0]);
+    // The first goes alone; the seven made while it was in flight go together.
+    expect(calls).toEqual([1, 7]);
+    expect(await limiter.peek('k')).toMatchObject({ used: 8, limit: 5 });
+    const [two, one] = await Promise.all([limiter.consume('fresh', 2), limiter.consume('fresh', 4)]);
+    expect([two!.allowed, two!.remaining, one!.allowed]).toEqual([true, 3, false]);
+  });
+
   it('keeps serving from memory while Redis is unreachable', async () => {
     const dead = createRedis('redis://127.0.0.1:1', 'dead');
     clients.push(dead);

@@ -112,7 +112,15 @@ describe.runIf(databaseUrl && redisUrl)('three instances started by start:cluste
     const am = await http[1]!.login('account_manager@platform.demo.invalid', PASSWORD);
     const org = await http[1]!.post(
       '/api/am/orgs',
-      { legalName: 'Quota Corp', slug: 'quota-corp', industry: 'technology', corporateDomains: ['quota.example.com'], adminEmail: 'admin@quota.example.com', website: 'https://quota.example.com', timezone: 'Europe/Paris' },
+      {
+        legalName: 'Quota Corp',
+        slug: 'quota-corp',
+        industry: 'technology',
+        corporateDomains: ['quota.example.com'],
+        adminEmail: 'admin@quota.example.com',
+        website: 'https://quota.example.com',
+        timezone: 'Europe/Paris',
+      },
       { token: am },
     );
     expect(org.status).toBe(201);
@@ -122,9 +130,7 @@ describe.runIf(databaseUrl && redisUrl)('three instances started by start:cluste
     const client = await http[1]!.demoLogin('client', 'quota-corp');
     const conversation = (await http[1]!.post('/api/conversations', {}, { token: client })).body.id as string;
 
-    const sends = Array.from({ length: QUOTA + 15 }, (_, i) =>
-      http[i % 3]!.post(`/api/conversations/${conversation}/messages`, { content: `message ${i}` }, { token: client }),
-    );
+    const sends = Array.from({ length: QUOTA + 15 }, (_, i) => http[i % 3]!.post(`/api/conversations/${conversation}/messages`, { content: `message ${i}` }, { token: client }));
     const answers = await Promise.all(sends);
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s !== 201 && s !== 429)).toEqual([]);
@@ -198,7 +204,13 @@ describe.runIf(databaseUrl && redisUrl)('three instances started by start:cluste
     const exit = await stopProcess(cluster, 'SIGTERM');
     expect(exit).toEqual({ code: 0, signal: null });
     for (const i of [1, 2, 3]) expect(cluster.lines.some((l) => new RegExp(`^\\[cluster\\] instance ${i} \\(port \\d+\\) exited with code 0$`).test(l))).toBe(true);
-    for (const client of http) expect(await fetch(`${client.baseUrl}/health`).then(() => 'up', () => 'down')).toBe('down');
+    for (const client of http)
+      expect(
+        await fetch(`${client.baseUrl}/health`).then(
+          () => 'up',
+          () => 'down',
+        ),
+      ).toBe('down');
   });
 
   it('refuses to start without DATABASE_URL and REDIS_URL, saying why', async () => {

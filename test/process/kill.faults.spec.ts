@@ -89,10 +89,15 @@ describe.skipIf(faultsUnsupported)('an instance killed (SIGKILL) in the middle o
     await Promise.all([...web, ...hooks, chaos]);
 
     // The leader died with the instance: its lease runs out (30 s), a new leader's sweepers finish the rest.
-    await eventually('every turn, inbound event and outbound reply to finish', async () => {
-      const open = await openWork(d.db);
-      return open.turns === 0 && open.events === 0 && open.outbound === 0;
-    }, 100_000, 500);
+    await eventually(
+      'every turn, inbound event and outbound reply to finish',
+      async () => {
+        const open = await openWork(d.db);
+        return open.turns === 0 && open.events === 0 && open.outbound === 0;
+      },
+      100_000,
+      500,
+    );
 
     // Web: every message the clients sent is stored once and answered once.
     const webMessages = await repliesPerMessage(d.db, conversations);
@@ -104,7 +109,10 @@ describe.skipIf(faultsUnsupported)('an instance killed (SIGKILL) in the middle o
     expect(events.rows.map((e) => e.event_key).sort()).toEqual([...sids].sort());
     expect(events.rows.filter((e) => e.status !== 'done')).toEqual([]);
     const channelConversations = await d.db.query<{ id: string }>(`select id from conversations where channel = 'messaging-a'`);
-    const channel = await repliesPerMessage(d.db, channelConversations.rows.map((c) => c.id));
+    const channel = await repliesPerMessage(
+      d.db,
+      channelConversations.rows.map((c) => c.id),
+    );
     expect(channel.map((m) => m.key).sort()).toEqual(sids.map((s) => `messaging-a:${s}`).sort());
     expect(channel.filter((m) => m.replies !== 1)).toEqual([]);
 
@@ -115,7 +123,9 @@ describe.skipIf(faultsUnsupported)('an instance killed (SIGKILL) in the middle o
       `select (select count(*)::int from conversation_turns where attempts > 1) as turns, (select count(*)::int from inbound_events where attempts > 1) as events`,
     );
     expect(retaken.rows[0]!.turns + retaken.rows[0]!.events).toBeGreaterThan(0);
-    console.info(`kill: ${webKeys.length} web messages, ${sids.length} webhooks; taken over after the kill: ${retaken.rows[0]!.turns} turns, ${retaken.rows[0]!.events} events; ${vendor.sends('/Messages.json').length} vendor sends`);
+    console.info(
+      `kill: ${webKeys.length} web messages, ${sids.length} webhooks; taken over after the kill: ${retaken.rows[0]!.turns} turns, ${retaken.rows[0]!.events} events; ${vendor.sends('/Messages.json').length} vendor sends`,
+    );
 
     // Each channel reply reached the vendor, under one Idempotency-Key per reply (a resend reuses it).
     const outbound = await d.db.query<{ id: string; status: string }>(`select id, status from outbound_messages where channel = 'messaging-a'`);

@@ -55,12 +55,17 @@ describe.skipIf(faultsUnsupported)('Redis stopped and started', () => {
     }
 
     // Real time: an event caused on a reaches the socket on b again.
-    await eventually('cross-instance delivery to come back', async () => {
-      const before = received.length;
-      await sendMessage(a.url, client, conversation, 'back-after-the-restart');
-      await new Promise((r) => setTimeout(r, 500));
-      return received.some((e, i) => i >= before && JSON.stringify(e).includes('back-after-the-restart'));
-    }, 15_000, 100);
+    await eventually(
+      'cross-instance delivery to come back',
+      async () => {
+        const before = received.length;
+        await sendMessage(a.url, client, conversation, 'back-after-the-restart');
+        await new Promise((r) => setTimeout(r, 500));
+        return received.some((e, i) => i >= before && JSON.stringify(e).includes('back-after-the-restart'));
+      },
+      15_000,
+      100,
+    );
 
     // Limits: counted in Redis again, so shared by both instances (Redis came back empty).
     const second = (await a.http.post('/api/conversations', {}, { token: client })).body.id as string;

@@ -63,7 +63,12 @@ describe.skipIf(faultsUnsupported)('graceful shutdown on SIGTERM', () => {
     a.child.kill('SIGTERM');
     await sleep(300);
     // It takes nothing new, and tells its sockets to go elsewhere.
-    expect(await fetch(`${a.url}/health`).then(() => 'answered', () => 'refused')).toBe('refused');
+    expect(
+      await fetch(`${a.url}/health`).then(
+        () => 'answered',
+        () => 'refused',
+      ),
+    ).toBe('refused');
     expect(await socketClosed).toBe('transport close');
 
     const answer = await inFlight;

@@ -3,8 +3,23 @@ import { mediaTypeOf, startLoopback, unknownKeys, type Loopback, type ReceivedCa
 
 /** The arguments chat.postMessage documents (web API reference), besides the token. */
 const POST_MESSAGE_FIELDS = [
-  'channel', 'text', 'blocks', 'attachments', 'markdown_text', 'as_user', 'icon_emoji', 'icon_url', 'link_names', 'metadata',
-  'mrkdwn', 'parse', 'reply_broadcast', 'thread_ts', 'unfurl_links', 'unfurl_media', 'username',
+  'channel',
+  'text',
+  'blocks',
+  'attachments',
+  'markdown_text',
+  'as_user',
+  'icon_emoji',
+  'icon_url',
+  'link_names',
+  'metadata',
+  'mrkdwn',
+  'parse',
+  'reply_broadcast',
+  'thread_ts',
+  'unfurl_links',
+  'unfurl_media',
+  'username',
 ] as const;
 
 /** What the file host answers a download without a valid token: its sign-in page, with 200. */
@@ -62,7 +77,15 @@ export async function startChatAVendor(botToken: string): Promise<ChatAVendor> {
         if (typeof body.text !== 'string' || !body.text) call.problems.push('text is required when there are no blocks');
         if (body.thread_ts !== undefined && (typeof body.thread_ts !== 'string' || !/^\d+\.\d+$/.test(body.thread_ts))) call.problems.push('thread_ts is a message ts string');
         const sent = `${ts++}.000200`;
-        return { status: 200, body: { ok: true, channel: body.channel, ts: sent, message: { type: 'message', text: body.text, user: 'U0LAN0Z89', bot_id: 'B123ABC456', ts: sent, ...(body.thread_ts ? { thread_ts: body.thread_ts } : {}) } } };
+        return {
+          status: 200,
+          body: {
+            ok: true,
+            channel: body.channel,
+            ts: sent,
+            message: { type: 'message', text: body.text, user: 'U0LAN0Z89', bot_id: 'B123ABC456', ts: sent, ...(body.thread_ts ? { thread_ts: body.thread_ts } : {}) },
+          },
+        };
       }
       if (call.path === '/api/files.info') {
         if (call.method !== 'POST' && call.method !== 'GET') call.problems.push('files.info is a GET or a POST');

@@ -73,8 +73,7 @@ export async function startDeployment(extraEnv: Record<string, string> = {}): Pr
       if (!found) throw new Error(`no instance ${name}`);
       return found;
     },
-    output: () =>
-      [...past, ...[...instances.entries()].map(([name, i]) => ({ name, lines: i.lines }))].flatMap((p) => p.lines.map((l) => `[${p.name}] ${l}`)).join('\n'),
+    output: () => [...past, ...[...instances.entries()].map(([name, i]) => ({ name, lines: i.lines }))].flatMap((p) => p.lines.map((l) => `[${p.name}] ${l}`)).join('\n'),
     async close() {
       await Promise.all([...instances.values()].map((i) => stopProcess(i, 'SIGKILL')));
       await db.end().catch(() => undefined);

@@ -29,12 +29,22 @@ export interface EnterpriseChatVendor {
   violations: string[];
   /** The connector tokens the token endpoint gave out. */
   issued: string[];
-  /** A channel-to-bot bearer token with the documented claims, signed with the endorsed key. */
-  channelToken(claims?: Record<string, unknown>): Promise<string>;
+  /**
+   * A channel-to-bot bearer token with the documented claims, signed with the endorsed key; its
+   * times are current (nbf a minute back, exp in an hour) at `times.now` (the service's clock when a
+   * test moved it), unless `times` gives `nbf` or `exp` (epoch seconds) itself.
+   */
+  channelToken(claims?: Record<string, unknown>, times?: TokenTimes): Promise<string>;
   addImage(id: string, body: Buffer): string;
   addFile(name: string, body: Buffer): string;
   replies(): Array<RecordedCall & { activity: Record<string, unknown> }>;
   close(): Promise<void>;
+}
+
+export interface TokenTimes {
+  now?: Date;
+  nbf?: number;
+  exp?: number;
 }
 
 const FIXTURES = new URL('../fixtures/vendors/teams/', import.meta.url);
@@ -134,7 +144,8 @@ export async function startEnterpriseChatVendor(app: { id: string; password: str
     fileCalls,
     violations,
     issued,
-    channelToken: (claims = {}) => signChannelToken(privateKey, kid, { ...teamsFixture<Record<string, unknown>>('channel-token-claims.json'), iss: issuer, aud: app.id, serviceurl: vendor.serviceUrl, ...claims }),
+    channelToken: (claims = {}, times = {}) =>
+      signChannelToken(privateKey, kid, { ...teamsFixture<Record<string, unknown>>('channel-token-claims.json'), iss: issuer, aud: app.id, serviceurl: vendor.serviceUrl, ...claims }, times),
     addImage: (id, body) => {
       images.set(id, body);
       return `${vendor.serviceUrl}v3/attachments/${id}/views/original`;
@@ -151,15 +162,46 @@ export async function startEnterpriseChatVendor(app: { id: string; password: str
   return vendor;
 }
 
-/** The documented claims (`serviceurl`, `iss`, `aud`, `nbf`, `exp`), the times made current. */
-function signChannelToken(key: CryptoKey, kid: string, claims: Record<string, unknown>): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
+/** The documented claims (`serviceurl`, `iss`, `aud`, `nbf`, `exp`), the times made current (or as given). */
+function signChannelToken(key: CryptoKey, kid: string, claims: Record<string, unknown>, times: TokenTimes): Promise<string> {
+  const now = Math.floor((times.now ?? new Date()).getTime() / 1000);
   const { iss, aud, nbf: _nbf, exp: _exp, ...rest } = claims;
   return new SignJWT(rest)
     .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
     .setIssuer(String(iss))
     .setAudience(String(aud))
-    .setNotBefore(now - 60)
-    .setExpirationTime(now + 3600)
+    .setNotBefore(times.nbf ?? now - 60)
+    .setExpirationTime(times.exp ?? now + 3600)
     .sign(key);
+}
+
+/** The settings that point a deployment's enterprise-chat at the stand-in: key set, issuer, token endpoint and the bot's password (the app id is the test's to give or withhold). */
+export function enterpriseChatVendorSettings(vendor: EnterpriseChatVendor, password: string): Record<string, string> {
+  return { ENTERPRISE_CHAT_APP_PASSWORD: password, ENTERPRISE_CHAT_OPENID_METADATA_URL: vendor.metadataUrl, ENTERPRISE_CHAT_ISSUERS: vendor.issuer, ENTERPRISE_CHAT_TOKEN_URL: vendor.tokenUrl };
+}
+
+export type TeamsConversationType = 'personal' | 'groupChat' | 'channel';
+
+let activitySequence = 1_715_000_000_000;
+
+/** A message Activity as Teams sends it to the bot: a fresh id, the stand-in's serviceUrl, the tenant, the bot as recipient. */
+export function messageActivity(
+  vendor: Pick<EnterpriseChatVendor, 'serviceUrl'>,
+  to: { tenant: string; bot: string; conversation: { id: string; type: TeamsConversationType } },
+  text: string,
+  over: Record<string, unknown> = {},
+) {
+  const { id, type } = to.conversation;
+  return {
+    type: 'message',
+    id: String(activitySequence++),
+    channelId: 'msteams',
+    serviceUrl: vendor.serviceUrl,
+    text,
+    from: { id: '29:adele', name: 'Adele Vance' },
+    recipient: { id: to.bot, name: 'Acme Specialist' },
+    conversation: { id, conversationType: type, tenantId: to.tenant, ...(type === 'personal' ? {} : { isGroup: true }) },
+    channelData: { tenant: { id: to.tenant } },
+    ...over,
+  };
 }

@@ -39,11 +39,42 @@ export const HOSTILE_STRINGS = [
 ];
 
 /** Path segments sent as they are: malformed percent-encoding, traversal, overlong UTF-8, sizes. */
-export const HOSTILE_SEGMENTS = ['%', '%zz', '%E0%A4%A', '%C0%AE%C0%AE', '..', '%2e%2e', '%2F', '%00', 'a'.repeat(300), '__proto__', 'constructor', '-1', '1e309', '%F0%9F%A6%84', "'%20OR%201=1", '{id}', '*'];
+export const HOSTILE_SEGMENTS = [
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%C0%AE%C0%AE',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '%00',
+  'a'.repeat(300),
+  '__proto__',
+  'constructor',
+  '-1',
+  '1e309',
+  '%F0%9F%A6%84',
+  "'%20OR%201=1",
+  '{id}',
+  '*',
+];
 
 export const HOSTILE_NUMBERS = [-1, 0, 1.5, -0.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, 2 ** 31, -(2 ** 31) - 1];
 
-const MALFORMED_JSON = ['{', '{"a":', '[1,2', '{"a":1,}', "{'a':1}", 'nul', '"unterminated', '\u0000', '{"a":1}{"b":2}', '[' .repeat(3000) + ']'.repeat(3000), '{"a":'.repeat(2000) + '1' + '}'.repeat(2000), '1e99999'];
+const MALFORMED_JSON = [
+  '{',
+  '{"a":',
+  '[1,2',
+  '{"a":1,}',
+  "{'a':1}",
+  'nul',
+  '"unterminated',
+  '\u0000',
+  '{"a":1}{"b":2}',
+  '['.repeat(3000) + ']'.repeat(3000),
+  '{"a":'.repeat(2000) + '1' + '}'.repeat(2000),
+  '1e99999',
+];
 
 const POLLUTION = ['{"__proto__":{"polluted":"yes"}}', '{"constructor":{"prototype":{"polluted":"yes"}}}', '{"a":{"__proto__":{"polluted":"yes"}}}'];
 
@@ -65,7 +96,26 @@ function matchingPattern(pattern: string, maxLength = Infinity): fc.Arbitrary<st
   }
 }
 
-interface Schema { type?: string; enum?: unknown[]; format?: string; pattern?: string; minLength?: number; maxLength?: number; minimum?: number; maximum?: number; nullable?: boolean; items?: JsonSchema; minItems?: number; maxItems?: number; properties?: Record<string, JsonSchema>; required?: string[]; additionalProperties?: JsonSchema | boolean; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[] }
+interface Schema {
+  type?: string;
+  enum?: unknown[];
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  nullable?: boolean;
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: JsonSchema | boolean;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+}
 
 /**
  * The document is OpenAPI 3.1: a nullable schema lists `null` among its types, and an exclusive
@@ -131,13 +181,7 @@ export function fitting(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
 /** A value the schema refuses: another type, out of its bounds, not in its enum, not its format. */
 export function violating(schema: JsonSchema): fc.Arbitrary<unknown> {
   const s = str(schema);
-  const wrongType: fc.Arbitrary<unknown>[] = [
-    fc.constantFrom(...HOSTILE_NUMBERS),
-    fc.constantFrom(true, false),
-    fc.constant([]),
-    fc.constant({}),
-    fc.constantFrom(...HOSTILE_STRINGS),
-  ];
+  const wrongType: fc.Arbitrary<unknown>[] = [fc.constantFrom(...HOSTILE_NUMBERS), fc.constantFrom(true, false), fc.constant([]), fc.constant({}), fc.constantFrom(...HOSTILE_STRINGS)];
   if (!s.nullable) wrongType.push(fc.constant(null));
   const bounds: fc.Arbitrary<unknown>[] = [];
   if (s.type === 'string') {
@@ -192,7 +236,12 @@ export function bodies(schema: JsonSchema | undefined): fc.Arbitrary<BodyCase> {
     { weight: 1, arbitrary: fc.constantFrom(...POLLUTION).map((payload) => ({ contentType: 'application/json', payload })) },
     {
       weight: 1,
-      arbitrary: fc.tuple(fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'application/octet-stream'), fc.constantFrom('a=1&b=2', '<a/>', '--x\r\n\r\n--x--', '{"a":1}')).map(([contentType, payload]) => ({ contentType, payload })),
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'application/octet-stream'),
+          fc.constantFrom('a=1&b=2', '<a/>', '--x\r\n\r\n--x--', '{"a":1}'),
+        )
+        .map(([contentType, payload]) => ({ contentType, payload })),
     },
     { weight: 1, arbitrary: fc.constant({}) },
   ];
@@ -200,7 +249,13 @@ export function bodies(schema: JsonSchema | undefined): fc.Arbitrary<BodyCase> {
     options.push({ weight: 3, arbitrary: fitting(schema).map(json) });
     options.push({ weight: 6, arbitrary: shapedButWrong(schema).map(json) });
     // The prototype keys spliced into an otherwise fitting object.
-    options.push({ weight: 1, arbitrary: fitting(schema).map((v) => ({ contentType: 'application/json', payload: JSON.stringify(v).replace(/^\{/, '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},').replace(/,\}$/, '}') })) });
+    options.push({
+      weight: 1,
+      arbitrary: fitting(schema).map((v) => ({
+        contentType: 'application/json',
+        payload: JSON.stringify(v).replace(/^\{/, '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},').replace(/,\}$/, '}'),
+      })),
+    });
   }
   return fc.oneof(...options);
 }
@@ -225,7 +280,13 @@ export function pathParams(valid: string): fc.Arbitrary<string> {
     { weight: 5, arbitrary: fc.constant(safeEncode(valid)) },
     { weight: 1, arbitrary: fc.uuid().map(safeEncode) },
     { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
-    { weight: 1, arbitrary: fc.string({ maxLength: 60, unit: 'grapheme' }).filter((v) => v.length > 0).map(safeEncode) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .string({ maxLength: 60, unit: 'grapheme' })
+        .filter((v) => v.length > 0)
+        .map(safeEncode),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_STRINGS.filter((v) => v.length > 0 && v.length < 2000)).map(safeEncode) },
   );
 }

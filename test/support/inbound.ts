@@ -1,15 +1,12 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import { rows } from './rows.js';
 import type { DbService } from '../../src/platform/db/db.service.js';
 import { ARTIFACT_STORAGE, type ArtifactStorage } from '../../src/modules/conversations/artifacts.storage.js';
 import type { TestApp } from './test-app.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The rows of a query, on PGlite and on PostgreSQL alike. */
-export async function rows<T>(db: DbService, query: SQL): Promise<T[]> {
-  const result = await db.root.execute(query);
-  return (Array.isArray(result) ? result : (result as unknown as { rows: T[] }).rows) as T[];
-}
+export { rows } from './rows.js';
 
 /** Waits until `check` gives a value, or fails saying what was awaited. */
 export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -53,6 +50,9 @@ export interface StoredArtifact {
 /** The artifacts kept with a conversation, each with the bytes the artifacts storage holds for it. */
 export async function conversationArtifacts(app: TestApp, db: DbService, conversationId: string): Promise<StoredArtifact[]> {
   const storage = app.running.app.get<ArtifactStorage>(ARTIFACT_STORAGE);
-  const found = await rows<Omit<StoredArtifact, 'bytes'> & { storage_key: string }>(db, sql`select id, name, content_type, size::int as size, storage_key from conversation_artifacts where conversation_id = ${conversationId} order by created_at, id`);
+  const found = await rows<Omit<StoredArtifact, 'bytes'> & { storage_key: string }>(
+    db,
+    sql`select id, name, content_type, size::int as size, storage_key from conversation_artifacts where conversation_id = ${conversationId} order by created_at, id`,
+  );
   return Promise.all(found.map(async ({ storage_key, ...a }) => ({ ...a, bytes: await storage.get(storage_key) })));
 }

@@ -77,7 +77,16 @@ export async function startMessagingAVendor(): Promise<MessagingAVendor> {
       if (to.startsWith('whatsapp:') !== from.startsWith('whatsapp:')) return refuse(res, 400, 63007, 'To and From must both be WhatsApp addresses, or neither.');
       const created = twilioFixture<Record<string, unknown>>('message-created.json');
       const messageSid = `SM${String(++sequence).padStart(32, '0')}`;
-      return json(res, 201, { ...created, sid: messageSid, account_sid: sid, to, from, body, uri: `/2010-04-01/Accounts/${sid}/Messages/${messageSid}.json`, subresource_uris: { media: `/2010-04-01/Accounts/${sid}/Messages/${messageSid}/Media.json` } });
+      return json(res, 201, {
+        ...created,
+        sid: messageSid,
+        account_sid: sid,
+        to,
+        from,
+        body,
+        uri: `/2010-04-01/Accounts/${sid}/Messages/${messageSid}.json`,
+        subresource_uris: { media: `/2010-04-01/Accounts/${sid}/Messages/${messageSid}/Media.json` },
+      });
     }
     const file = MEDIA.exec(call.path);
     if (file && call.method === 'GET') {

@@ -3,8 +3,21 @@ import { mediaTypeOf, startLoopback, unknownKeys, type Loopback, type ReceivedCa
 
 /** The parameters sendMessage documents (Bot API reference); `reply_to_message_id` is no longer one of them. */
 const SEND_MESSAGE_FIELDS = [
-  'business_connection_id', 'chat_id', 'message_thread_id', 'direct_messages_topic_id', 'text', 'parse_mode', 'entities', 'link_preview_options',
-  'disable_notification', 'protect_content', 'allow_paid_broadcast', 'message_effect_id', 'suggested_post_parameters', 'reply_parameters', 'reply_markup',
+  'business_connection_id',
+  'chat_id',
+  'message_thread_id',
+  'direct_messages_topic_id',
+  'text',
+  'parse_mode',
+  'entities',
+  'link_preview_options',
+  'disable_notification',
+  'protect_content',
+  'allow_paid_broadcast',
+  'message_effect_id',
+  'suggested_post_parameters',
+  'reply_parameters',
+  'reply_markup',
 ] as const;
 const REPLY_PARAMETERS_FIELDS = ['message_id', 'chat_id', 'allow_sending_without_reply', 'quote', 'quote_parse_mode', 'quote_entities', 'quote_position', 'checklist_task_id'] as const;
 
@@ -76,7 +89,16 @@ export async function startMessagingBVendor(botToken: string): Promise<Messaging
         const chatId = Number(body.chat_id);
         return {
           status: 200,
-          body: { ok: true, result: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: chatId < 0 ? 'group' : 'private' }, from: { id: Number(botToken.split(':')[0]), is_bot: true, first_name: 'Acme Support', username: 'acme_support_bot' }, text: body.text } },
+          body: {
+            ok: true,
+            result: {
+              message_id: nextMessageId++,
+              date: Math.floor(Date.now() / 1000),
+              chat: { id: chatId, type: chatId < 0 ? 'group' : 'private' },
+              from: { id: Number(botToken.split(':')[0]), is_bot: true, first_name: 'Acme Support', username: 'acme_support_bot' },
+              text: body.text,
+            },
+          },
         };
       }
       return undefined;

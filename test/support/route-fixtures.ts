@@ -5,9 +5,12 @@ import { ArtifactsService } from '../../src/modules/conversations/index.js';
 import { invoices } from '../../src/modules/billing/billing.tables.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { TokenService } from '../../src/platform/auth/token.service.js';
+import { rawRequest } from './http.js';
+import { multipartFile, png } from './images.js';
 import { demoCast } from './tenants.js';
 import { verifyIntegration } from './webhooks.js';
 import type { TestApp } from './test-app.js';
+import { unscopedOrg } from '../../src/platform/tenancy/org-scope.js';
 
 const PASSWORD = 'demo1234';
 
@@ -23,24 +26,27 @@ export type OtherOrgCaller = keyof typeof OTHER_ORG_CALLERS;
  * Requests that must never authenticate: no token, malformed, forged, expired, revoked, signed out;
  * and tokens signed with the service's own key that break its rules (over 7 days, issued ahead, no session).
  */
-export const UNAUTHENTICATED = [
-  'none',
-  'malformed',
-  'basicScheme',
-  'foreignKey',
-  'algNone',
-  'hmacWithPublicKey',
-  'expired',
-  'revoked',
-  'loggedOut',
-  'overlong',
-  'issuedAhead',
-  'sessionless',
-] as const;
+export const UNAUTHENTICATED = ['none', 'malformed', 'basicScheme', 'foreignKey', 'algNone', 'hmacWithPublicKey', 'expired', 'revoked', 'loggedOut', 'overlong', 'issuedAhead', 'sessionless'] as const;
 export type Unauthenticated = (typeof UNAUTHENTICATED)[number];
 
 /** The things a route's parameters and bodies can name. Tenant refs are org A's rows. */
-export const TENANT_REFS = ['org', 'assignment', 'spareSpecialist', 'conversation', 'artifact', 'clientMessage', 'reply', 'brief', 'integration', 'notification', 'invoice', 'grant', 'memberVictim', 'inviteToken', 'memberInvitation'] as const;
+export const TENANT_REFS = [
+  'org',
+  'assignment',
+  'spareSpecialist',
+  'conversation',
+  'artifact',
+  'clientMessage',
+  'reply',
+  'brief',
+  'integration',
+  'notification',
+  'invoice',
+  'grant',
+  'memberVictim',
+  'inviteToken',
+  'memberInvitation',
+] as const;
 export const PLATFORM_REFS = ['catalogSpecialist', 'adminTarget', 'toolName'] as const;
 export type Ref = (typeof TENANT_REFS)[number] | (typeof PLATFORM_REFS)[number];
 
@@ -72,7 +78,7 @@ const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('
 /**
  * Two orgs with data, and a caller of every role: org A is the seeded `acme` (with an admin, a
  * billing member, an assignment, a conversation with a reply on the attention list and an
- * artifact, a brief, an
+ * artifact, a logo, a brief, an
  * integration with secrets, a notification, an invoice, a spare grant, assignment and member);
  * org B is `hooli` (an owner, a member, an Expert whose grants cover org B only, its own
  * assignment and conversation). Built through the API where the API can, for the matrix and the
@@ -92,7 +98,7 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   };
   const userIn = async (email: string, platformRole: 'org_admin' | 'org_member' | 'expert', orgRole?: 'admin' | 'member' | 'billing') => {
     const user = await users.create({ email, name: `Matrix ${email.split('@')[0]}`, platformRole, password: PASSWORD });
-    if (orgRole) await users.addMembership(cast.acmeId, user.id, orgRole);
+    if (orgRole) await users.addMembership(unscopedOrg(cast.acmeId, 'test setup'), user.id, orgRole);
     return user.id;
   };
 
@@ -137,14 +143,23 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
 
   // Org A's data.
   const grant = ok(await app.post<{ id: string }>(`/api/am/orgs/${cast.acmeId}/expert-grants`, { expertId: expert3, scope: 'org' }, { token: am }), 'spare grant');
-  const conversation = ok(await app.post<{ id: string; messages: Array<{ id: string; role: string }> }>('/api/conversations', { message: `Where is my ${marker} order?` }, { token: cast.owner }), 'conversation');
+  const conversation = ok(
+    await app.post<{ id: string; messages: Array<{ id: string; role: string }> }>('/api/conversations', { message: `Where is my ${marker} order?` }, { token: cast.owner }),
+    'conversation',
+  );
   const clientMessage = conversation.messages.find((m) => m.role === 'client')!.id;
   const reply = conversation.messages.find((m) => m.role === 'specialist')?.id;
   if (!reply) throw new Error(`fixture conversation: no Specialist reply in ${JSON.stringify(conversation.messages)}`);
   // An attachment kept with it (as the channels worker keeps one): the artifact of the download route.
-  const block = await app.running.app.get(ArtifactsService).store({ orgId: cast.acmeId, conversationId: conversation.id, name: `${marker}.txt`, contentType: 'text/plain', data: Buffer.from(`${marker} notes`) });
+  const block = await app.running.app
+    .get(ArtifactsService)
+    .store({ orgId: cast.acmeId, conversationId: conversation.id, name: `${marker}.txt`, contentType: 'text/plain', data: Buffer.from(`${marker} notes`) });
   const artifact = /artifact:\/\/([0-9a-f-]{36})/.exec(block)![1]!;
   ok(await app.post(`/api/conversations/${conversation.id}/escalate`, { reason: `${marker} needs a human` }, { token: cast.member }), 'escalation');
+  // A logo (spec 2.1), uploaded as the wizard does: the logo route has something to serve.
+  const logo = multipartFile('file', 'logo.png', 'image/png', png(4, 4));
+  const logoAnswer = await rawRequest(`${app.url}/api/orgs/${cast.acmeId}/logo`, { method: 'PUT', headers: { authorization: `Bearer ${am}`, 'content-type': logo.contentType }, body: logo.payload });
+  if (logoAnswer.status !== 200) throw new Error(`fixture logo: ${logoAnswer.status} ${logoAnswer.text}`);
   const brief = ok(await app.post<{ id: string }>('/api/client-briefs', { title: `${marker} brief`, content: `${marker}: we sell anvils.` }, { token: cast.owner }), 'brief');
   const integration = ok(
     await app.post<{ id: string }>(`/api/orgs/${cast.acmeId}/integrations`, { channel: 'messaging-b', secrets: { webhookSecret, botToken: `bot-${marker}` } }, { token: am }),
@@ -162,7 +177,15 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const initech = ok(
     await app.post<{ id: string }>(
       '/api/am/orgs',
-      { legalName: 'Initech', slug: 'initech', industry: 'technology', corporateDomains: ['initech.example.com'], adminEmail: 'bill@initech.example.com', website: 'https://initech.example.com', timezone: 'America/Chicago' },
+      {
+        legalName: 'Initech',
+        slug: 'initech',
+        industry: 'technology',
+        corporateDomains: ['initech.example.com'],
+        adminEmail: 'bill@initech.example.com',
+        website: 'https://initech.example.com',
+        timezone: 'America/Chicago',
+      },
       { token: am },
     ),
     'org C',
@@ -181,7 +204,13 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const claims = { email: subject.email, name: subject.name, platformRole: 'superadmin', orgMemberships: [], pwv: Date.now() };
   const now = Math.floor(Date.now() / 1000);
   const foreign = await generateKeyPair('RS256');
-  const foreignKey = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setSubject(subject.userId).setIssuer('client-organization-service').setIssuedAt(now).setExpirationTime(now + 3600).sign(foreign.privateKey);
+  const foreignKey = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
+    .setSubject(subject.userId)
+    .setIssuer('client-organization-service')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(foreign.privateKey);
   const payload = b64url({ ...claims, sub: subject.userId, iss: 'client-organization-service', iat: now, exp: now + 3600 });
   const algNone = `${b64url({ alg: 'none', typ: 'JWT' })}.${payload}.`;
   const hsInput = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${payload}`;
@@ -191,7 +220,13 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   const expired = await app.running.app.get(TokenService).sign({ ...subject, sessionId }, Date.now() - 8 * 24 * 3600_000);
   const ownKey = await importPKCS8(app.running.config.keys.jwtPrivateKeyPem, 'RS256');
   const ownSigned = (iat: number, exp: number, sid: string | null = sessionId) =>
-    new SignJWT({ ...claims, ...(sid ? { sid } : {}) }).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).setSubject(subject.userId).setIssuer('client-organization-service').setIssuedAt(iat).setExpirationTime(exp).sign(ownKey);
+    new SignJWT({ ...claims, ...(sid ? { sid } : {}) })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
+      .setSubject(subject.userId)
+      .setIssuer('client-organization-service')
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(ownKey);
   const overlong = await ownSigned(now, now + 30 * 24 * 3600);
   const issuedAhead = await ownSigned(now + 600, now + 3600);
   const sessionless = await ownSigned(now, now + 3600, null);

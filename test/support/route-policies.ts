@@ -1,3 +1,4 @@
+import { multipartFile, png } from './images.js';
 import { TENANT_REFS, type Ref, type Role, type RouteFixtures } from './route-fixtures.js';
 
 /**
@@ -13,6 +14,8 @@ export interface RoutePolicy {
   /** Query and body of a valid request. */
   query?: (f: RouteFixtures) => Record<string, string>;
   body?: (f: RouteFixtures) => unknown;
+  /** A body that is not JSON (a multipart upload), sent as given instead of `body`. */
+  upload?: (f: RouteFixtures) => { contentType: string; payload: Buffer };
   /** Statuses an admitted caller may get besides 2xx: a state rule refusing this particular request (409), a wrong code (400). */
   refusedByState?: readonly number[];
   /** The request ends the caller's session (sign out): every call of it sends a token of a new session of its own (`f.freshToken`). */
@@ -76,6 +79,8 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /api/auth/demo-login': { ...PUBLIC, body: () => ({ role: 'client', orgSlug: 'no-such-org' }) },
   'GET /api/auth/demo-accounts': PUBLIC,
   'POST /api/auth/logout': { access: ALL, body: () => ({}), endsSession: true },
+  // A wrong current password (400): a right one would end the fixture's sessions.
+  'POST /api/auth/me/password': { access: ALL, body: () => ({ currentPassword: 'not-the-password', password: 'a-matrix-password' }), refusedByState: [400] },
   'GET /api/auth/me': { access: ALL },
   'PATCH /api/auth/me': { access: ALL, body: () => ({ name: 'Matrix Caller' }) },
   'GET /api/auth/2fa': { access: ALL },
@@ -94,7 +99,15 @@ export const POLICIES: Record<string, RoutePolicy> = {
     access: AM,
     body: (f) => {
       const slug = f.unique('matrix');
-      return { legalName: 'Matrix Org', slug, industry: 'technology', corporateDomains: [`${slug}.example.com`], adminEmail: `admin@${slug}.example.com`, website: `https://${slug}.example.com`, timezone: 'UTC' };
+      return {
+        legalName: 'Matrix Org',
+        slug,
+        industry: 'technology',
+        corporateDomains: [`${slug}.example.com`],
+        adminEmail: `admin@${slug}.example.com`,
+        website: `https://${slug}.example.com`,
+        timezone: 'UTC',
+      };
     },
   },
   'GET /api/am/orgs': { access: AM },
@@ -107,6 +120,10 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /api/am/orgs/{orgId}/invite': { access: AM, body: () => ({}), refusedByState: [409] },
   'GET /api/am/orgs/{orgId}/onboarding-link': { access: AM },
   'GET /api/orgs/{orgId}': { access: [...ORG_WIDE, ...CLIENTS] },
+  // The logo (spec 2.1): read like the org, edited by the wizard's staff and the org's owners and admins.
+  'GET /api/orgs/{orgId}/logo': { access: [...ORG_WIDE, ...CLIENTS] },
+  'PUT /api/orgs/{orgId}/logo': { access: ORG_EDITORS, upload: () => multipartFile('file', 'logo.png', 'image/png', png(3, 3)) },
+  'DELETE /api/orgs/{orgId}/logo': { access: ORG_EDITORS },
 
   // The catalog and assignments.
   'GET /api/specialists': { access: ORG_WIDE },
@@ -141,8 +158,12 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /api/auth/verify-invite-otp': { ...PUBLIC, body: (f) => ({ token: f.refs.inviteToken, code: '000000' }) },
   'GET /api/onboarding/{token}': PUBLIC,
   'GET /api/onboarding/{token}/specialist': PUBLIC,
+  'GET /api/onboarding/{token}/subdomain-availability': { access: 'public', query: () => ({ slug: 'free-subdomain' }) },
   'GET /api/onboarding/{token}/specialists': PUBLIC,
-  'POST /api/onboarding/{token}/complete': { access: [], body: (f) => ({ legalName: 'Initech', slug: f.unique('initech'), password: 'a-good-password', name: 'Bill', specialistId: f.specialists.free }) },
+  'POST /api/onboarding/{token}/complete': {
+    access: [],
+    body: (f) => ({ legalName: 'Initech', slug: f.unique('initech'), password: 'a-good-password', name: 'Bill', specialistId: f.specialists.free }),
+  },
 
   // Client briefs, and the renamed paths that redirect to them (spec 9.2).
   'GET /api/client-briefs': { access: ALL, query: orgQuery },
@@ -183,12 +204,14 @@ export const POLICIES: Record<string, RoutePolicy> = {
   // A signed download link is its own credential (an <img> sends no token): public, refused without a valid signature.
   'GET /api/orgs/{orgId}/conversations/{conversationId}/artifacts/{artifactId}': { ...PUBLIC, params: { conversationId: 'conversation', artifactId: 'artifact' } },
   'GET /api/expert-queue': { access: EXPERT_WORK, query: orgQuery },
+  'GET /api/expert-queue/filters': { access: EXPERT_WORK },
   'GET /api/orgs/{orgId}/quota': { access: ALL },
 
   // Notifications: the caller's own (another user's answers 403, spec 7.2).
   'POST /api/notifications': { access: ORG_WIDE, body: (f) => ({ userId: f.users.owner, type: 'matrix.notice', message: 'From the matrix' }) },
   'GET /api/notifications': { access: ALL },
   'PATCH /api/notifications/{id}/read': { access: ['owner'], params: { id: 'notification' } },
+  'PATCH /api/notifications/read-all': { access: ALL },
 
   // Channels: inbound webhooks are public and signed (spec 4.8, 5.6); integrations are the org's.
   'POST /api/channels/chat-a/events': PUBLIC,
@@ -199,12 +222,12 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /api/channels/enterprise-chat/webhook': PUBLIC,
   'POST /api/channels/enterprise-chat/messages': PUBLIC,
   'GET /api/orgs/{orgId}/integrations': { access: MANAGERS },
-  'POST /api/orgs/{orgId}/integrations': { access: MANAGERS, body: (f) => ({ channel: 'chat-a', externalId: f.unique('T') }), refusedByState: [409] },
+  'POST /api/orgs/{orgId}/integrations': { access: ORG_EDITORS, body: (f) => ({ channel: 'chat-a', externalId: f.unique('T') }), refusedByState: [409] },
   'GET /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' } },
-  'PATCH /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' }, body: () => ({ enabled: true }) },
+  'PATCH /api/orgs/{orgId}/integrations/{id}': { access: ORG_EDITORS, params: { id: 'integration' }, body: () => ({ enabled: true }) },
   // Verifying a binding is staff work (API-MAP.md "Channel bindings and vendor traffic").
   'POST /api/orgs/{orgId}/integrations/{id}/verify': { access: AM, params: { id: 'integration' } },
-  'DELETE /api/orgs/{orgId}/integrations/{id}': { access: MANAGERS, params: { id: 'integration' } },
+  'DELETE /api/orgs/{orgId}/integrations/{id}': { access: ORG_EDITORS, params: { id: 'integration' } },
   'GET /api/orgs/{orgId}/channels/status': { access: MANAGERS },
   'GET /api/orgs/{orgId}/channels/webhook-urls': { access: MANAGERS },
   'GET /api/ops/channels/quarantine': { access: ORG_WIDE, query: orgQuery },

@@ -1,13 +1,9 @@
 import { sql } from 'drizzle-orm';
+import { rows } from './rows.js';
 import type { TestApp } from './test-app.js';
 
 /** Bookkeeping of the scheduler and the job queue: written by timers, not by requests. */
 const BACKGROUND_TABLES = new Set(['leader_locks', 'periodic_task_runs', 'llm_cost_rollup_days']);
-
-async function rowsOf<T>(query: Promise<unknown>): Promise<T[]> {
-  const result = await query;
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
 
 export type RowCounts = Record<string, number>;
 
@@ -17,11 +13,11 @@ export type RowCounts = Record<string, number>;
  */
 export async function rowCounter(app: TestApp): Promise<() => Promise<RowCounts>> {
   const db = app.running.dbService.root;
-  const tables = (await rowsOf<{ tablename: string }>(db.execute(sql`select tablename from pg_tables where schemaname = 'public' order by tablename`)))
+  const tables = (await rows<{ tablename: string }>(db, sql`select tablename from pg_tables where schemaname = 'public' order by tablename`))
     .map((r) => r.tablename)
     .filter((t) => !BACKGROUND_TABLES.has(t));
   const query = sql.raw(`select ${tables.map((t) => `(select count(*) from "${t}")::int as "${t}"`).join(', ')}`);
-  return async () => (await rowsOf<RowCounts>(db.execute(query)))[0]!;
+  return async () => (await rows<RowCounts>(db, query))[0]!;
 }
 
 /** The tables whose count differs, as `table: before -> after`. */

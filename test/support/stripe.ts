@@ -85,7 +85,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       if (!customer) return error(404, `No such customer: '${customerOne[1]}'`, 'invalid_request_error', 'id');
       const pm = form['invoice_settings[default_payment_method]'];
       if (pm !== undefined) {
-        if (pm && paymentMethods.get(pm)?.customer !== customer.id) return error(400, `The payment method \`${pm}\` must be attached to the customer.`, 'invalid_request_error', 'invoice_settings[default_payment_method]');
+        if (pm && paymentMethods.get(pm)?.customer !== customer.id)
+          return error(400, `The payment method \`${pm}\` must be attached to the customer.`, 'invalid_request_error', 'invoice_settings[default_payment_method]');
         customer.invoice_settings = { ...customer.invoice_settings, default_payment_method: pm || null } as Stripe.Customer.InvoiceSettings;
       }
       return { status: 200, body: customer };
@@ -136,7 +137,18 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const missing = require(form, 'currency', 'unit_amount', 'recurring[interval]', 'lookup_key', 'product_data[name]');
       if (missing) return error(400, `Missing required param: ${missing}.`, 'invalid_request_error', missing);
       if (prices.has(form.lookup_key!)) return error(400, `A price (\`${prices.get(form.lookup_key!)!.id}\`) already uses that lookup key.`, 'invalid_request_error', 'lookup_key');
-      const created = { id: nextId('price'), object: 'price', active: true, currency: form.currency, unit_amount: Number(form.unit_amount), lookup_key: form.lookup_key, recurring: { interval: form['recurring[interval]'], interval_count: 1 }, type: 'recurring', metadata: metadataOf(form), product: nextId('prod') } as Stripe.Price;
+      const created = {
+        id: nextId('price'),
+        object: 'price',
+        active: true,
+        currency: form.currency,
+        unit_amount: Number(form.unit_amount),
+        lookup_key: form.lookup_key,
+        recurring: { interval: form['recurring[interval]'], interval_count: 1 },
+        type: 'recurring',
+        metadata: metadataOf(form),
+        product: nextId('prod'),
+      } as Stripe.Price;
       prices.set(form.lookup_key!, created);
       return { status: 200, body: created };
     }
@@ -154,7 +166,18 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       // allow_incomplete without a payment method: the first invoice cannot be paid, the subscription stays incomplete.
       const payable = Boolean(form.default_payment_method || customers.get(form.customer!)!.invoice_settings?.default_payment_method);
       const status = form.trial_end ? 'trialing' : payable ? 'active' : 'incomplete';
-      const sub = { id, object: 'subscription', customer: form.customer, status, default_payment_method: form.default_payment_method ?? null, latest_invoice: null, metadata: metadataOf(form), items: { object: 'list', data: items, has_more: false, url: `/v1/subscription_items?subscription=${id}` }, created: now(), trial_end: form.trial_end ? Number(form.trial_end) : null } as unknown as Stripe.Subscription;
+      const sub = {
+        id,
+        object: 'subscription',
+        customer: form.customer,
+        status,
+        default_payment_method: form.default_payment_method ?? null,
+        latest_invoice: null,
+        metadata: metadataOf(form),
+        items: { object: 'list', data: items, has_more: false, url: `/v1/subscription_items?subscription=${id}` },
+        created: now(),
+        trial_end: form.trial_end ? Number(form.trial_end) : null,
+      } as unknown as Stripe.Subscription;
       subscriptions.set(id, sub);
       return { status: 200, body: sub };
     }
@@ -169,7 +192,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       if (sub.status === 'canceled' || sub.status === 'incomplete_expired') return error(400, `A ${sub.status} subscription can only update its metadata.`);
       const pm = form.default_payment_method;
       if (pm !== undefined) {
-        if (paymentMethods.get(pm)?.customer !== sub.customer) return error(400, `The payment method \`${pm}\` must be attached to the subscription's customer.`, 'invalid_request_error', 'default_payment_method');
+        if (paymentMethods.get(pm)?.customer !== sub.customer)
+          return error(400, `The payment method \`${pm}\` must be attached to the subscription's customer.`, 'invalid_request_error', 'default_payment_method');
         sub.default_payment_method = pm;
       }
       return { status: 200, body: sub };
@@ -208,10 +232,24 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     if (method === 'POST' && path === '/v1/checkout/sessions') {
       const missing = require(form, 'mode', 'success_url');
       if (missing) return error(400, `Missing required param: ${missing}.`, 'invalid_request_error', missing);
-      if (form.mode === 'setup' && !form.currency && !form['payment_method_types[0]']) return error(400, 'currency is required in setup mode when payment_method_types is not given.', 'invalid_request_error', 'currency');
+      if (form.mode === 'setup' && !form.currency && !form['payment_method_types[0]'])
+        return error(400, 'currency is required in setup mode when payment_method_types is not given.', 'invalid_request_error', 'currency');
       if (form.customer && !customers.has(form.customer)) return error(400, `No such customer: '${form.customer}'`, 'invalid_request_error', 'customer');
       const id = nextId('cs_test');
-      const session = { id, object: 'checkout.session', mode: form.mode, customer: form.customer ?? null, currency: form.currency ?? null, status: 'open', success_url: form.success_url, cancel_url: form.cancel_url ?? null, metadata: metadataOf(form), url: `https://checkout.stripe.com/c/pay/${id}`, created: now(), livemode: false } as Stripe.Checkout.Session;
+      const session = {
+        id,
+        object: 'checkout.session',
+        mode: form.mode,
+        customer: form.customer ?? null,
+        currency: form.currency ?? null,
+        status: 'open',
+        success_url: form.success_url,
+        cancel_url: form.cancel_url ?? null,
+        metadata: metadataOf(form),
+        url: `https://checkout.stripe.com/c/pay/${id}`,
+        created: now(),
+        livemode: false,
+      } as Stripe.Checkout.Session;
       return { status: 200, body: session };
     }
     return error(404, `Unrecognized request URL (${method}: ${path}).`);
@@ -264,9 +302,30 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     paymentMethods,
     invoiceItems,
     completeSetup(customer, card = { brand: 'visa', last4: '4242' }) {
-      const pm = { id: nextId('pm'), object: 'payment_method', type: 'card', customer, card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: 2034, funding: 'credit', country: 'US' }, billing_details: {}, metadata: {}, created: now(), livemode: false } as unknown as Stripe.PaymentMethod;
+      const pm = {
+        id: nextId('pm'),
+        object: 'payment_method',
+        type: 'card',
+        customer,
+        card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: 2034, funding: 'credit', country: 'US' },
+        billing_details: {},
+        metadata: {},
+        created: now(),
+        livemode: false,
+      } as unknown as Stripe.PaymentMethod;
       paymentMethods.set(pm.id, pm);
-      const intent = { id: nextId('seti'), object: 'setup_intent', customer, payment_method: pm.id, status: 'succeeded', usage: 'off_session', payment_method_types: ['card'], metadata: {}, created: now(), livemode: false } as unknown as Stripe.SetupIntent;
+      const intent = {
+        id: nextId('seti'),
+        object: 'setup_intent',
+        customer,
+        payment_method: pm.id,
+        status: 'succeeded',
+        usage: 'off_session',
+        payment_method_types: ['card'],
+        metadata: {},
+        created: now(),
+        livemode: false,
+      } as unknown as Stripe.SetupIntent;
       setupIntents.set(intent.id, intent);
       return intent;
     },

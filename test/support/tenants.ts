@@ -13,7 +13,15 @@ export async function demoCast(app: TestApp) {
   const am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
   const hooli = await app.post(
     '/api/am/orgs',
-    { legalName: 'Hooli', slug: 'hooli', industry: 'technology', corporateDomains: ['hooli.example.com'], adminEmail: 'gavin@hooli.example.com', website: 'https://hooli.example.com', timezone: 'America/Los_Angeles' },
+    {
+      legalName: 'Hooli',
+      slug: 'hooli',
+      industry: 'technology',
+      corporateDomains: ['hooli.example.com'],
+      adminEmail: 'gavin@hooli.example.com',
+      website: 'https://hooli.example.com',
+      timezone: 'America/Los_Angeles',
+    },
     { token: am },
   );
   if (hooli.status !== 201) throw new Error(`creating the second org failed: ${hooli.status} ${JSON.stringify(hooli.body)}`);
@@ -36,7 +44,15 @@ export async function demoCast(app: TestApp) {
 export async function activeGlobex(app: TestApp, amToken: string, osas: Array<{ specialistId: string; monthlyRate: number }>) {
   const org = await app.post(
     '/api/am/orgs',
-    { legalName: 'Globex', slug: 'globex', industry: 'technology', corporateDomains: ['globex.example.com'], adminEmail: 'hank@globex.example.com', website: 'https://globex.example.com', timezone: 'UTC' },
+    {
+      legalName: 'Globex',
+      slug: 'globex',
+      industry: 'technology',
+      corporateDomains: ['globex.example.com'],
+      adminEmail: 'hank@globex.example.com',
+      website: 'https://globex.example.com',
+      timezone: 'UTC',
+    },
     { token: amToken },
   );
   if (org.status !== 201) throw new Error(`creating globex failed: ${org.status} ${JSON.stringify(org.body)}`);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { createApp, type RunningApp } from '../../src/app.factory.js';
+import { CONFIG_SLICES } from '../../src/app.config.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { createDatabaseFrom, dropDatabase, randomDbName, withDatabase } from './databases.js';
 import { testEnv } from './env.js';
@@ -18,6 +19,8 @@ export interface TestAppOptions {
   env?: Record<string, string | undefined>;
   /** Use this machine's Redis when the run has REDIS_URL (default true). */
   redis?: boolean;
+  /** Run periodic work (default true); false for a test that runs each sweep itself (`CreateAppOptions.periodic`). */
+  periodic?: boolean;
   /** Another instance of the same deployment: same PostgreSQL database and Redis prefix (PostgreSQL runs only). */
   shareWith?: TestApp;
 }
@@ -59,8 +62,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     env.REDIS_URL = process.env.REDIS_URL;
     env.REDIS_KEY_PREFIX = options.shareWith?.env.REDIS_KEY_PREFIX ?? `cos-test:${randomBytes(6).toString('hex')}:`;
   }
-  const config = loadConfig(testEnv(env));
-  const running = await createApp(config, { embedded, seed: false });
+  const config = loadConfig(testEnv(env), CONFIG_SLICES);
+  const running = await createApp(config, { embedded, seed: false, periodic: options.periodic });
   await running.app.listen(0, '127.0.0.1');
   const address = running.app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;

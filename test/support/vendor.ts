@@ -40,7 +40,7 @@ export async function startFakeVendor(): Promise<FakeVendor> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(publicKey)), kid: 'vendor-key-1', alg: 'RS256', use: 'sig' };
   const calls: VendorCall[] = [];
-  let server: Server;
+  let server: Server; // eslint-disable-line prefer-const -- assigned below, after the vendor that its handler closes over
   const vendor: FakeVendor = {
     url: '',
     calls,

@@ -1,14 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
-import {
-  AdminUserDetailSchema,
-  AdminUserSchema,
-  AdminUsersQuerySchema,
-  AuditItemSchema,
-  SetUserPasswordSchema,
-  UpdateUserRoleSchema,
-  UpdateUserSchema,
-} from '../../contracts/admin.js';
+import { AdminUserDetailSchema, AdminUserSchema, AdminUsersQuerySchema, AuditItemSchema, SetUserPasswordSchema, UpdateUserRoleSchema, UpdateUserSchema } from '../../contracts/admin.js';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
@@ -26,7 +18,7 @@ export class AdminUsersController {
 
   @Get()
   @Endpoint({
-    summary: 'Users, newest first, by role and a name/email search (removed users left out)',
+    summary: 'Users, newest first, by role, status and a name/email search (removed users left out)',
     tags: ['admin'],
     query: AdminUsersQuerySchema,
     response: pageSchema(AdminUserSchema),
@@ -88,7 +80,7 @@ export class AdminUsersController {
 
   @Patch(':id/password')
   @HttpCode(204)
-  @Endpoint({ summary: "Set a user's password (revokes the user's sessions)", tags: ['admin'], params: IdParams, body: SetUserPasswordSchema, status: 204, errors: [404, 409] })
+  @Endpoint({ summary: "Set a user's password (revokes the user's sessions)", tags: ['admin'], params: IdParams, body: SetUserPasswordSchema, response: null, status: 204, errors: [404, 409] })
   async setPassword(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof IdParams>, @ValidBody() body: z.infer<typeof SetUserPasswordSchema>) {
     await this.admin.setPassword(actor, p.id, body.password);
   }
@@ -102,6 +94,7 @@ export class AdminUsersController {
       'More than 5 initiations by one SuperAdmin in an hour answer 429 `rate_limit` (counted from the audit rows `admin.user.password_reset_initiated`).',
     tags: ['admin'],
     params: IdParams,
+    response: null,
     status: 204,
     errors: [400, 404, 429],
   })
@@ -113,10 +106,11 @@ export class AdminUsersController {
   @HttpCode(204)
   @Endpoint({
     summary: 'Remove a user: anonymise (default), or `?hard=true` to delete the row (not in production)',
-    description: "The rules of deactivation apply (not yourself, not the last active SuperAdmin); the only owner of an org is refused until ownership moves.",
+    description: 'The rules of deactivation apply (not yourself, not the last active SuperAdmin); the only owner of an org is refused until ownership moves.',
     tags: ['admin'],
     params: IdParams,
     query: RemoveQuery,
+    response: null,
     status: 204,
     errors: [403, 404, 409],
   })

@@ -78,9 +78,7 @@ describe('removalRefusal', () => {
   it('treats removal as deactivation, and a hard delete of the last SuperAdmin as a demotion', () => {
     expect(removalRefusal({ actorId: ACTOR, target: superadmin(ACTOR), hard: false, otherSuperadmins: 1, otherActiveSuperadmins: 1 })?.message).toBe(ADMIN_MESSAGES.ownStatus);
     expect(removalRefusal({ actorId: ACTOR, target: superadmin('b'), hard: false, otherSuperadmins: 1, otherActiveSuperadmins: 0 })?.message).toBe(ADMIN_MESSAGES.onlyActiveSuperadmin);
-    expect(removalRefusal({ actorId: ACTOR, target: superadmin('b', 'deactivated'), hard: true, otherSuperadmins: 0, otherActiveSuperadmins: 1 })?.message).toBe(
-      ADMIN_MESSAGES.onlySuperadmin,
-    );
+    expect(removalRefusal({ actorId: ACTOR, target: superadmin('b', 'deactivated'), hard: true, otherSuperadmins: 0, otherActiveSuperadmins: 1 })?.message).toBe(ADMIN_MESSAGES.onlySuperadmin);
     expect(removalRefusal({ actorId: ACTOR, target: superadmin('b', 'deactivated'), hard: true, otherSuperadmins: 1, otherActiveSuperadmins: 1 })).toBeNull();
     expect(removalRefusal({ actorId: ACTOR, target: { id: 'x', platformRole: 'org_member', status: 'active' }, hard: true, otherSuperadmins: 0, otherActiveSuperadmins: 0 })).toBeNull();
   });

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
 import type { AdminUser, AdminUserDetail, UpdateUserInput } from '../../contracts/admin.js';
-import type { PlatformRole } from '../../contracts/roles.js';
-import { AuditService, auditPage } from '../../platform/audit/audit.service.js';
+import type { PlatformRole, UserStatus } from '../../contracts/roles.js';
+import { AuditService } from '../../platform/audit/audit.service.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { systemNow } from '../../platform/clock/clock.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { DbService } from '../../platform/db/db.service.js';
@@ -13,18 +14,9 @@ import { rateLimitError } from '../../platform/rate-limit/rate-limit.service.js'
 import { PasswordResetService } from '../auth/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { UsersService, type UserRow } from '../users/index.js';
-import {
-  RESET_LIMIT,
-  RESET_WINDOW_MS,
-  auditDiff,
-  changedFields,
-  editRefusal,
-  removalRefusal,
-  resetLimit,
-  resetRefusal,
-  type RequestedChanges,
-} from './admin-users.rules.js';
+import { RESET_LIMIT, RESET_WINDOW_MS, auditDiff, changedFields, editRefusal, removalRefusal, resetLimit, resetRefusal, type RequestedChanges } from './admin-users.rules.js';
 import { refused } from './admin.errors.js';
+import { AuditLogService } from './audit-log.service.js';
 
 /** Edits that can change who is a SuperAdmin take turns, so two of them never remove the last one together. */
 const SUPERADMIN_SET_LOCK = 7_410_223;
@@ -60,12 +52,13 @@ export class AdminUsersService {
     private readonly orgs: OrgsService,
     private readonly passwordReset: PasswordResetService,
     private readonly audit: AuditService,
+    private readonly log: AuditLogService,
     private readonly dbService: DbService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async list(q: { role?: PlatformRole; q?: string; limit: number; cursor?: string }) {
-    const rows = await this.users.search({ role: q.role, q: q.q || undefined }, { limit: q.limit, after: decodeCursor(q.cursor) });
+  async list(q: { role?: PlatformRole; status?: UserStatus; q?: string; limit: number; cursor?: string }) {
+    const rows = await this.users.search({ role: q.role, status: q.status, q: q.q || undefined }, { limit: q.limit, after: decodeCursor(q.cursor) });
     return pageOf(rows, q.limit, (r) => ({ at: r.createdAt, id: r.id }), toAdminUser);
   }
 
@@ -76,7 +69,7 @@ export class AdminUsersService {
   /** Actions the user performed (spec 6.3), including those taken while impersonating someone. */
   async activity(id: string, page: { limit: number; cursor?: string }) {
     await this.require(id);
-    return auditPage(await this.audit.list({ involving: id }, { limit: page.limit, after: decodeCursor(page.cursor) }), page.limit);
+    return this.log.page({ involving: id }, page);
   }
 
   update(actor: Principal, id: string, input: UpdateUserInput): Promise<AdminUserDetail> {
@@ -102,7 +95,7 @@ export class AdminUsersService {
     const target = await this.requireLive(id);
     const refusal = resetRefusal(target);
     if (refusal) throw refused(refusal);
-    const now = new Date();
+    const now = systemNow();
     const window = await this.audit.tally({ actorId: actor.userId, action: ADMIN_ACTIONS.resetInitiated, since: new Date(now.getTime() - RESET_WINDOW_MS) });
     const limit = resetLimit(window, now);
     if (!limit.allowed) {
@@ -150,10 +143,7 @@ export class AdminUsersService {
 
   private async otherSuperadmins(target: UserRow): Promise<{ otherSuperadmins: number; otherActiveSuperadmins: number }> {
     if (target.platformRole !== 'superadmin') return { otherSuperadmins: 0, otherActiveSuperadmins: 0 };
-    const [all, active] = await Promise.all([
-      this.users.countSuperadmins({ excludeId: target.id }),
-      this.users.countSuperadmins({ excludeId: target.id, activeOnly: true }),
-    ]);
+    const [all, active] = await Promise.all([this.users.countSuperadmins({ excludeId: target.id }), this.users.countSuperadmins({ excludeId: target.id, activeOnly: true })]);
     return { otherSuperadmins: all, otherActiveSuperadmins: active };
   }
 

@@ -26,14 +26,7 @@ export class ImpersonationRepository {
     const [row] = await this.db
       .select()
       .from(impersonationSessions)
-      .where(
-        and(
-          eq(impersonationSessions.id, input.id),
-          eq(impersonationSessions.impersonatorId, input.impersonatorId),
-          eq(impersonationSessions.targetUserId, input.targetUserId),
-          open(now),
-        ),
-      );
+      .where(and(eq(impersonationSessions.id, input.id), eq(impersonationSessions.impersonatorId, input.impersonatorId), eq(impersonationSessions.targetUserId, input.targetUserId), open(now)));
     return row;
   }
 
@@ -65,12 +58,7 @@ export class ImpersonationRepository {
 
   /** Newest first, keyset-paginated (`limit + 1` rows). */
   list(filter: { active?: boolean }, page: { limit: number; after?: Keyset }, now: Date): Promise<ImpersonationSessionRow[]> {
-    const activity =
-      filter.active === undefined
-        ? undefined
-        : filter.active
-          ? open(now)
-          : or(isNotNull(impersonationSessions.endedAt), sql`${impersonationSessions.expiresAt} <= ${now}`);
+    const activity = filter.active === undefined ? undefined : filter.active ? open(now) : or(isNotNull(impersonationSessions.endedAt), sql`${impersonationSessions.expiresAt} <= ${now}`);
     return this.db
       .select()
       .from(impersonationSessions)

@@ -5,6 +5,7 @@ import { AuditService } from '../../platform/audit/audit.service.js';
 import { AccessEvents, type AccessChange } from '../../platform/auth/access-events.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { ImpersonationClaims } from '../../platform/auth/request-auth.js';
+import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
@@ -49,7 +50,7 @@ export class ImpersonationService implements OnModuleInit {
     if (!target) throw AppError.notFound('User');
     const refusal = impersonationRefusal(target);
     if (refusal) throw refused(refusal);
-    const now = Date.now();
+    const now = systemNow().getTime();
     const id = randomUUID();
     const memberships = await this.users.memberships(target.id);
     const { token, row } = await this.dbService.transaction(async () => {
@@ -102,12 +103,9 @@ export class ImpersonationService implements OnModuleInit {
   }
 
   /** Ends open impersonations and their sign-in sessions in one transaction, and audits each. */
-  private async endAll(
-    where: Parameters<ImpersonationRepository['end']>[0],
-    by: { stoppedBy?: string; impersonatorId?: string; cause?: AccessChange['kind'] },
-  ): Promise<ImpersonationSessionRow[]> {
+  private async endAll(where: Parameters<ImpersonationRepository['end']>[0], by: { stoppedBy?: string; impersonatorId?: string; cause?: AccessChange['kind'] }): Promise<ImpersonationSessionRow[]> {
     const ended = await this.dbService.transaction(async () => {
-      const rows = await this.repo.end(where, new Date());
+      const rows = await this.repo.end(where, systemNow());
       await this.sessions.end(
         rows.flatMap((r) => (r.sessionId ? [r.sessionId] : [])),
         'impersonation_stopped',
@@ -149,7 +147,7 @@ export class ImpersonationService implements OnModuleInit {
 
   /** The RequestAuthenticator's check for every impersonation token. */
   async isOpen(claims: ImpersonationClaims): Promise<boolean> {
-    const session = await this.repo.findOpen({ id: claims.impersonationId, impersonatorId: claims.impersonatorId, targetUserId: claims.targetUserId }, new Date());
+    const session = await this.repo.findOpen({ id: claims.impersonationId, impersonatorId: claims.impersonatorId, targetUserId: claims.targetUserId }, systemNow());
     if (!session) return false;
     const impersonator = await this.users.load(claims.impersonatorId);
     return impersonator?.platformRole === 'superadmin' && impersonator.status === 'active';
@@ -157,15 +155,20 @@ export class ImpersonationService implements OnModuleInit {
 
   async list(q: { active?: 'true' | 'false'; limit: number; cursor?: string }) {
     const active = q.active === undefined ? undefined : q.active === 'true';
-    const rows = await this.repo.list({ active }, { limit: q.limit, after: decodeCursor(q.cursor) }, new Date());
-    const page = pageOf(rows, q.limit, (r) => ({ at: r.startedAt, id: r.id }), (r) => r);
+    const rows = await this.repo.list({ active }, { limit: q.limit, after: decodeCursor(q.cursor) }, systemNow());
+    const page = pageOf(
+      rows,
+      q.limit,
+      (r) => ({ at: r.startedAt, id: r.id }),
+      (r) => r,
+    );
     return { items: await this.toDtos(page.items), nextCursor: page.nextCursor };
   }
 
   private async toDtos(rows: ImpersonationSessionRow[]): Promise<ImpersonationSession[]> {
     const people = new Map((await this.users.findByIds(rows.flatMap((r) => [r.impersonatorId, r.targetUserId]))).map((u) => [u.id, { id: u.id, email: u.email, name: u.name }]));
     const ref = (id: string) => people.get(id) ?? { id, email: '', name: '' };
-    const now = Date.now();
+    const now = systemNow().getTime();
     return rows.map((r) => ({
       id: r.id,
       impersonator: ref(r.impersonatorId),

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { Clock } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { orgMemberInvitations, type OrgMemberInvitationRow } from './admin.tables.js';
 
 type NewInvitation = Omit<typeof orgMemberInvitations.$inferInsert, 'id' | 'acceptedAt' | 'createdAt'>;
@@ -8,17 +10,20 @@ type NewInvitation = Omit<typeof orgMemberInvitations.$inferInsert, 'id' | 'acce
 /** Invitations of existing users to an org; queries only. */
 @Injectable()
 export class OrgMemberInvitationsRepository {
-  constructor(private readonly dbService: DbService) {}
+  constructor(
+    private readonly dbService: DbService,
+    private readonly clock: Clock,
+  ) {}
 
   private get db() {
     return this.dbService.db;
   }
 
-  async find(orgId: string, userId: string): Promise<OrgMemberInvitationRow | undefined> {
+  async find(scope: OrgScope, userId: string): Promise<OrgMemberInvitationRow | undefined> {
     const [row] = await this.db
       .select()
       .from(orgMemberInvitations)
-      .where(and(eq(orgMemberInvitations.orgId, orgId), eq(orgMemberInvitations.userId, userId)));
+      .where(and(inOrg(orgMemberInvitations.orgId, scope), eq(orgMemberInvitations.userId, userId)));
     return row;
   }
 
@@ -29,7 +34,7 @@ export class OrgMemberInvitationsRepository {
       .values(values)
       .onConflictDoUpdate({
         target: [orgMemberInvitations.orgId, orgMemberInvitations.userId],
-        set: { email: values.email, orgRole: values.orgRole, invitedBy: values.invitedBy, tokenHash: values.tokenHash, expiresAt: values.expiresAt, acceptedAt: null, createdAt: new Date() },
+        set: { email: values.email, orgRole: values.orgRole, invitedBy: values.invitedBy, tokenHash: values.tokenHash, expiresAt: values.expiresAt, acceptedAt: null, createdAt: this.clock.now() },
       })
       .returning();
     return row!;

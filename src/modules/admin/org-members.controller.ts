@@ -1,10 +1,11 @@
 import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { InvitationTokenSchema, InviteMemberSchema, MemberInvitationSchema, MemberSchema, MembersQuerySchema, TransferOwnershipSchema, UpdateMemberRoleSchema } from '../../contracts/admin.js';
-import { CurrentPrincipal, OpenWhileSuspended, OrgRoles } from '../../platform/auth/auth.decorators.js';
+import { CurrentPrincipal, OpenWhileSuspended, OrgRoles, RouteOrg } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { pageSchema } from '../../platform/http/pagination.js';
+import type { OrgScope } from '../../platform/tenancy/org-scope.js';
 import { OrgMembersService } from './org-members.service.js';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -102,6 +103,7 @@ export class OrgMembersController {
     description: 'Only an owner removes an owner, and never the last one (409).',
     tags: ['members'],
     params: OrgMemberParams,
+    response: null,
     status: 204,
     errors: [403, 404, 409],
   })
@@ -121,7 +123,7 @@ export class OrgMembersController {
     status: 200,
     errors: [400, 403, 404],
   })
-  transfer(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof OrgParams>, @ValidBody() body: z.infer<typeof TransferOwnershipSchema>) {
-    return this.members.transferOwnership(p, params.orgId, body.userId);
+  transfer(@CurrentPrincipal() p: Principal, @ValidParams() _params: z.infer<typeof OrgParams>, @ValidBody() body: z.infer<typeof TransferOwnershipSchema>, @RouteOrg() scope: OrgScope) {
+    return this.members.transferOwnership(p, scope, body.userId);
   }
 }

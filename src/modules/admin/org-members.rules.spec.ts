@@ -24,7 +24,7 @@ describe('org member rules (spec 4.6)', () => {
     }
   });
 
-  it("lets only an owner touch an owner, and keeps at least one owner", () => {
+  it('lets only an owner touch an owner, and keeps at least one owner', () => {
     expect(roleChangeRefusal({ actor: 'admin', targetRole: 'owner', newRole: 'admin', owners: 2 })).toEqual({ code: 'forbidden', message: MEMBER_MESSAGES.ownerByOwner });
     expect(removalRefusal({ actor: 'admin', targetRole: 'owner', owners: 2 })?.message).toBe(MEMBER_MESSAGES.ownerByOwner);
     for (const actor of ['owner', 'staff'] as const) {

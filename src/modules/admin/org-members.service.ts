@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { InviteMemberInput, Member, MemberInvitation } from '../../contracts/admin.js';
-import { ORG_WIDE_ROLES, isInternalRole, type OrgRole, type PlatformRole } from '../../contracts/roles.js';
+import { ORG_WIDE_ROLES, isClientRole, isInternalRole, type OrgRole, type PlatformRole } from '../../contracts/roles.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
-import { memberOrgId } from '../../platform/auth/org-scope.js';
+import { memberScope } from '../../platform/auth/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
@@ -10,6 +10,7 @@ import { Clock } from '../../platform/clock/clock.js';
 import { randomToken } from '../../platform/crypto/crypto.js';
 import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { requestScope, unscopedOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
 import { composeMail } from '../../platform/mail/mail-template.js';
@@ -68,8 +69,8 @@ export class OrgMembersService {
   /** Oldest membership first (joined, then membership id), keyset-paginated. */
   async list(principal: Principal, requestedOrgId: string | undefined, page: { limit: number; cursor?: string }): Promise<{ items: Member[]; nextCursor: string | null }> {
     const after = decodeCursor(page.cursor);
-    const { orgId } = await this.standing(principal, requestedOrgId, READ_ANY_ORG);
-    const rows = await this.users.membersOfOrg(orgId, { limit: page.limit, after });
+    const { scope } = await this.standing(principal, requestedOrgId, READ_ANY_ORG);
+    const rows = await this.users.membersOfOrg(scope, { limit: page.limit, after });
     return pageOf(rows, page.limit, (m) => ({ at: m.joinedAt, id: m.membershipId }), toMember);
   }
 
@@ -80,7 +81,8 @@ export class OrgMembersService {
    * accept, signed in as themselves. Both answer alike, so the answer tells nothing about the address.
    */
   async invite(principal: Principal, input: InviteMemberInput): Promise<Member> {
-    const { orgId, actor } = await this.standing(principal, input.orgId, MANAGE_ANY_ORG);
+    const { scope, actor } = await this.standing(principal, input.orgId, MANAGE_ANY_ORG);
+    const { orgId } = scope;
     // Spec 4.6: inviting is for org_admin users (with an admin or owner role in the org).
     if (actor !== 'staff' && principal.platformRole !== 'org_admin') throw AppError.forbidden(MEMBER_MESSAGES.notAllowed);
     const refusal = inviteRefusal({ actor, orgRole: input.orgRole });
@@ -92,7 +94,7 @@ export class OrgMembersService {
       const existing = await this.users.findByEmail(input.email);
       if (!existing) {
         const user = await this.users.create({ email: input.email, name: input.name ?? '', platformRole: 'org_member' });
-        await this.users.addMembership(orgId, user.id, input.orgRole);
+        await this.users.addMembership(scope, user.id, input.orgRole);
         await this.users.syncClientRole(user.id);
         await this.mail.send(
           composeMail({
@@ -106,8 +108,8 @@ export class OrgMembersService {
         );
         return { userId: user.id, joined: true };
       }
-      if (await this.users.membership(orgId, existing.id)) throw alreadyMember();
-      const earlier = await this.invitations.find(orgId, existing.id);
+      if (await this.users.membership(scope, existing.id)) throw alreadyMember();
+      const earlier = await this.invitations.find(scope, existing.id);
       if (earlier && !earlier.acceptedAt && earlier.expiresAt > this.clock.now()) throw alreadyMember();
       const token = randomToken(32);
       const invitation = await this.invitations.put({
@@ -120,13 +122,23 @@ export class OrgMembersService {
         expiresAt: new Date(this.clock.now().getTime() + INVITATION_TTL_MS),
       });
       // Internal users never join an org; the invitation only keeps the answers alike.
-      if (!isInternalRole(existing.platformRole)) await this.mail.send(this.invitationMail(existing.email, inviter, org.legalName, input.orgRole, token, invitation.expiresAt));
+      if (isClientRole(existing.platformRole)) await this.mail.send(this.invitationMail(existing.email, inviter, org.legalName, input.orgRole, token, invitation.expiresAt));
       return { userId: existing.id, joined: false, invitationId: invitation.id };
     });
     await this.record(principal, 'org.member.invited', outcome.userId, orgId, { orgRole: input.orgRole, ...(outcome.joined ? {} : { invitationId: outcome.invitationId, pending: true }) });
-    if (outcome.joined) return this.member(orgId, outcome.userId);
+    if (outcome.joined) return this.member(scope, outcome.userId);
     // The same answer a new address gets, with nothing of the existing user in it.
-    return { id: outcome.invitationId!, userId: outcome.invitationId!, email: input.email, name: input.name ?? '', platformRole: clientRoleFor([input.orgRole]), status: 'active', orgId, orgRole: input.orgRole, joinedAt: this.clock.now().toISOString() };
+    return {
+      id: outcome.invitationId!,
+      userId: outcome.invitationId!,
+      email: input.email,
+      name: input.name ?? '',
+      platformRole: clientRoleFor([input.orgRole]),
+      status: 'active',
+      orgId,
+      orgRole: input.orgRole,
+      joinedAt: this.clock.now().toISOString(),
+    };
   }
 
   /** The invitation of a mailed token, for the user it was sent to only (anyone else: 404). */
@@ -141,15 +153,16 @@ export class OrgMembersService {
     if (principal.impersonatorId) throw AppError.forbidden(MEMBER_MESSAGES.acceptedByUser);
     const invitation = await this.openInvitation(principal, token);
     if (isInternalRole(principal.platformRole)) throw AppError.conflict(MEMBER_MESSAGES.internalUser);
+    const scope = unscopedOrg(invitation.orgId, 'the org a member invitation token names, accepted by its invited user');
     await this.dbService.transaction(async () => {
       if (!(await this.invitations.markAccepted(invitation.id, this.clock.now()))) throw new AppError('invite_used', MEMBER_MESSAGES.invitationUsed);
-      if (await this.users.membership(invitation.orgId, invitation.userId)) return;
-      await this.users.addMembership(invitation.orgId, invitation.userId, invitation.orgRole);
+      if (await this.users.membership(scope, invitation.userId)) return;
+      await this.users.addMembership(scope, invitation.userId, invitation.orgRole);
       // The user's own choice: their client role follows their org roles, as for every member.
       await this.users.syncClientRole(invitation.userId);
     });
     await this.record(principal, 'org.member.invitation_accepted', invitation.userId, invitation.orgId, { orgRole: invitation.orgRole, invitationId: invitation.id });
-    return this.member(invitation.orgId, invitation.userId);
+    return this.member(scope, invitation.userId);
   }
 
   private async openInvitation(principal: Principal, token: string): Promise<OrgMemberInvitationRow> {
@@ -175,67 +188,67 @@ export class OrgMembersService {
   }
 
   async setRole(principal: Principal, userId: string, input: { orgRole: OrgRole; orgId?: string }): Promise<Member> {
-    const { orgId, actor } = await this.standing(principal, input.orgId, MANAGE_ANY_ORG);
+    const { scope, actor } = await this.standing(principal, input.orgId, MANAGE_ANY_ORG);
     const from = await this.dbService.transaction(async () => {
-      const target = await this.lockedMembership(orgId, userId);
-      const refusal = roleChangeRefusal({ actor, targetRole: target.orgRole, newRole: input.orgRole, owners: await this.users.countOwners(orgId) });
+      const target = await this.lockedMembership(scope, userId);
+      const refusal = roleChangeRefusal({ actor, targetRole: target.orgRole, newRole: input.orgRole, owners: await this.users.countOwners(scope) });
       if (refusal) throw refused(refusal);
-      if (target.orgRole !== input.orgRole) await this.users.setOrgRole(orgId, userId, input.orgRole);
+      if (target.orgRole !== input.orgRole) await this.users.setOrgRole(scope, userId, input.orgRole);
       return target.orgRole;
     });
-    if (from !== input.orgRole) await this.record(principal, 'org.member.role_updated', userId, orgId, { changes: { orgRole: { from, to: input.orgRole } } });
-    return this.member(orgId, userId);
+    if (from !== input.orgRole) await this.record(principal, 'org.member.role_updated', userId, scope.orgId, { changes: { orgRole: { from, to: input.orgRole } } });
+    return this.member(scope, userId);
   }
 
   async remove(principal: Principal, orgId: string, userId: string): Promise<void> {
-    const { actor } = await this.standing(principal, orgId, MANAGE_ANY_ORG);
+    const { scope, actor } = await this.standing(principal, orgId, MANAGE_ANY_ORG);
     const role = await this.dbService.transaction(async () => {
-      const target = await this.lockedMembership(orgId, userId);
-      const refusal = removalRefusal({ actor, targetRole: target.orgRole, owners: await this.users.countOwners(orgId) });
+      const target = await this.lockedMembership(scope, userId);
+      const refusal = removalRefusal({ actor, targetRole: target.orgRole, owners: await this.users.countOwners(scope) });
       if (refusal) throw refused(refusal);
-      await this.users.removeMembership(orgId, userId);
+      await this.users.removeMembership(scope, userId);
       return target.orgRole;
     });
     await this.record(principal, 'org.member.removed', userId, orgId, { orgRole: role });
   }
 
   /** The owner hands the org to another member and stays on as an admin. */
-  async transferOwnership(principal: Principal, orgId: string, newOwnerId: string): Promise<{ items: Member[]; nextCursor: null }> {
+  async transferOwnership(principal: Principal, scope: OrgScope, newOwnerId: string): Promise<{ items: Member[]; nextCursor: null }> {
     const refusal = transferRefusal({ actorId: principal.userId, newOwnerId });
     if (refusal) throw refused(refusal);
     await this.dbService.transaction(async () => {
-      await this.lockedMembership(orgId, newOwnerId);
-      const own = await this.users.membership(orgId, principal.userId);
+      await this.lockedMembership(scope, newOwnerId);
+      const own = await this.users.membership(scope, principal.userId);
       if (own?.orgRole !== 'owner') throw AppError.forbidden(MEMBER_MESSAGES.notAllowed);
-      await this.users.setOrgRole(orgId, newOwnerId, 'owner');
-      await this.users.setOrgRole(orgId, principal.userId, 'admin');
+      await this.users.setOrgRole(scope, newOwnerId, 'owner');
+      await this.users.setOrgRole(scope, principal.userId, 'admin');
     });
-    await this.record(principal, 'org.ownership_transferred', newOwnerId, orgId, { from: principal.userId, to: newOwnerId });
-    return { items: (await this.users.membersOfOrg(orgId)).map(toMember), nextCursor: null };
+    await this.record(principal, 'org.ownership_transferred', newOwnerId, scope.orgId, { from: principal.userId, to: newOwnerId });
+    return { items: (await this.users.membersOfOrg(scope)).map(toMember), nextCursor: null };
   }
 
   /**
    * The org a request acts on and the caller's standing in it: internal staff name any org
    * (which must exist); everyone else acts on an org of theirs (another org answers 404).
    */
-  private async standing(principal: Principal, requestedOrgId: string | undefined, staffRoles: readonly PlatformRole[]): Promise<{ orgId: string; actor: ActorStanding }> {
+  private async standing(principal: Principal, requestedOrgId: string | undefined, staffRoles: readonly PlatformRole[]): Promise<{ scope: OrgScope; actor: ActorStanding }> {
     if (staffRoles.includes(principal.platformRole) && requestedOrgId) {
       await this.orgs.get(requestedOrgId);
-      return { orgId: requestedOrgId, actor: 'staff' };
+      return { scope: requestScope(requestedOrgId, 'org_wide_role'), actor: 'staff' };
     }
-    const orgId = memberOrgId(principal, requestedOrgId);
-    return { orgId, actor: principal.orgMemberships.find((m) => m.orgId === orgId)!.orgRole };
+    const scope = memberScope(principal, requestedOrgId);
+    return { scope, actor: principal.orgMemberships.find((m) => m.orgId === scope.orgId)!.orgRole };
   }
 
-  private async lockedMembership(orgId: string, userId: string) {
-    await this.users.lockMemberships(orgId);
-    const target = await this.users.membership(orgId, userId);
+  private async lockedMembership(scope: OrgScope, userId: string) {
+    await this.users.lockMemberships(scope);
+    const target = await this.users.membership(scope, userId);
     if (!target) throw AppError.notFound('Member');
     return target;
   }
 
-  private async member(orgId: string, userId: string): Promise<Member> {
-    const found = (await this.users.membersOfOrg(orgId)).find((m) => m.userId === userId);
+  private async member(scope: OrgScope, userId: string): Promise<Member> {
+    const found = (await this.users.membersOfOrg(scope)).find((m) => m.userId === userId);
     if (!found) throw AppError.notFound('Member');
     return toMember(found);
   }

@@ -70,7 +70,13 @@ describe('attachments as model message parts', () => {
 
   it('reaches the offline model through the AI SDK, which acknowledges each file it received', async () => {
     const messages = await toModelMessages(
-      [{ role: 'user', content: 'What do you make of these?', attachments: [file('photo.jpg', 'image/jpeg', Buffer.alloc(12 * 1024, 7)), file('report.pdf', 'application/pdf', Buffer.alloc(2048, 1))] }],
+      [
+        {
+          role: 'user',
+          content: 'What do you make of these?',
+          attachments: [file('photo.jpg', 'image/jpeg', Buffer.alloc(12 * 1024, 7)), file('report.pdf', 'application/pdf', Buffer.alloc(2048, 1))],
+        },
+      ],
       imagesAndPdf,
     );
     const result = streamText({ model: new OfflineLanguageModel(), system: 'Your name is Maya Chen.', messages });

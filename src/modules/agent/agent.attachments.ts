@@ -93,7 +93,8 @@ async function partsOf(file: TurnAttachment, plan: Plan): Promise<Array<TextPart
   if (plan.kind !== 'summary') {
     const data = await file.read!().catch(() => undefined);
     if (data) {
-      const part: ImagePart | FilePart = plan.kind === 'image' ? { type: 'image', image: new Uint8Array(data), mediaType } : { type: 'file', data: new Uint8Array(data), mediaType, filename: file.name };
+      const part: ImagePart | FilePart =
+        plan.kind === 'image' ? { type: 'image', image: new Uint8Array(data), mediaType } : { type: 'file', data: new Uint8Array(data), mediaType, filename: file.name };
       return [{ type: 'text', text: label }, part];
     }
     return [{ type: 'text', text: `${label}: not attached, the file could not be read.` }];

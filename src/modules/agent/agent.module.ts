@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ClientBriefsModule } from '../client-briefs/index.js';
 import { OrgsModule } from '../orgs/index.js';
+import { agentConfig } from './agent.config.js';
 import { AgentService } from './agent.service.js';
 import { LlmRunsRepository } from './llm-runs.repository.js';
 import { ToolPermissionsRepository } from './tool-permissions.repository.js';
@@ -10,7 +11,7 @@ import { AgentToolsService } from './tools.service.js';
 @Module({
   imports: [OrgsModule, ClientBriefsModule],
   controllers: [AgentToolsController, ToolPermissionsController],
-  providers: [AgentService, AgentToolsService, LlmRunsRepository, ToolPermissionsRepository],
+  providers: [AgentService, AgentToolsService, LlmRunsRepository, ToolPermissionsRepository, agentConfig.provider],
   exports: [AgentService],
 })
 export class AgentModule {}

@@ -14,7 +14,14 @@ describe('buildSystemPrompt', () => {
   });
 
   it('includes the briefs oldest first and the offered tools', () => {
-    const p = buildSystemPrompt({ ...base, briefs: [{ title: 'One', content: 'First' }, { title: 'Two', content: 'Second' }], tools: [{ name: 'get_org_local_time', description: 'Time' }] });
+    const p = buildSystemPrompt({
+      ...base,
+      briefs: [
+        { title: 'One', content: 'First' },
+        { title: 'Two', content: 'Second' },
+      ],
+      tools: [{ name: 'get_org_local_time', description: 'Time' }],
+    });
     expect(p.indexOf('### One')).toBeLessThan(p.indexOf('### Two'));
     expect(p).toContain('- get_org_local_time: Time');
   });

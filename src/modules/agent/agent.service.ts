@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { stepCountIs, streamText } from 'ai';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { agentConfig, type AgentConfig } from './agent.config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
+import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { ClientBriefsService } from '../client-briefs/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { toModelMessages, type HistoryMessage } from './agent.attachments.js';
@@ -71,7 +71,7 @@ export class AgentService {
   private readonly configured: ConfiguredModel;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(agentConfig.token) private readonly config: AgentConfig,
     private readonly runs: LlmRunsRepository,
     private readonly tools: AgentToolsService,
     private readonly orgs: OrgsService,
@@ -89,9 +89,9 @@ export class AgentService {
   async runTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
     // A model call takes seconds: holding a transaction (and on PGlite, the only connection) that long would stall everything.
     if (this.dbService.inTransaction) throw new Error('AgentService.runTurn must not be called inside a database transaction');
-    const org = await this.orgs.findById(input.orgId);
+    const org = await this.orgs.forTurn(input.orgId);
     if (!org) throw AppError.notFound('Organization');
-    const [briefs, offer] = await Promise.all([this.briefs.briefsOf(org.id), this.tools.offeredTools(org)]);
+    const [briefs, offer] = await Promise.all([this.briefs.briefsOf(jobScope(input)), this.tools.offeredTools(org)]);
     const system = buildSystemPrompt({
       specialist: input.specialist,
       org,
@@ -152,7 +152,18 @@ export class AgentService {
     if (!failure && text.trim() === '') failure = { reason: 'the model gave no text' };
     // Spec 8.1: agent delivery is observable by its latency, model and tool usage, and outcome.
     logger.info(
-      { orgId: org.id, conversationId: input.conversationId, messageId: input.turnMessageId, provider, model: modelId, calls: ledger.calls, toolsUsed, latencyMs: Math.round(performance.now() - started), outcome: failure ? 'error' : 'ok', reason: failure?.reason },
+      {
+        orgId: org.id,
+        conversationId: input.conversationId,
+        messageId: input.turnMessageId,
+        provider,
+        model: modelId,
+        calls: ledger.calls,
+        toolsUsed,
+        latencyMs: Math.round(performance.now() - started),
+        outcome: failure ? 'error' : 'ok',
+        reason: failure?.reason,
+      },
       'agent turn',
     );
     if (failure) throw new AgentTurnError(failure.reason, failure.cause);
@@ -161,12 +172,12 @@ export class AgentService {
 
   /** Ledger totals per org for calls in [from, to) (the billing cost panels). */
   costsByOrg(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string }>> {
-    return this.runs.costsByOrg(from, to);
+    return this.runs.unscopedCostsByOrg(from, to);
   }
 
   /** Ledger totals per org, OSA and purpose for calls in [from, to) (the billing module rolls days up with it). */
   ledgerTotals(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string; osaId: string | null; purpose: string }>> {
-    return this.runs.totalsByOrgOsaPurpose(from, to);
+    return this.runs.unscopedTotalsByOrgOsaPurpose(from, to);
   }
 
   /** When the ledger's oldest call was made, or null. */
@@ -175,8 +186,8 @@ export class AgentService {
   }
 
   /** Ledger totals per OSA of one org for calls in [from, to). */
-  costsByOsa(orgId: string, from: Date, to: Date): Promise<Array<CostTotals & { osaId: string | null }>> {
-    return this.runs.costsByOsa(orgId, from, to);
+  costsByOsa(scope: OrgScope, from: Date, to: Date): Promise<Array<CostTotals & { osaId: string | null }>> {
+    return this.runs.costsByOsa(scope, from, to);
   }
 }
 
@@ -210,9 +221,7 @@ class TurnLedger {
       outcome: call.ok ? 'ok' : 'error',
       error: call.error ?? null,
     };
-    this.pending = this.pending.then(() =>
-      this.runs.insert(row).catch((err: unknown) => logger.error({ err, orgId: row.orgId, messageId: row.messageId }, 'llm_runs write failed')),
-    );
+    this.pending = this.pending.then(() => this.runs.insert(row).catch((err: unknown) => logger.error({ err, orgId: row.orgId, messageId: row.messageId }, 'llm_runs write failed')));
   }
 
   written(): Promise<unknown> {

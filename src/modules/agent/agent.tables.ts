@@ -28,13 +28,11 @@ export const llmRuns = pgTable(
     latencyMs: integer('latency_ms').notNull().default(0),
     outcome: text('outcome').$type<'ok' | 'error'>().notNull(),
     error: text('error'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
   },
-  (t) => [
-    index('llm_runs_org_created_idx').on(t.orgId, t.createdAt),
-    index('llm_runs_osa_created_idx').on(t.osaId, t.createdAt),
-    index('llm_runs_created_idx').on(t.createdAt),
-  ],
+  (t) => [index('llm_runs_org_created_idx').on(t.orgId, t.createdAt), index('llm_runs_osa_created_idx').on(t.osaId, t.createdAt), index('llm_runs_created_idx').on(t.createdAt)],
 );
 export type LlmRunRow = typeof llmRuns.$inferSelect;
 

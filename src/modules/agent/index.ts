@@ -3,3 +3,5 @@ export { AgentService, AgentTurnError, DEFAULT_PURPOSE, type AgentTurnInput, typ
 export type { CostTotals } from './llm-runs.repository.js';
 export type { LlmRunRow } from './agent.tables.js';
 export type { HistoryMessage, TurnAttachment } from './agent.attachments.js';
+export { agentConfig, type AgentConfig } from './agent.config.js';
+export { insertDatedLlmRun, type DatedLlmRun } from './history-writes.js';

@@ -1,12 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { llmRuns, type LlmRunRow } from './agent.tables.js';
 
 export type NewLlmRun = typeof llmRuns.$inferInsert;
 
 /** Every column of a ledger row the caller gives (the id and the time are the database's). */
-type LedgerValues = { [K in 'orgId' | 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model' | 'inputTokens' | 'outputTokens' | 'costMicroUsd' | 'latencyMs' | 'outcome' | 'error']-?: Exclude<NewLlmRun[K], undefined> };
+type LedgerValues = {
+  [K in 'orgId' | 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model' | 'inputTokens' | 'outputTokens' | 'costMicroUsd' | 'latencyMs' | 'outcome' | 'error']-?: Exclude<
+    NewLlmRun[K],
+    undefined
+  >;
+};
 
 export interface CostTotals {
   costMicroUsd: number;
@@ -79,8 +85,8 @@ export class LlmRunsRepository {
     return row!;
   }
 
-  /** Per org, calls made in [from, to). */
-  async costsByOrg(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string }>> {
+  /** Per org, calls made in [from, to): platform wide (the ops cost panels). */
+  async unscopedCostsByOrg(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string }>> {
     return this.dbService.db
       .select({ orgId: llmRuns.orgId, ...totals })
       .from(llmRuns)
@@ -90,17 +96,17 @@ export class LlmRunsRepository {
   }
 
   /** Per OSA of one org, calls made in [from, to). */
-  async costsByOsa(orgId: string, from: Date, to: Date): Promise<Array<CostTotals & { osaId: string | null }>> {
+  async costsByOsa(scope: OrgScope, from: Date, to: Date): Promise<Array<CostTotals & { osaId: string | null }>> {
     return this.dbService.db
       .select({ osaId: llmRuns.osaId, ...totals })
       .from(llmRuns)
-      .where(and(eq(llmRuns.orgId, orgId), gte(llmRuns.createdAt, from), lt(llmRuns.createdAt, to)))
+      .where(and(inOrg(llmRuns.orgId, scope), gte(llmRuns.createdAt, from), lt(llmRuns.createdAt, to)))
       .groupBy(llmRuns.osaId)
       .orderBy(desc(totals.costMicroUsd));
   }
 
   /** Totals of calls in [from, to) per org, OSA and purpose (the billing module's daily rollup). */
-  async totalsByOrgOsaPurpose(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string; osaId: string | null; purpose: string }>> {
+  async unscopedTotalsByOrgOsaPurpose(from: Date, to: Date): Promise<Array<CostTotals & { orgId: string; osaId: string | null; purpose: string }>> {
     return this.dbService.db
       .select({ orgId: llmRuns.orgId, osaId: llmRuns.osaId, purpose: llmRuns.purpose, ...totals })
       .from(llmRuns)
@@ -115,11 +121,11 @@ export class LlmRunsRepository {
   }
 
   /** The calls made for one message's turn, oldest first. */
-  async forMessage(orgId: string, messageId: string): Promise<LlmRunRow[]> {
+  async forMessage(scope: OrgScope, messageId: string): Promise<LlmRunRow[]> {
     return this.dbService.db
       .select()
       .from(llmRuns)
-      .where(and(eq(llmRuns.orgId, orgId), eq(llmRuns.messageId, messageId)))
+      .where(and(inOrg(llmRuns.orgId, scope), eq(llmRuns.messageId, messageId)))
       .orderBy(asc(llmRuns.createdAt), asc(llmRuns.id));
   }
 }

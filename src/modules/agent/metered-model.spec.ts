@@ -35,7 +35,15 @@ describe('meteredModel', () => {
   it('reports a stream that ends without finishing, or carries an error part, as failed', async () => {
     const calls: ModelCall[] = [];
     const onCall = (c: ModelCall) => calls.push(c);
-    await drain(meteredModel(streamingOnly([{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Hi' }]), { timeoutMs: 5000, onCall }));
+    await drain(
+      meteredModel(
+        streamingOnly([
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'Hi' },
+        ]),
+        { timeoutMs: 5000, onCall },
+      ),
+    );
     await drain(meteredModel(streamingOnly([{ type: 'error', error: Object.assign(new Error('overloaded'), { statusCode: 529 }) }]), { timeoutMs: 5000, onCall }));
     expect(calls.map((c) => [c.ok, c.error])).toEqual([
       [false, 'Error: The model stream ended without finishing'],

@@ -2,11 +2,11 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import type { AppConfig } from '../../platform/config/config.js';
+import type { AgentConfig } from './agent.config.js';
 import type { AttachmentSupport } from './agent.attachments.js';
 import { OFFLINE_MODEL_ID, OfflineLanguageModel } from './offline-model.js';
 
-export type LlmProviderName = AppConfig['llm']['provider'];
+export type LlmProviderName = AgentConfig['llm']['provider'];
 
 /** The configured model, with the provider and model names the ledger records. */
 export interface ConfiguredModel {
@@ -27,10 +27,10 @@ const ANTHROPIC: AttachmentSupport = (type) => IMAGES_AND_PDF(type) ?? (type ===
 export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-3-5-haiku-latest' } as const;
 
 /**
- * `LLM_PROVIDER` -> an AI SDK model. loadConfig has already refused a hosted provider without
+ * `LLM_PROVIDER` -> an AI SDK model. agent.config.ts has already refused a hosted provider without
  * its key and an openai-compatible server without its URL and model.
  */
-export function createConfiguredModel(llm: AppConfig['llm']): ConfiguredModel {
+export function createConfiguredModel(llm: AgentConfig['llm']): ConfiguredModel {
   switch (llm.provider) {
     case 'openai': {
       const modelId = llm.model ?? DEFAULT_MODELS.openai;

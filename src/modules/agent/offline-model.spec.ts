@@ -74,7 +74,16 @@ describe('OfflineLanguageModel', () => {
       model,
       system,
       messages: [{ role: 'user', content: 'What time is it for you?' }],
-      tools: { [OFFLINE_TIME_TOOL]: tool({ description: 'time', inputSchema: z.object({}), execute: async () => { calls.push('time'); return { time: '14:05' }; } }) },
+      tools: {
+        [OFFLINE_TIME_TOOL]: tool({
+          description: 'time',
+          inputSchema: z.object({}),
+          execute: async () => {
+            calls.push('time');
+            return { time: '14:05' };
+          },
+        }),
+      },
       stopWhen: stepCountIs(3),
       maxRetries: 0,
     });

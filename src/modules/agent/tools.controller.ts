@@ -1,7 +1,8 @@
 import { Controller, Get, Put } from '@nestjs/common';
 import { z } from 'zod';
 import { SetToolPermissionSchema, TOOL_NAME_PATTERN, ToolDescriptorSchema, ToolPermissionDtoSchema } from '../../contracts/agent.js';
-import { CurrentPrincipal, OrgRoles } from '../../platform/auth/auth.decorators.js';
+import { CurrentPrincipal, OrgRoles, RouteOrg } from '../../platform/auth/auth.decorators.js';
+import type { OrgScope } from '../../platform/tenancy/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
 import { onePage, pageSchema } from '../../platform/http/pagination.js';
@@ -50,8 +51,8 @@ export class ToolPermissionsController {
     response: pageSchema(ToolPermissionDtoSchema),
     errors: [404],
   })
-  async list(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return onePage(await this.tools.permissions(p.orgId));
+  async list(@ValidParams() _p: z.infer<typeof OrgParams>, @RouteOrg() scope: OrgScope) {
+    return onePage(await this.tools.permissions(scope));
   }
 
   @Put(':toolName')
@@ -64,7 +65,7 @@ export class ToolPermissionsController {
     response: ToolPermissionDtoSchema,
     errors: [404],
   })
-  set(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgToolParams>, @ValidBody() body: z.infer<typeof SetToolPermissionSchema>) {
-    return this.tools.setPermission(actor, p.orgId, p.toolName, body.enabled);
+  set(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgToolParams>, @ValidBody() body: z.infer<typeof SetToolPermissionSchema>, @RouteOrg() scope: OrgScope) {
+    return this.tools.setPermission(actor, scope, p.toolName, body.enabled);
   }
 }

@@ -5,6 +5,7 @@ import { AuditService } from '../../platform/audit/audit.service.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { ClientBriefsService } from '../client-briefs/index.js';
 import { OrgsService, type OrgRow } from '../orgs/index.js';
 import type { OrgToolPermissionRow } from './agent.tables.js';
@@ -53,17 +54,19 @@ export class AgentToolsService {
     return toDescriptor(this.require(name));
   }
 
-  async permissions(orgId: string): Promise<ToolPermissionDto[]> {
+  async permissions(scope: OrgScope): Promise<ToolPermissionDto[]> {
+    const { orgId } = scope;
     await this.requireOrg(orgId);
-    const rows = new Map((await this.repo.listForOrg(orgId)).map((r) => [r.toolName, r]));
+    const rows = new Map((await this.repo.listForOrg(scope)).map((r) => [r.toolName, r]));
     return AGENT_TOOLS.map((t) => this.permissionDto(orgId, t, rows.get(t.name)));
   }
 
-  async setPermission(actor: Principal, orgId: string, toolName: string, enabled: boolean): Promise<ToolPermissionDto> {
+  async setPermission(actor: Principal, scope: OrgScope, toolName: string, enabled: boolean): Promise<ToolPermissionDto> {
+    const { orgId } = scope;
     const def = this.require(toolName);
     await this.requireOrg(orgId);
-    const before = (await this.repo.listForOrg(orgId)).find((r) => r.toolName === toolName);
-    const row = await this.repo.upsert({ orgId, toolName, enabled, updatedBy: actor.userId });
+    const before = (await this.repo.listForOrg(scope)).find((r) => r.toolName === toolName);
+    const row = await this.repo.upsert(scope, { toolName, enabled, updatedBy: actor.userId });
     await this.audit.record({
       action: 'tool_permission.updated',
       userId: actor.userId,
@@ -77,7 +80,7 @@ export class AgentToolsService {
 
   /** The tools a turn for this org is offered: permitted and available, ready for the AI SDK. */
   async offeredTools(org: OrgRow): Promise<{ tools: ToolSet; offered: AgentToolDefinition[] }> {
-    const rows = new Map((await this.repo.listForOrg(org.id)).map((r) => [r.toolName, r]));
+    const rows = new Map((await this.repo.listForTurn(jobScope({ orgId: org.id }))).map((r) => [r.toolName, r]));
     const offered = AGENT_TOOLS.filter((t) => this.permissionDto(org.id, t, rows.get(t.name)).offered);
     const tools: ToolSet = {};
     for (const def of offered) {
@@ -110,7 +113,7 @@ export class AgentToolsService {
 
   private async readBriefs(orgId: string, query: string | undefined) {
     const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-    const all = await this.briefs.briefsOf(orgId);
+    const all = await this.briefs.briefsOf(jobScope({ orgId }));
     const matching = words.length === 0 ? all : all.filter((b) => words.some((w) => `${b.title}\n${b.content}`.toLowerCase().includes(w)));
     let budget = BRIEF_TOOL_MAX_CHARS;
     const briefs = matching.map((b) => {

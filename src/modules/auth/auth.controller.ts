@@ -2,6 +2,7 @@ import { Controller, Get, Headers, HttpCode, Ip, Patch, Post } from '@nestjs/com
 import { z } from 'zod';
 import {
   BootstrapSchema,
+  ChangePasswordSchema,
   LoginRequestSchema,
   LogoutSchema,
   MeResponseSchema,
@@ -55,6 +56,7 @@ export class AuthController {
     description: 'The same answer, after the same work, for every address: the code is mailed from a queued job, to an active user only.',
     tags: ['auth'],
     body: RequestOtpSchema,
+    response: null,
     status: 204,
   })
   async requestOtp(@ValidBody() body: z.infer<typeof RequestOtpSchema>) {
@@ -86,6 +88,7 @@ export class AuthController {
     description: 'The code is single use and expires after 30 minutes; every earlier session of the user ends.',
     tags: ['auth'],
     body: ResetPasswordSchema,
+    response: null,
     status: 204,
   })
   async resetPassword(@ValidBody() body: z.infer<typeof ResetPasswordSchema>) {
@@ -99,6 +102,7 @@ export class AuthController {
     description: 'The ended tokens answer 401 afterwards, on REST and on sockets (open sockets of those sessions are disconnected).',
     tags: ['auth'],
     body: LogoutSchema,
+    response: null,
     status: 204,
   })
   async logout(@CurrentPrincipal() principal: Principal, @ValidBody() body: z.infer<typeof LogoutSchema>) {
@@ -115,6 +119,23 @@ export class AuthController {
   @Endpoint({ summary: "Edit the caller's own name (an empty name clears it)", tags: ['auth'], body: UpdateMeSchema, response: MeResponseSchema })
   updateMe(@CurrentPrincipal() principal: Principal, @ValidBody() body: z.infer<typeof UpdateMeSchema>) {
     return this.auth.updateMe(principal, body.name);
+  }
+
+  @Post('auth/me/password')
+  @HttpCode(200)
+  @Endpoint({
+    summary: "Change the caller's own password",
+    description:
+      'Needs the current password (a wrong one answers 400 on `currentPassword` and counts as a failed sign-in). Every earlier session ends; ' +
+      'the answer carries the token of a new one. Refused while impersonating.',
+    tags: ['auth'],
+    body: ChangePasswordSchema,
+    response: TokenResponseSchema,
+    status: 200,
+    errors: [403, 429],
+  })
+  changePassword(@CurrentPrincipal() principal: Principal, @ValidBody() body: z.infer<typeof ChangePasswordSchema>, @Ip() ip: string) {
+    return this.auth.changePassword(principal, body, ip);
   }
 
   @Post('bootstrap')

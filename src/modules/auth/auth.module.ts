@@ -1,6 +1,9 @@
+import { providePort } from '../../platform/ports/ports.js';
 import { Module } from '@nestjs/common';
+import { CALLER_LOOKUP } from '../../platform/auth/request-auth.js';
 import { OrgsModule } from '../orgs/index.js';
 import { UsersModule } from '../users/index.js';
+import { authConfig } from './auth.config.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { LoginCodeService } from './login-code.service.js';
@@ -16,7 +19,19 @@ import { TwoFactorService } from './two-factor.service.js';
 @Module({
   imports: [UsersModule, OrgsModule],
   controllers: [AuthController, TwoFactorController],
-  providers: [AuthService, LoginCodeService, OtpService, OtpRepository, TwoFactorService, RecoveryCodesRepository, PasswordResetService, SessionsService, SessionsRepository],
+  providers: [
+    AuthService,
+    LoginCodeService,
+    OtpService,
+    OtpRepository,
+    TwoFactorService,
+    RecoveryCodesRepository,
+    PasswordResetService,
+    SessionsService,
+    SessionsRepository,
+    providePort(CALLER_LOOKUP, SessionsRepository),
+    authConfig.provider,
+  ],
   exports: [AuthService, OtpService, PasswordResetService, SessionsService],
 })
 export class AuthModule {}

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
-import type { MeResponse, TokenResponse, UserDto } from '../../contracts/auth.js';
+import type { ChangePasswordInput, MeResponse, TokenResponse, UserDto } from '../../contracts/auth.js';
 import { landingFor } from '../../contracts/roles.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { authConfig, type AuthConfig } from './auth.config.js';
 import { safeEqual } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
@@ -36,7 +35,7 @@ export class AuthService {
     private readonly dbService: DbService,
     private readonly twoFactor: TwoFactorService,
     rateLimits: RateLimitService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(authConfig.token) private readonly config: AuthConfig,
   ) {
     // Per address and client IP: 10 wrong passwords or second factors in 15 minutes, then 429 until
     // the window ends. Keyed by the IP too, so that guessing from one place never locks the owner out.
@@ -78,7 +77,14 @@ export class AuthService {
       throw invalidCode();
     }
     if (user.totpEnabled && !factor.totpCode && !factor.recoveryCode) throw new AppError('totp_required', 'Two-factor code required');
-    await this.requireSecondFactor(user, factor, ip, 'email_otp', () => invalidCode(), () => this.otp.countFailure(codeId));
+    await this.requireSecondFactor(
+      user,
+      factor,
+      ip,
+      'email_otp',
+      () => invalidCode(),
+      () => this.otp.countFailure(codeId),
+    );
     await this.otp.spend(codeId);
     return this.startSession(user, user.totpEnabled ? 'email_otp+2fa' : 'email_otp');
   }
@@ -87,6 +93,25 @@ export class AuthService {
   async updateMe(principal: Principal, name: string): Promise<MeResponse> {
     const row = await this.users.setName(principal.userId, name);
     return this.me({ ...principal, name: row.name, record: { ...principal.record, name: row.name } });
+  }
+
+  /**
+   * The caller's own password change: the current password checked like a sign-in, every earlier
+   * session ended, and a new session for this browser.
+   */
+  async changePassword(principal: Principal, input: ChangePasswordInput, ip: string): Promise<TokenResponse> {
+    if (principal.impersonatorId) throw AppError.forbidden('A password cannot be changed while impersonating');
+    const user = await this.users.findById(principal.userId);
+    if (!user) throw AppError.unauthorized('Invalid token');
+    await checkGuess(
+      // A budget of its own (the same 10 per 15 minutes): wrong guesses here never lock the sign-in out.
+      { ...this.signInBudget(user.email, ip, 'login_failed', { userId: user.id, method: 'password_change' }), key: `password-change|${user.id}|${ip}` },
+      () => this.users.checkPassword(user, input.currentPassword),
+      () => new AppError('validation_failed', 'Invalid body', { details: [{ field: 'currentPassword', message: 'Wrong password' }] }),
+    );
+    const updated = await this.users.setPassword(user.id, input.password);
+    await this.audit.record({ action: 'auth.password_changed', userId: user.id, resourceId: user.id });
+    return this.startSession(updated, 'password_change');
   }
 
   /** Described from the row the guard read for this request: no second read of the user. */
@@ -111,10 +136,7 @@ export class AuthService {
   /** Opens a server-side session for a user who has just proven who they are, and issues its token. */
   async startSession(user: UserRow, method: string): Promise<TokenResponse> {
     const memberships = await this.users.memberships(user.id);
-    const { token } = await this.sessions.open(
-      { userId: user.id, email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: memberships },
-      method,
-    );
+    const { token } = await this.sessions.open({ userId: user.id, email: user.email, name: user.name, platformRole: user.platformRole, orgMemberships: memberships }, method);
     await this.users.recordLogin(user.id);
     await this.audit.record({ action: 'auth.login', userId: user.id, resourceId: user.id, meta: { method } });
     return { token, user: await this.toUserDto(user, memberships) };

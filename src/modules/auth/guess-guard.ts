@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/errors/app-error.js';
+import type { AppError } from '../../platform/errors/app-error.js';
 import { securityEvent, type SecurityEventName } from '../../platform/observability/security-log.js';
 import { rateLimitError, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 

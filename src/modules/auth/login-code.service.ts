@@ -46,7 +46,12 @@ export class LoginCodeService implements OnModuleInit {
     await this.dbService.transaction(async () => {
       const code = await this.otp.issue({ email, purpose: 'login' });
       await this.mail.send(
-        composeMail({ to: email, subject: `Your sign-in code: ${code}`, sensitive: true, paragraphs: [`Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`] }),
+        composeMail({
+          to: email,
+          subject: `Your sign-in code: ${code}`,
+          sensitive: true,
+          paragraphs: [`Your sign-in code is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`],
+        }),
       );
     });
   }

@@ -1,16 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { emailOtpCodes, type EmailOtpCodeRow, type OtpPurpose } from './auth.tables.js';
 
 /** The codes of one address, purpose and (for invite codes) subject. */
 const codesOf = (email: string, purpose: OtpPurpose, subjectId?: string) =>
-  and(
-    eq(emailOtpCodes.email, email),
-    eq(emailOtpCodes.purpose, purpose),
-    subjectId === undefined ? undefined : eq(emailOtpCodes.subjectId, subjectId),
-    isNull(emailOtpCodes.consumedAt),
-  );
+  and(eq(emailOtpCodes.email, email), eq(emailOtpCodes.purpose, purpose), subjectId === undefined ? undefined : eq(emailOtpCodes.subjectId, subjectId), isNull(emailOtpCodes.consumedAt));
 
 @Injectable()
 export class OtpRepository {
@@ -25,7 +21,7 @@ export class OtpRepository {
     const [row] = await this.dbService.db
       .select()
       .from(emailOtpCodes)
-      .where(and(codesOf(email, purpose, subjectId), gt(emailOtpCodes.expiresAt, new Date())))
+      .where(and(codesOf(email, purpose, subjectId), gt(emailOtpCodes.expiresAt, systemNow())))
       .orderBy(desc(emailOtpCodes.createdAt))
       .limit(1);
     return row;
@@ -53,7 +49,7 @@ export class OtpRepository {
   async consume(id: string): Promise<boolean> {
     const rows = await this.dbService.db
       .update(emailOtpCodes)
-      .set({ consumedAt: new Date() })
+      .set({ consumedAt: systemNow() })
       .where(and(eq(emailOtpCodes.id, id), isNull(emailOtpCodes.consumedAt)))
       .returning({ id: emailOtpCodes.id });
     return rows.length === 1;
@@ -63,13 +59,11 @@ export class OtpRepository {
   async retireLive(email: string, purpose: OtpPurpose, subjectId?: string): Promise<void> {
     await this.dbService.db
       .update(emailOtpCodes)
-      .set({ consumedAt: new Date() })
+      .set({ consumedAt: systemNow() })
       .where(codesOf(email, purpose, subjectId));
   }
 
   async deleteStale(before: Date): Promise<void> {
-    await this.dbService.db
-      .delete(emailOtpCodes)
-      .where(or(lt(emailOtpCodes.expiresAt, before), lt(emailOtpCodes.consumedAt, before)));
+    await this.dbService.db.delete(emailOtpCodes).where(or(lt(emailOtpCodes.expiresAt, before), lt(emailOtpCodes.consumedAt, before)));
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { systemNow } from '../../platform/clock/clock.js';
 import { sixDigitCode } from '../../platform/crypto/crypto.js';
 import { KeyedHash } from '../../platform/crypto/keyed-hash.js';
 import { AppError } from '../../platform/errors/app-error.js';
@@ -29,7 +30,7 @@ export class OtpService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.scheduler.every('auth.otp-cleanup', 60 * 60_000, () => this.repo.deleteStale(new Date(Date.now() - 24 * 60 * 60_000)));
+    this.scheduler.every('auth.otp-cleanup', 60 * 60_000, () => this.repo.deleteStale(new Date(systemNow().getTime() - 24 * 60 * 60_000)));
   }
 
   /** What a code's hash is made of: the code bound to its address, purpose and subject. */
@@ -46,7 +47,7 @@ export class OtpService implements OnModuleInit {
       purpose: input.purpose,
       subjectId: input.subjectId,
       codeHash: this.hashes.of(this.hashed(input, code)),
-      expiresAt: new Date(Date.now() + (input.ttlMs ?? OTP_TTL_MS)),
+      expiresAt: new Date(systemNow().getTime() + (input.ttlMs ?? OTP_TTL_MS)),
     });
     return code;
   }

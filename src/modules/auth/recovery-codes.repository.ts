@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { Clock } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { totpRecoveryCodes } from './auth.tables.js';
 
 /** Hashed two-factor recovery codes; queries only. */
 @Injectable()
 export class RecoveryCodesRepository {
-  constructor(private readonly dbService: DbService) {}
+  constructor(
+    private readonly dbService: DbService,
+    private readonly clock: Clock,
+  ) {}
 
   async replace(userId: string, codeHashes: string[]): Promise<void> {
     await this.dbService.db.delete(totpRecoveryCodes).where(eq(totpRecoveryCodes.userId, userId));
@@ -21,7 +25,7 @@ export class RecoveryCodesRepository {
     if (codeHashes.length === 0) return false;
     const rows = await this.dbService.db
       .update(totpRecoveryCodes)
-      .set({ usedAt: new Date() })
+      .set({ usedAt: this.clock.now() })
       .where(and(eq(totpRecoveryCodes.userId, userId), inArray(totpRecoveryCodes.codeHash, codeHashes), isNull(totpRecoveryCodes.usedAt)))
       .returning({ id: totpRecoveryCodes.id });
     return rows.length > 0;

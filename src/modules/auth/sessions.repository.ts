@@ -1,23 +1,45 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import type { CallerLookup, CallerState } from '../../platform/auth/request-auth.js';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
+import { principalFromJson, principalOf, type PrincipalJson } from '../users/index.js';
 import { authSessions, type AuthSessionRow, type SessionEndReason } from './auth.tables.js';
 
 export type SessionState = Pick<AuthSessionRow, 'userId' | 'expiresAt' | 'endedAt' | 'endReason'>;
 
+type SessionJson = Omit<SessionState, 'expiresAt' | 'endedAt'> & { expiresAt: string; endedAt: string | null };
+
 /** Sign-in sessions; queries only. */
 @Injectable()
-export class SessionsRepository {
-  /** The read every authenticated request makes (beside the user's): by primary key, prepared. */
-  private readonly stateById: PreparedStatement<SessionState[], { id: string }>;
+export class SessionsRepository implements CallerLookup {
+  /**
+   * The read every authenticated request makes: the token's user (its current state, from the
+   * users module's SQL part) and its session by primary key, each a scalar subquery of one
+   * prepared statement (either may be missing).
+   */
+  private readonly callerById: PreparedStatement<Array<{ user: PrincipalJson | null; session: SessionJson | null }>, { userId: string; sessionId: string }>;
 
   constructor(private readonly dbService: DbService) {
-    this.stateById = dbService.prepared('auth_sessions_state_by_id', (db) =>
+    this.callerById = dbService.prepared('auth_caller_by_ids', (db) =>
       db
-        .select({ userId: authSessions.userId, expiresAt: authSessions.expiresAt, endedAt: authSessions.endedAt, endReason: authSessions.endReason })
-        .from(authSessions)
-        .where(eq(authSessions.id, sql.placeholder('id'))),
+        .select({
+          user: principalOf(sql`${sql.placeholder('userId')}::uuid`),
+          // Columns render unqualified in raw SQL: unambiguous here (one table).
+          session: sql<SessionJson | null>`(select json_build_object('userId', ${authSessions.userId}, 'expiresAt', ${authSessions.expiresAt},
+              'endedAt', ${authSessions.endedAt}, 'endReason', ${authSessions.endReason})
+            from ${authSessions} where ${authSessions.id} = ${sql.placeholder('sessionId')}::uuid)`,
+        })
+        .from(sql`(select 1) as caller`),
     );
+  }
+
+  async caller(userId: string, sessionId: string): Promise<CallerState> {
+    const [row] = await this.callerById({ userId, sessionId });
+    const session = row?.session;
+    return {
+      user: row?.user ? principalFromJson(row.user) : null,
+      session: session ? { ...session, expiresAt: new Date(session.expiresAt), endedAt: session.endedAt === null ? null : new Date(session.endedAt) } : undefined,
+    };
   }
 
   private get db() {
@@ -27,11 +49,6 @@ export class SessionsRepository {
   async insert(values: typeof authSessions.$inferInsert): Promise<AuthSessionRow> {
     const [row] = await this.db.insert(authSessions).values(values).returning();
     return row!;
-  }
-
-  async state(id: string): Promise<SessionState | undefined> {
-    const [row] = await this.stateById({ id });
-    return row;
   }
 
   async findById(id: string): Promise<AuthSessionRow | undefined> {

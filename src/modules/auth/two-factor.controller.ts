@@ -1,12 +1,10 @@
 import { Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { RecoveryCodesResponseSchema, SecondFactorSchema, TotpCodeBodySchema, TotpSetupResponseSchema } from '../../contracts/auth.js';
+import { RecoveryCodesResponseSchema, SecondFactorSchema, TotpCodeBodySchema, TotpSetupResponseSchema, TwoFactorStatusSchema } from '../../contracts/auth.js';
 import { CurrentPrincipal, OpenWhileSuspended } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
 import { TwoFactorService } from './two-factor.service.js';
-
-const TwoFactorStatusSchema = z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() });
 
 /** Two-factor sign-in of the signed-in user (spec 4.3): TOTP with a QR code, and recovery codes. */
 // The user's own account, like signing in: open while their org is suspended (spec 3.6).
@@ -42,6 +40,7 @@ export class TwoFactorController {
     description: 'From then on `POST /auth/login` needs `totpCode` (or one `recoveryCode`). A wrong code answers 400; after 5 wrong codes in 15 minutes, 429.',
     tags: ['auth'],
     body: TotpCodeBodySchema,
+    response: null,
     status: 204,
     errors: [409],
   })
@@ -56,6 +55,7 @@ export class TwoFactorController {
     description: 'A wrong code answers 400; after 5 wrong codes in 15 minutes, 429.',
     tags: ['auth'],
     body: SecondFactorSchema,
+    response: null,
     status: 204,
     errors: [409],
   })

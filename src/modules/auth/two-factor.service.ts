@@ -55,7 +55,10 @@ export class TwoFactorService {
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     await this.dbService.transaction(async () => {
       await this.users.setTotp(user.id, { secretEnc: this.secrets.seal(secret), enabled: false });
-      await this.recoveryCodes.replace(user.id, recoveryCodes.map((c) => this.hashes.of(recoveryInput(user.id, c))));
+      await this.recoveryCodes.replace(
+        user.id,
+        recoveryCodes.map((c) => this.hashes.of(recoveryInput(user.id, c))),
+      );
     });
     return { secret, otpauthUrl, qrCodeDataUrl: await toDataURL(otpauthUrl), recoveryCodes };
   }
@@ -85,7 +88,10 @@ export class TwoFactorService {
     const user = await this.requireEnabled(principal.userId);
     await this.checkCode(user, ip, 'recovery_codes', () => this.passes(user, factor));
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-    await this.recoveryCodes.replace(user.id, codes.map((c) => this.hashes.of(recoveryInput(user.id, c))));
+    await this.recoveryCodes.replace(
+      user.id,
+      codes.map((c) => this.hashes.of(recoveryInput(user.id, c))),
+    );
     await this.audit.record({ action: 'auth.2fa_recovery_codes_renewed', userId: user.id, resourceId: user.id, impersonatorId: principal.impersonatorId });
     return codes;
   }
@@ -109,10 +115,8 @@ export class TwoFactorService {
 
   /** A code checked outside sign-in, against the user's budget of 5 wrong codes per 15 minutes; a wrong one answers 400. */
   private async checkCode(user: UserRow, ip: string, action: string, check: () => Promise<boolean>): Promise<void> {
-    await checkGuess(
-      { limiter: this.wrongCodes, key: user.id, event: 'second_factor_failed', fields: { userId: user.id, ip, action }, lockedMessage: 'Too many wrong two-factor codes' },
-      check,
-      () => AppError.badRequest('Invalid two-factor code'),
+    await checkGuess({ limiter: this.wrongCodes, key: user.id, event: 'second_factor_failed', fields: { userId: user.id, ip, action }, lockedMessage: 'Too many wrong two-factor codes' }, check, () =>
+      AppError.badRequest('Invalid two-factor code'),
     );
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BillingWebhookSchema } from '../../contracts/billing.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { systemNow } from '../../platform/clock/clock.js';
+import { billingConfig, type BillingConfig } from './billing.config.js';
 import { unstorablePath } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { zodFieldErrors } from '../../platform/errors/zod-details.js';
@@ -14,12 +14,12 @@ import { verifyBillingSignature } from './webhook.verify.js';
 export class BillingWebhookService {
   constructor(
     private readonly dunning: DunningService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(billingConfig.token) private readonly config: BillingConfig,
   ) {}
 
   async receive(rawBody: Buffer | undefined, signature: string | string[] | undefined, body: unknown): Promise<PaymentEventOutcome> {
     const header = Array.isArray(signature) ? signature[0] : signature;
-    if (!verifyBillingSignature(this.config.billing.webhookSecret, header, rawBody, Math.floor(Date.now() / 1000))) {
+    if (!verifyBillingSignature(this.config.webhookSecret, header, rawBody, Math.floor(systemNow().getTime() / 1000))) {
       securityEvent('webhook_signature_invalid', { channel: 'billing', reason: header ? 'signature' : 'missing_signature' });
       throw AppError.unauthorized('Bad or missing X-Billing-Signature');
     }

@@ -1,11 +1,11 @@
+import { providePort } from '../../platform/ports/ports.js';
 import { Module, type OnModuleInit } from '@nestjs/common';
-import { OrgAccessGate } from '../../platform/auth/org-access-gate.js';
+import { CLOSED_ORGS_SOURCE } from '../../platform/auth/org-access-gate.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { SchedulerService } from '../../platform/queue/scheduler.service.js';
 import { AgentModule } from '../agent/index.js';
 import { ConversationsModule } from '../conversations/index.js';
 import { ExpertsModule } from '../experts/index.js';
-import { NotificationsModule } from '../notifications/index.js';
 import { OrgsModule } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
 import { UsersModule } from '../users/index.js';
@@ -20,6 +20,7 @@ import { DunningService } from './dunning.service.js';
 import { OpsAnalyticsController, OpsBillingController } from './ops-billing.controller.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import { billingConfig, type BillingConfig } from './billing.config.js';
 import { ManualPaymentProvider, PAYMENT_PROVIDER, type PaymentProvider } from './payment-provider.js';
 import { dayOf, periodOf, previousPeriod } from './proration.js';
 import { ReconciliationService } from './reconciliation.service.js';
@@ -31,30 +32,33 @@ import { TracingClient } from './tracing.client.js';
 const MINUTE = 60_000;
 
 @Module({
-  imports: [UsersModule, OrgsModule, SpecialistsModule, ExpertsModule, NotificationsModule, AgentModule, ConversationsModule],
+  imports: [UsersModule, OrgsModule, SpecialistsModule, ExpertsModule, AgentModule, ConversationsModule],
   controllers: [ClientBillingController, BillingWebhookController, StripeWebhookController, OpsBillingController, OpsAnalyticsController],
   providers: [
     BillingRepository,
     BillingService,
     DunningService,
+    // Spec 3.6: the one access gate, for client requests (RequestGuard) and agent turns (conversations).
+    providePort(CLOSED_ORGS_SOURCE, DunningService),
     BillingWebhookService,
     StripeWebhookService,
     CostsService,
     ReconciliationService,
     TracingClient,
     AnalyticsService,
+    billingConfig.provider,
     // BILLING_PROVIDER: manual (the default; payments recorded by a superadmin) or stripe.
     {
       provide: PAYMENT_PROVIDER,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): PaymentProvider => (config.billing.provider === 'stripe' ? new StripePaymentProvider(stripeApi(config), config) : new ManualPaymentProvider(config)),
+      inject: [APP_CONFIG, billingConfig.token],
+      useFactory: (config: AppConfig, billing: BillingConfig): PaymentProvider =>
+        billing.provider === 'stripe' ? new StripePaymentProvider(stripeApi(billing), config) : new ManualPaymentProvider(config),
     },
   ],
   exports: [BillingService, DunningService],
 })
 export class BillingModule implements OnModuleInit {
   constructor(
-    private readonly gate: OrgAccessGate,
     private readonly scheduler: SchedulerService,
     private readonly clock: Clock,
     private readonly billing: BillingService,
@@ -64,8 +68,6 @@ export class BillingModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    // Spec 3.6: the one access gate, for client requests (RequestGuard) and agent turns (conversations).
-    this.gate.setSource((orgIds) => this.dunning.closedAmong(orgIds));
     this.scheduler.every('billing.accounts-and-subscriptions', 10 * MINUTE, async () => void (await this.billing.syncAccountsAndSubscriptions()));
     this.scheduler.every('billing.access-gate', 5 * MINUTE, async () => void (await this.dunning.runAccessGate(this.clock.now())));
     this.scheduler.every('billing.generate-invoices', 60 * MINUTE, async () => void (await this.billing.generateInvoices(previousPeriod(periodOf(dayOf(this.clock.now()))))));

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, max, or, sql } from 'drizzle-orm';
+import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import {
   billingAccounts,
   billingSubscriptions,
@@ -21,7 +23,7 @@ import {
 
 export type NewInvoice = typeof invoices.$inferInsert;
 export type NewInvoiceLine = Omit<typeof invoiceLines.$inferInsert, 'invoiceId'>;
-export type NewProviderInvoice = Pick<typeof providerInvoices.$inferInsert, 'providerInvoiceId' | 'orgId' | 'provider' | 'period' | 'totalCents' | 'amountRemainingCents' | 'currency'>;
+export type NewProviderInvoice = Pick<typeof providerInvoices.$inferInsert, 'providerInvoiceId' | 'provider' | 'period' | 'totalCents' | 'amountRemainingCents' | 'currency'>;
 export type CostRollupRow = typeof llmCostDaily.$inferInsert;
 
 const costTotals = {
@@ -30,6 +32,8 @@ const costTotals = {
   inputTokens: sql<number>`coalesce(sum(${llmCostDaily.inputTokens}), 0)::bigint`.mapWith(Number),
   outputTokens: sql<number>`coalesce(sum(${llmCostDaily.outputTokens}), 0)::bigint`.mapWith(Number),
 };
+/** pg_advisory_xact_lock key: one rollup write at a time. */
+const COST_ROLLUP_LOCK = 7_410_231;
 export type CostGroup = 'day' | 'org' | 'osa' | 'purpose';
 const groupColumn = { day: llmCostDaily.day, org: llmCostDaily.orgId, osa: llmCostDaily.osaId, purpose: llmCostDaily.purpose } as const;
 
@@ -44,18 +48,18 @@ export class BillingRepository {
 
   // Accounts and dunning
 
-  async findAccount(orgId: string): Promise<BillingAccountRow | undefined> {
-    const [row] = await this.db.select().from(billingAccounts).where(eq(billingAccounts.orgId, orgId));
+  async findAccount(scope: OrgScope): Promise<BillingAccountRow | undefined> {
+    const [row] = await this.db.select().from(billingAccounts).where(inOrg(billingAccounts.orgId, scope));
     return row;
   }
 
-  async lockAccount(orgId: string): Promise<BillingAccountRow | undefined> {
-    const [row] = await this.db.select().from(billingAccounts).where(eq(billingAccounts.orgId, orgId)).for('update');
+  async lockAccount(scope: OrgScope): Promise<BillingAccountRow | undefined> {
+    const [row] = await this.db.select().from(billingAccounts).where(inOrg(billingAccounts.orgId, scope)).for('update');
     return row;
   }
 
-  /** The account a provider's customer id belongs to (a provider event names the customer, not the org). */
-  async findAccountByCustomer(provider: string, providerCustomerId: string): Promise<BillingAccountRow | undefined> {
+  /** The account a provider's customer id belongs to, in any org (a provider event names the customer, not the org). */
+  async unscopedFindAccountByCustomer(provider: string, providerCustomerId: string): Promise<BillingAccountRow | undefined> {
     const [row] = await this.db
       .select()
       .from(billingAccounts)
@@ -63,7 +67,8 @@ export class BillingRepository {
     return row;
   }
 
-  async accounts(): Promise<BillingAccountRow[]> {
+  /** Every org's account: the platform-wide cost overview. */
+  async unscopedAccounts(): Promise<BillingAccountRow[]> {
     return this.db.select().from(billingAccounts);
   }
 
@@ -72,17 +77,17 @@ export class BillingRepository {
     await this.db.insert(billingAccounts).values(values).onConflictDoNothing();
   }
 
-  async updateAccount(orgId: string, values: Partial<typeof billingAccounts.$inferInsert>): Promise<BillingAccountRow | undefined> {
+  async updateAccount(scope: OrgScope, values: Partial<typeof billingAccounts.$inferInsert>): Promise<BillingAccountRow | undefined> {
     const [row] = await this.db
       .update(billingAccounts)
-      .set({ ...values, updatedAt: new Date() })
-      .where(eq(billingAccounts.orgId, orgId))
+      .set({ ...values, updatedAt: systemNow() })
+      .where(inOrg(billingAccounts.orgId, scope))
       .returning();
     return row;
   }
 
-  /** Past-due accounts whose grace period ended by `now` (index billing_accounts_grace_idx). */
-  async graceElapsed(now: Date): Promise<BillingAccountRow[]> {
+  /** Past-due accounts of every org whose grace period ended by `now` (the access-gate sweep; index billing_accounts_grace_idx). */
+  async unscopedGraceElapsed(now: Date): Promise<BillingAccountRow[]> {
     return this.db
       .select()
       .from(billingAccounts)
@@ -102,9 +107,13 @@ export class BillingRepository {
 
   // Subscriptions
 
-  async subscriptionsOf(orgIds: string[]): Promise<BillingSubscriptionRow[]> {
-    if (orgIds.length === 0) return [];
-    return this.db.select().from(billingSubscriptions).where(inArray(billingSubscriptions.orgId, orgIds));
+  /** The subscriptions of these orgs (the sweep reads all its orgs at once). */
+  async subscriptionsOf(scopes: readonly OrgScope[]): Promise<BillingSubscriptionRow[]> {
+    if (scopes.length === 0) return [];
+    return this.db
+      .select()
+      .from(billingSubscriptions)
+      .where(or(...scopes.map((scope) => inOrg(billingSubscriptions.orgId, scope))));
   }
 
   /** Undefined when the OSA has its subscription already (two sweeps raced). */
@@ -114,39 +123,46 @@ export class BillingRepository {
   }
 
   /** Forgets the OSA subscriptions still running under these provider ids (the provider ended them): the sweep makes them again. */
-  async deleteRunningSubscriptions(orgId: string, providerSubscriptionIds: string[]): Promise<number> {
+  async deleteRunningSubscriptions(scope: OrgScope, providerSubscriptionIds: string[]): Promise<number> {
     if (providerSubscriptionIds.length === 0) return 0;
     const rows = await this.db
       .delete(billingSubscriptions)
-      .where(and(eq(billingSubscriptions.orgId, orgId), inArray(billingSubscriptions.providerSubscriptionId, providerSubscriptionIds), isNull(billingSubscriptions.endsOn)))
+      .where(and(inOrg(billingSubscriptions.orgId, scope), inArray(billingSubscriptions.providerSubscriptionId, providerSubscriptionIds), isNull(billingSubscriptions.endsOn)))
       .returning({ id: billingSubscriptions.id });
     return rows.length;
   }
 
-  async updateSubscription(orgId: string, id: string, values: Partial<typeof billingSubscriptions.$inferInsert>): Promise<void> {
+  async updateSubscription(scope: OrgScope, id: string, values: Partial<typeof billingSubscriptions.$inferInsert>): Promise<void> {
     await this.db
       .update(billingSubscriptions)
-      .set({ ...values, updatedAt: new Date() })
-      .where(and(eq(billingSubscriptions.orgId, orgId), eq(billingSubscriptions.id, id)));
+      .set({ ...values, updatedAt: systemNow() })
+      .where(and(inOrg(billingSubscriptions.orgId, scope), eq(billingSubscriptions.id, id)));
   }
 
   // Invoices
 
-  /** One invoice per org and month: null when the org already has this month's invoice. */
+  /** One invoice per org, month and currency: null when the org already has this month's invoice in that currency. */
   async insertInvoice(values: NewInvoice, lines: NewInvoiceLine[]): Promise<InvoiceRow | null> {
-    const [row] = await this.db.insert(invoices).values(values).onConflictDoNothing({ target: [invoices.orgId, invoices.period] }).returning();
+    const [row] = await this.db
+      .insert(invoices)
+      .values(values)
+      .onConflictDoNothing({ target: [invoices.orgId, invoices.period, invoices.currency] })
+      .returning();
     if (!row) return null;
     if (lines.length > 0) await this.db.insert(invoiceLines).values(lines.map((l) => ({ ...l, invoiceId: row.id })));
     return row;
   }
 
-  async findInvoice(orgId: string, id: string): Promise<InvoiceRow | undefined> {
-    const [row] = await this.db.select().from(invoices).where(and(eq(invoices.orgId, orgId), eq(invoices.id, id)));
+  async findInvoice(scope: OrgScope, id: string): Promise<InvoiceRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(invoices)
+      .where(and(inOrg(invoices.orgId, scope), eq(invoices.id, id)));
     return row;
   }
 
-  /** An invoice by id alone (a superadmin recording a payment names only the invoice). */
-  async findInvoiceById(id: string): Promise<InvoiceRow | undefined> {
+  /** An invoice by id alone, in any org (a superadmin recording a payment names only the invoice). */
+  async unscopedFindInvoiceById(id: string): Promise<InvoiceRow | undefined> {
     const [row] = await this.db.select().from(invoices).where(eq(invoices.id, id));
     return row;
   }
@@ -155,121 +171,146 @@ export class BillingRepository {
    * The invoice a provider event names: its own id (`providerInvoiceId`, any string) or ours (compared
    * as text, so a foreign id never fails a uuid cast).
    */
-  async updateInvoiceByRef(orgId: string, ref: string, values: Partial<NewInvoice>): Promise<InvoiceRow | undefined> {
+  async updateInvoiceByRef(scope: OrgScope, ref: string, values: Partial<NewInvoice>): Promise<InvoiceRow | undefined> {
     const [row] = await this.db
       .update(invoices)
       .set(values)
-      .where(and(eq(invoices.orgId, orgId), or(eq(invoices.providerInvoiceId, ref), sql`${invoices.id}::text = ${ref}`)))
+      .where(and(inOrg(invoices.orgId, scope), or(eq(invoices.providerInvoiceId, ref), sql`${invoices.id}::text = ${ref}`)))
       .returning();
     return row;
   }
 
-  async updateInvoice(orgId: string, id: string, values: Partial<NewInvoice>): Promise<InvoiceRow | undefined> {
+  async updateInvoice(scope: OrgScope, id: string, values: Partial<NewInvoice>): Promise<InvoiceRow | undefined> {
     const [row] = await this.db
       .update(invoices)
       .set(values)
-      .where(and(eq(invoices.orgId, orgId), eq(invoices.id, id)))
+      .where(and(inOrg(invoices.orgId, scope), eq(invoices.id, id)))
       .returning();
     return row;
   }
 
-  /** Newest period first; limit + 1 rows, keyset on the period. */
-  async listInvoices(orgId: string, page: { limit: number; beforePeriod?: string }): Promise<InvoiceRow[]> {
+  /** Newest period first (its currencies in order); limit + 1 rows, keyset on the period. */
+  async listInvoices(scope: OrgScope, page: { limit: number; beforePeriod?: string }): Promise<InvoiceRow[]> {
     return this.db
       .select()
       .from(invoices)
-      .where(and(eq(invoices.orgId, orgId), page.beforePeriod ? lt(invoices.period, page.beforePeriod) : undefined))
-      .orderBy(desc(invoices.period))
+      .where(and(inOrg(invoices.orgId, scope), page.beforePeriod ? lt(invoices.period, page.beforePeriod) : undefined))
+      .orderBy(desc(invoices.period), asc(invoices.currency))
       .limit(page.limit + 1);
   }
 
-  async linesOf(orgId: string, invoiceIds: string[]): Promise<InvoiceLineRow[]> {
+  async linesOf(scope: OrgScope, invoiceIds: string[]): Promise<InvoiceLineRow[]> {
     if (invoiceIds.length === 0) return [];
     return this.db
       .select()
       .from(invoiceLines)
-      .where(and(eq(invoiceLines.orgId, orgId), inArray(invoiceLines.invoiceId, invoiceIds)))
+      .where(and(inOrg(invoiceLines.orgId, scope), inArray(invoiceLines.invoiceId, invoiceIds)))
       .orderBy(asc(invoiceLines.description), asc(invoiceLines.id));
   }
 
   /**
-   * Per org: what is not collected yet, and by how many invoices. The provider's unpaid invoices
-   * count with what remains on them; our own unpaid invoices count with their total unless a
-   * provider invoice settles them (then the provider's count, not ours: nothing twice).
+   * Per org and currency: what is not collected yet, and by how many invoices. The provider's
+   * unpaid invoices count with what remains on them; our own unpaid invoices count with their
+   * total unless a provider invoice settles them (then the provider's count, not ours: nothing twice).
    */
-  async outstandingByOrg(): Promise<Array<{ orgId: string; openInvoices: number; outstandingCents: number }>> {
+  async unscopedOutstandingByOrg(): Promise<Array<{ orgId: string; currency: string; openInvoices: number; outstandingCents: number }>> {
     const unpaid = ['open', 'payment_failed'] as const;
     const [ours, theirs] = await Promise.all([
       this.db
-        .select({ orgId: invoices.orgId, count: sql<number>`count(*)::int`.mapWith(Number), cents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)::bigint`.mapWith(Number) })
+        .select({
+          orgId: invoices.orgId,
+          currency: invoices.currency,
+          count: sql<number>`count(*)::int`.mapWith(Number),
+          cents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)::bigint`.mapWith(Number),
+        })
         .from(invoices)
         .where(and(inArray(invoices.status, unpaid), sql`not exists (select 1 from ${providerInvoices} where ${providerInvoices.invoiceId} = ${invoices.id})`))
-        .groupBy(invoices.orgId),
+        .groupBy(invoices.orgId, invoices.currency),
       this.db
-        .select({ orgId: providerInvoices.orgId, count: sql<number>`count(*)::int`.mapWith(Number), cents: sql<number>`coalesce(sum(${providerInvoices.amountRemainingCents}), 0)::bigint`.mapWith(Number) })
+        .select({
+          orgId: providerInvoices.orgId,
+          currency: providerInvoices.currency,
+          count: sql<number>`count(*)::int`.mapWith(Number),
+          cents: sql<number>`coalesce(sum(${providerInvoices.amountRemainingCents}), 0)::bigint`.mapWith(Number),
+        })
         .from(providerInvoices)
         .where(inArray(providerInvoices.status, unpaid))
-        .groupBy(providerInvoices.orgId),
+        .groupBy(providerInvoices.orgId, providerInvoices.currency),
     ]);
-    const byOrg = new Map<string, { orgId: string; openInvoices: number; outstandingCents: number }>();
+    const byKey = new Map<string, { orgId: string; currency: string; openInvoices: number; outstandingCents: number }>();
     for (const r of [...ours, ...theirs]) {
-      const acc = byOrg.get(r.orgId) ?? { orgId: r.orgId, openInvoices: 0, outstandingCents: 0 };
+      const key = `${r.orgId}:${r.currency}`;
+      const acc = byKey.get(key) ?? { orgId: r.orgId, currency: r.currency, openInvoices: 0, outstandingCents: 0 };
       acc.openInvoices += r.count;
       acc.outstandingCents += r.cents;
-      byOrg.set(r.orgId, acc);
+      byKey.set(key, acc);
     }
-    return [...byOrg.values()];
+    return [...byKey.values()];
   }
 
   // The provider's own invoices
 
   /**
    * Records a provider invoice as its event shows it (amounts, month; not its status, which only
-   * the dunning path moves), linked to our invoice of the same org and month when that exists.
+   * the dunning path moves), linked to our invoice of the same org, month and currency when that exists.
    */
-  async upsertProviderInvoice(values: NewProviderInvoice): Promise<ProviderInvoiceRow> {
-    const ours = await this.findInvoiceOf(values.orgId, values.period);
-    const set = { period: values.period, totalCents: values.totalCents, amountRemainingCents: values.amountRemainingCents, currency: values.currency, invoiceId: ours?.id ?? null, updatedAt: new Date() };
-    const [row] = await this.db.insert(providerInvoices).values({ ...values, invoiceId: ours?.id ?? null }).onConflictDoUpdate({ target: providerInvoices.providerInvoiceId, set }).returning();
+  async upsertProviderInvoice(scope: OrgScope, values: NewProviderInvoice): Promise<ProviderInvoiceRow> {
+    const ours = await this.findInvoiceOf(scope, values.period, values.currency);
+    const set = {
+      period: values.period,
+      totalCents: values.totalCents,
+      amountRemainingCents: values.amountRemainingCents,
+      currency: values.currency,
+      invoiceId: ours?.id ?? null,
+      updatedAt: systemNow(),
+    };
+    const [row] = await this.db
+      .insert(providerInvoices)
+      .values({ ...values, orgId: scope.orgId, invoiceId: ours?.id ?? null })
+      .onConflictDoUpdate({ target: providerInvoices.providerInvoiceId, set })
+      .returning();
     return row!;
   }
 
   /** The org's provider invoice, locked for the dunning transaction. */
-  async lockProviderInvoice(orgId: string, providerInvoiceId: string): Promise<ProviderInvoiceRow | undefined> {
+  async lockProviderInvoice(scope: OrgScope, providerInvoiceId: string): Promise<ProviderInvoiceRow | undefined> {
     const [row] = await this.db
       .select()
       .from(providerInvoices)
-      .where(and(eq(providerInvoices.orgId, orgId), eq(providerInvoices.providerInvoiceId, providerInvoiceId)))
+      .where(and(inOrg(providerInvoices.orgId, scope), eq(providerInvoices.providerInvoiceId, providerInvoiceId)))
       .for('update');
     return row;
   }
 
-  async updateProviderInvoice(orgId: string, providerInvoiceId: string, values: Partial<Pick<ProviderInvoiceRow, 'status' | 'amountRemainingCents'>>): Promise<void> {
+  async updateProviderInvoice(scope: OrgScope, providerInvoiceId: string, values: Partial<Pick<ProviderInvoiceRow, 'status' | 'amountRemainingCents'>>): Promise<void> {
     await this.db
       .update(providerInvoices)
-      .set({ ...values, updatedAt: new Date() })
-      .where(and(eq(providerInvoices.orgId, orgId), eq(providerInvoices.providerInvoiceId, providerInvoiceId)));
+      .set({ ...values, updatedAt: systemNow() })
+      .where(and(inOrg(providerInvoices.orgId, scope), eq(providerInvoices.providerInvoiceId, providerInvoiceId)));
   }
 
-  /** Links the provider invoices of an org and month to our invoice of that month (made after them). */
-  async linkProviderInvoices(orgId: string, period: string, invoiceId: string): Promise<ProviderInvoiceRow[]> {
+  /** Links the provider invoices of an org, month and currency to our invoice of them (made after them). */
+  async linkProviderInvoices(scope: OrgScope, period: string, currency: string, invoiceId: string): Promise<ProviderInvoiceRow[]> {
     return this.db
       .update(providerInvoices)
-      .set({ invoiceId, updatedAt: new Date() })
-      .where(and(eq(providerInvoices.orgId, orgId), eq(providerInvoices.period, period)))
+      .set({ invoiceId, updatedAt: systemNow() })
+      .where(and(inOrg(providerInvoices.orgId, scope), eq(providerInvoices.period, period), eq(providerInvoices.currency, currency)))
       .returning();
   }
 
-  async providerInvoicesOf(orgId: string, invoiceId: string): Promise<ProviderInvoiceRow[]> {
+  async providerInvoicesOf(scope: OrgScope, invoiceId: string): Promise<ProviderInvoiceRow[]> {
     return this.db
       .select()
       .from(providerInvoices)
-      .where(and(eq(providerInvoices.orgId, orgId), eq(providerInvoices.invoiceId, invoiceId)))
+      .where(and(inOrg(providerInvoices.orgId, scope), eq(providerInvoices.invoiceId, invoiceId)))
       .orderBy(asc(providerInvoices.createdAt), asc(providerInvoices.providerInvoiceId));
   }
 
-  async findInvoiceOf(orgId: string, period: string): Promise<InvoiceRow | undefined> {
-    const [row] = await this.db.select().from(invoices).where(and(eq(invoices.orgId, orgId), eq(invoices.period, period)));
+  async findInvoiceOf(scope: OrgScope, period: string, currency: string): Promise<InvoiceRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(invoices)
+      .where(and(inOrg(invoices.orgId, scope), eq(invoices.period, period), eq(invoices.currency, currency)));
     return row;
   }
 
@@ -280,11 +321,21 @@ export class BillingRepository {
     return row?.day ?? null;
   }
 
-  /** Replaces one day's rollup (idempotent) and marks the day rolled. */
+  /**
+   * Replaces one day's rollup (idempotent) and marks the day rolled, in one transaction under a
+   * lock: the scheduled rollup and an explicit one may roll the same day at once, and two
+   * delete-then-insert runs interleaved would keep both inserts (the day counted twice).
+   */
   async replaceRollupDay(day: string, rows: CostRollupRow[]): Promise<void> {
-    await this.db.delete(llmCostDaily).where(eq(llmCostDaily.day, day));
-    if (rows.length > 0) await this.db.insert(llmCostDaily).values(rows);
-    await this.db.insert(llmCostRollupDays).values({ day }).onConflictDoUpdate({ target: llmCostRollupDays.day, set: { rolledAt: new Date() } });
+    await this.dbService.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${COST_ROLLUP_LOCK})`);
+      await this.db.delete(llmCostDaily).where(eq(llmCostDaily.day, day));
+      if (rows.length > 0) await this.db.insert(llmCostDaily).values(rows);
+      await this.db
+        .insert(llmCostRollupDays)
+        .values({ day })
+        .onConflictDoUpdate({ target: llmCostRollupDays.day, set: { rolledAt: systemNow() } });
+    });
   }
 
   /** Rollup totals for days in [from, to] (inclusive), grouped by one dimension, optionally for one org. */
@@ -310,6 +361,9 @@ export class BillingRepository {
   }
 
   async saveReconciliation(values: typeof costReconciliations.$inferInsert): Promise<void> {
-    await this.db.insert(costReconciliations).values(values).onConflictDoUpdate({ target: costReconciliations.day, set: { ...values, checkedAt: new Date() } });
+    await this.db
+      .insert(costReconciliations)
+      .values(values)
+      .onConflictDoUpdate({ target: costReconciliations.day, set: { ...values, checkedAt: systemNow() } });
   }
 }

@@ -1,19 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { InvoiceDto, OrgBillingDto, PaymentMethod, RecordPaymentMethodInput } from '../../contracts/billing.js';
+import type { BilledSpecialist, InvoiceDto, OrgBillingDto, PaymentMethod, RecordPaymentMethodInput, SkippedInstance } from '../../contracts/billing.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { Clock } from '../../platform/clock/clock.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { billingConfig, type BillingConfig } from './billing.config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
+import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { OrgsService, type OrgRow } from '../orgs/index.js';
-import { AssignmentsService, type AssignmentBillingSource } from '../specialists/index.js';
+import { AssignmentsService, DEFAULT_CURRENCY, type AssignmentBillingSource } from '../specialists/index.js';
 import { BillingRepository, type NewInvoiceLine } from './billing.repository.js';
 import type { BillingAccountRow, BillingSubscriptionRow, InvoiceLineRow, InvoiceRow } from './billing.tables.js';
 import { PAYMENT_PROVIDER, planFor, type PaymentProvider } from './payment-provider.js';
-import { addDays, billingStartDay, dayOf, monthBounds, periodOf, prorateLine, rateOn, toCents } from './proration.js';
+import { addDays, billingStartDay, dayOf, monthBounds, periodOf, prorateLine, prorateLines, rateOn, toCents } from './proration.js';
 
 /** Days after issue an invoice is due. */
 export const INVOICE_DUE_DAYS = 14;
@@ -42,44 +42,61 @@ export class BillingService {
     private readonly dbService: DbService,
     private readonly clock: Clock,
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(billingConfig.token) private readonly config: BillingConfig,
   ) {}
 
   /** The org's billing account, linked at the provider on first sight (spec 4.6: eagerly, by the sweep). */
-  async ensureAccount(org: Pick<OrgRow, 'id' | 'legalName' | 'billingEmail'>): Promise<BillingAccountRow> {
-    const existing = await this.repo.findAccount(org.id);
+  async ensureAccount(scope: OrgScope, org: Pick<OrgRow, 'id' | 'legalName' | 'billingEmail'>): Promise<BillingAccountRow> {
+    const existing = await this.repo.findAccount(scope);
     if (existing?.provider === this.provider.name) return existing;
     const { customerId } = await this.provider.createCustomer(org);
     if (!existing) {
       await this.repo.insertAccount({ orgId: org.id, provider: this.provider.name, providerCustomerId: customerId });
-      return (await this.repo.findAccount(org.id))!;
+      return (await this.repo.findAccount(scope))!;
     }
     // BILLING_PROVIDER changed: the org is linked at the new provider, its dunning state kept, its
     // running OSA subscriptions forgotten so the sweep opens them there, and the payment method on
     // file forgotten (it was recorded at the old provider).
     return this.dbService.transaction(async () => {
-      const running = (await this.repo.subscriptionsOf([org.id])).map((s) => s.providerSubscriptionId);
-      await this.repo.deleteRunningSubscriptions(org.id, running);
+      const running = (await this.repo.subscriptionsOf([scope])).map((s) => s.providerSubscriptionId);
+      await this.repo.deleteRunningSubscriptions(scope, running);
       logger.info({ orgId: org.id, from: existing.provider, to: this.provider.name }, 'billing account moved to another payment provider');
-      return (await this.repo.updateAccount(org.id, { provider: this.provider.name, providerCustomerId: customerId, providerSubscriptionId: null, providerSubscriptionStatus: null, paymentMethod: null }))!;
+      return (await this.repo.updateAccount(scope, {
+        provider: this.provider.name,
+        providerCustomerId: customerId,
+        providerSubscriptionId: null,
+        providerSubscriptionStatus: null,
+        paymentMethod: null,
+      }))!;
     });
   }
 
   /**
    * The periodic sweep: every activated org has its billing account, and every OSA its
    * subscription, with start and end kept in step with trials, start dates, rate changes and
-   * unassignment.
+   * unassignment. Sweeps of one instance run one after another (the scheduled one, an invoice
+   * run's, a test's): two at once would both find an OSA without its item and both create it.
+   * Across instances only the scheduler's leader sweeps, and the provider's idempotency keys make
+   * a replayed create harmless.
    */
-  async syncAccountsAndSubscriptions(): Promise<{ accounts: number; subscriptions: number }> {
+  syncAccountsAndSubscriptions(): Promise<{ accounts: number; subscriptions: number }> {
+    const run = this.sweeping.then(() => this.sweepOnce());
+    this.sweeping = run.catch(() => undefined);
+    return run;
+  }
+
+  private sweeping: Promise<unknown> = Promise.resolve();
+
+  private async sweepOnce(): Promise<{ accounts: number; subscriptions: number }> {
     const orgs = await this.orgs.activatedOrgs();
     const today = dayOf(this.clock.now());
-    const [billables, existing] = await Promise.all([this.billables(orgs), this.repo.subscriptionsOf(orgs.map((o) => o.id))]);
+    const [billables, existing] = await Promise.all([this.billables(orgs), this.repo.subscriptionsOf(orgs.map((o) => jobScope({ orgId: o.id })))]);
     const byAssignment = new Map(existing.map((s) => [s.assignmentId, s]));
     let subscriptions = 0;
     for (const org of orgs) {
-      let account = await this.ensureAccount(org);
+      let account = await this.ensureAccount(jobScope({ orgId: org.id }), org);
       for (const b of billables.filter((x) => x.source.orgId === org.id && x.startsOn)) {
-        account = await this.syncSubscription(account, b, byAssignment, today);
+        account = await this.syncSubscription(account, b, byAssignment, billables, today);
         subscriptions++;
       }
     }
@@ -91,15 +108,16 @@ export class BillingService {
    * unassignment. Returns the account as it stands after (a first OSA may have opened the org's
    * subscription at the provider).
    */
-  private async syncSubscription(account: BillingAccountRow, b: BillableOsa, byAssignment: Map<string, BillingSubscriptionRow>, today: string): Promise<BillingAccountRow> {
+  private async syncSubscription(account: BillingAccountRow, b: BillableOsa, byAssignment: Map<string, BillingSubscriptionRow>, billables: BillableOsa[], today: string): Promise<BillingAccountRow> {
     const orgId = account.orgId;
+    const scope = jobScope(account);
     const sub = byAssignment.get(b.source.id);
     const startsOn = b.startsOn!;
     const rateDay = b.endsOn && b.endsOn <= today ? addDays(b.endsOn, -1) : today > startsOn ? today : startsOn;
     const rate = b.rateOn(rateDay);
     const monthlyRateCents = rate ? toCents(rate.amount) : null;
-    const currency = rate?.currency ?? 'USD';
-    const plan = planFor(this.config.billing.pricingStrategy, { specialistId: b.source.specialistId, monthlyRateCents, currency });
+    const currency = rate?.currency ?? DEFAULT_CURRENCY;
+    const plan = planFor(this.config.pricingStrategy, { specialistId: b.source.specialistId, monthlyRateCents, currency });
     const price = { unitAmountCents: monthlyRateCents ?? 0, currency };
     const orgSubscription = account.providerSubscriptionId ? { id: account.providerSubscriptionId, status: account.providerSubscriptionStatus } : null;
     if (!sub) {
@@ -107,11 +125,27 @@ export class BillingService {
       if (b.endsOn && b.endsOn <= today) return this.billOneOff(account, b, plan);
       // No payment method yet: the provider could not collect the first invoice (no subscription, no call).
       if (this.provider.subscribesWithPaymentMethodOnly && !account.paymentMethod) return account;
+      // No rate (spec 2.3 resolved to null): billing skips the instance, nothing to subscribe to.
+      if (!rate) return account;
+      // One subscription per org holds one currency (Stripe): an OSA in another one is left to our invoice of its currency.
+      const inUse = this.provider.singleCurrency ? this.currencyInUse(orgId, byAssignment, billables, today) : null;
+      if (inUse && inUse !== currency) {
+        logger.warn({ orgId, assignmentId: b.source.id, currency, subscriptionCurrency: inUse }, "an OSA in another currency than the org's provider subscription is not subscribed");
+        return account;
+      }
       const created = await this.provider.createSubscription({ orgId, customerId: account.providerCustomerId, orgSubscription, assignmentId: b.source.id, plan, price, startsOn });
-      const row = await this.repo.insertSubscription({ orgId, assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: created.subscriptionId, plan, startsOn, endsOn: b.endsOn });
+      const row = await this.repo.insertSubscription({
+        orgId,
+        assignmentId: b.source.id,
+        specialistId: b.source.specialistId,
+        providerSubscriptionId: created.subscriptionId,
+        plan,
+        startsOn,
+        endsOn: b.endsOn,
+      });
       if (row) byAssignment.set(row.assignmentId, row);
       if (created.orgSubscriptionId === account.providerSubscriptionId) return account;
-      return (await this.repo.updateAccount(orgId, { providerSubscriptionId: created.orgSubscriptionId, providerSubscriptionStatus: null })) ?? account;
+      return (await this.repo.updateAccount(scope, { providerSubscriptionId: created.orgSubscriptionId, providerSubscriptionStatus: null })) ?? account;
     }
     if (sub.plan === plan && sub.startsOn === startsOn && sub.endsOn === b.endsOn) return account;
     if (sub.plan !== plan && !b.endsOn) await this.provider.changePlan({ subscriptionId: sub.providerSubscriptionId, plan, price, from: today });
@@ -119,11 +153,22 @@ export class BillingService {
     if (b.endsOn && sub.endsOn !== b.endsOn) {
       const lastOfOrg = ![...byAssignment.values()].some((s) => s.orgId === orgId && s.assignmentId !== sub.assignmentId && !s.endsOn);
       await this.provider.endSubscription({ subscriptionId: sub.providerSubscriptionId, endsOn: b.endsOn, orgSubscription, lastOfOrg });
-      if (lastOfOrg && orgSubscription) next = (await this.repo.updateAccount(orgId, { providerSubscriptionStatus: 'canceled' })) ?? account;
+      if (lastOfOrg && orgSubscription) next = (await this.repo.updateAccount(scope, { providerSubscriptionStatus: 'canceled' })) ?? account;
     }
-    await this.repo.updateSubscription(orgId, sub.id, { plan, startsOn, endsOn: b.endsOn });
+    await this.repo.updateSubscription(scope, sub.id, { plan, startsOn, endsOn: b.endsOn });
     byAssignment.set(sub.assignmentId, { ...sub, plan, startsOn, endsOn: b.endsOn });
     return next;
+  }
+
+  /** The currency of the org's running provider subscription: today's rate of an OSA subscribed under it. */
+  private currencyInUse(orgId: string, byAssignment: Map<string, BillingSubscriptionRow>, billables: BillableOsa[], today: string): string | null {
+    for (const b of billables) {
+      const sub = byAssignment.get(b.source.id);
+      if (b.source.orgId !== orgId || !sub || sub.endsOn) continue;
+      const rate = b.rateOn(today);
+      if (rate) return rate.currency;
+    }
+    return null;
   }
 
   /**
@@ -137,7 +182,8 @@ export class BillingService {
     let amountCents = 0;
     let currency: string | null = null;
     for (let period = periodOf(startsOn); endsOn > monthBounds(period).first; period = periodOf(monthBounds(period).next)) {
-      const line = prorateLine({ period, startsOn, endsOn, rateOn: b.rateOn });
+      // One charge is in one currency: that of the OSA's first rated day (a currency change within minutes is not worth a second charge).
+      const line = prorateLine({ period, startsOn, endsOn, rateOn: b.rateOn, currency: currency ?? undefined });
       amountCents += line.amountCents;
       currency ??= line.currency;
     }
@@ -148,7 +194,7 @@ export class BillingService {
       assignmentId: b.source.id,
       description: `${b.source.specialistName}, ${startsOn} to ${addDays(endsOn, -1)}`,
       amountCents,
-      currency: currency ?? 'USD',
+      currency: currency ?? DEFAULT_CURRENCY,
       startsOn,
       endsOn,
     });
@@ -163,18 +209,23 @@ export class BillingService {
    */
   async providerSubscriptionChanged(
     event: { id: string; type: string },
-    orgId: string,
+    scope: OrgScope,
     subscription: { id: string; status: string; itemIds: string[]; ended: boolean; paymentMethodFailed: boolean },
   ): Promise<boolean> {
     return this.dbService.transaction(async () => {
+      const orgId = scope.orgId;
       if (!(await this.repo.recordEvent(event.id, event.type, orgId))) return false;
-      const account = await this.repo.lockAccount(orgId);
+      const account = await this.repo.lockAccount(scope);
       // An older subscription of the org reporting late changes nothing.
       if (!account || (account.providerSubscriptionId && account.providerSubscriptionId !== subscription.id)) return true;
       // The card on file never paid the first invoice: the sweep waits for a new one instead of reopening daily.
-      await this.repo.updateAccount(orgId, { providerSubscriptionId: subscription.id, providerSubscriptionStatus: subscription.status, ...(subscription.paymentMethodFailed && { paymentMethod: null }) });
+      await this.repo.updateAccount(scope, {
+        providerSubscriptionId: subscription.id,
+        providerSubscriptionStatus: subscription.status,
+        ...(subscription.paymentMethodFailed && { paymentMethod: null }),
+      });
       if (subscription.ended) {
-        const forgotten = await this.repo.deleteRunningSubscriptions(orgId, subscription.itemIds);
+        const forgotten = await this.repo.deleteRunningSubscriptions(scope, subscription.itemIds);
         logger.warn({ orgId, subscriptionId: subscription.id, status: subscription.status, forgotten }, 'the provider ended the org subscription');
       }
       return true;
@@ -185,10 +236,10 @@ export class BillingService {
    * A provider's setup flow added a payment method (Stripe Checkout in setup mode), once per event
    * id: recorded as the one on file, as the manual setup page records it. False for a replay.
    */
-  async providerPaymentMethodAdded(event: { id: string; type: string }, orgId: string, method: RecordPaymentMethodInput, meta: Record<string, unknown>): Promise<boolean> {
+  async providerPaymentMethodAdded(event: { id: string; type: string }, scope: OrgScope, method: RecordPaymentMethodInput, meta: Record<string, unknown>): Promise<boolean> {
     return this.dbService.transaction(async () => {
-      if (!(await this.repo.recordEvent(event.id, event.type, orgId))) return false;
-      await this.savePaymentMethod(orgId, method, undefined, meta);
+      if (!(await this.repo.recordEvent(event.id, event.type, scope.orgId))) return false;
+      await this.savePaymentMethod(scope, method, undefined, meta);
       return true;
     });
   }
@@ -196,7 +247,7 @@ export class BillingService {
   /** The OSAs of these orgs as billing sees them. */
   private async billables(orgs: OrgRow[]): Promise<BillableOsa[]> {
     const byId = new Map(orgs.map((o) => [o.id, o]));
-    const sources = await this.assignments.billingSources(orgs.map((o) => o.id));
+    const sources = await this.assignments.billingSources(orgs.map((o) => jobScope({ orgId: o.id })));
     return sources.map((source) => {
       const org = byId.get(source.orgId)!;
       const osaVersions = source.rateVersions.map((v) => ({ ...v, effectiveOn: dayOf(v.at) }));
@@ -205,7 +256,12 @@ export class BillingService {
         source,
         startsOn: billingStartDay(
           { createdOn: dayOf(source.createdAt) },
-          { activatedOn: org.activatedAt ? dayOf(org.activatedAt) : null, trialEndDate: org.trialEndDate, trialStarted: org.trialStartedAt !== null && org.trialMode === 'default', startDate: org.startDate },
+          {
+            activatedOn: org.activatedAt ? dayOf(org.activatedAt) : null,
+            trialEndDate: org.trialEndDate,
+            trialStarted: org.trialStartedAt !== null && org.trialMode === 'default',
+            startDate: org.startDate,
+          },
         ),
         endsOn: source.unassignedAt ? dayOf(source.unassignedAt) : null,
         rateOn: (day: string) => rateOn(day, osaVersions, catalogVersions),
@@ -213,54 +269,71 @@ export class BillingService {
     });
   }
 
-  /** The lines one org owes for a month: one per OSA with billed days. */
-  private linesFor(billables: BillableOsa[], period: string): NewInvoiceLine[] {
+  /**
+   * What these OSAs owe for a month: one line per OSA with billed days (per currency, should its
+   * catalog have changed currency in the month), and the OSAs assigned in the month that no day
+   * of it had a rate for: skipped, no line.
+   */
+  private linesFor(billables: BillableOsa[], period: string): { lines: NewInvoiceLine[]; skipped: SkippedInstance[] } {
     const lines: NewInvoiceLine[] = [];
+    const skipped: SkippedInstance[] = [];
     for (const b of billables) {
       if (!b.startsOn) continue;
-      const line = prorateLine({ period, startsOn: b.startsOn, endsOn: b.endsOn, rateOn: b.rateOn });
-      if (line.daysActive === 0) continue;
-      lines.push({
-        orgId: b.source.orgId,
-        assignmentId: b.source.id,
-        specialistId: b.source.specialistId,
-        description: `${b.source.specialistName}, ${period}`,
-        daysActive: line.daysActive,
-        daysInMonth: line.daysInMonth,
-        amountCents: line.amountCents,
-        currency: line.currency ?? 'USD',
-        periods: line.periods,
-      });
+      const prorated = prorateLines({ period, startsOn: b.startsOn, endsOn: b.endsOn, rateOn: b.rateOn });
+      if (prorated.lines.length === 0 && prorated.assignedDays > 0) skipped.push(skippedInstance(b.source));
+      for (const line of prorated.lines) {
+        lines.push({
+          orgId: b.source.orgId,
+          assignmentId: b.source.id,
+          specialistId: b.source.specialistId,
+          description: `${b.source.specialistName}, ${period}`,
+          daysActive: line.daysActive,
+          daysInMonth: line.daysInMonth,
+          amountCents: line.amountCents,
+          currency: line.currency!,
+          periods: line.periods,
+        });
+      }
     }
-    return lines;
+    return { lines, skipped };
   }
 
   /**
-   * The scheduled invoice run for a closed month: one invoice per org with billed lines.
-   * Idempotent: the (org, month) key makes a second run find the invoice and add nothing.
+   * The scheduled invoice run for a closed month: one invoice per org and currency with billed
+   * lines, each totalling only its own currency's lines (docs/billing.md "Invoices"). Idempotent:
+   * the (org, month, currency) key makes a second run find the invoice and add nothing. Instances
+   * without a rate get no line and are reported as skipped.
    */
-  async generateInvoices(period: string): Promise<{ period: string; created: number; existing: number }> {
+  async generateInvoices(period: string): Promise<{ period: string; created: number; existing: number; skipped: SkippedInstance[] }> {
     if (period >= periodOf(dayOf(this.clock.now()))) throw AppError.badRequest('Only a closed month can be invoiced');
     await this.syncAccountsAndSubscriptions();
     const orgs = await this.orgs.activatedOrgs();
     const billables = await this.billables(orgs);
     let created = 0;
     let existing = 0;
+    const skipped: SkippedInstance[] = [];
     for (const org of orgs) {
-      const lines = this.linesFor(billables.filter((b) => b.source.orgId === org.id), period);
-      if (lines.length === 0) continue;
-      const invoice = await this.dbService.transaction(() => this.repo.insertInvoice(this.invoiceValues(org.id, period, lines), lines));
-      if (!invoice) {
-        existing++;
-        continue;
+      const scope = jobScope({ orgId: org.id });
+      const owed = this.linesFor(
+        billables.filter((b) => b.source.orgId === org.id),
+        period,
+      );
+      skipped.push(...owed.skipped);
+      for (const [currency, lines] of byCurrency(owed.lines)) {
+        const invoice = await this.dbService.transaction(() => this.repo.insertInvoice(this.invoiceValues(org.id, period, currency, lines), lines));
+        if (!invoice) {
+          existing++;
+          continue;
+        }
+        created++;
+        await this.issue(invoice);
+        // The provider's invoices of this org, month and currency that came before ours settle it now.
+        if ((await this.repo.linkProviderInvoices(scope, period, currency, invoice.id)).length > 0) await this.settleFromProvider(scope, invoice.id, null);
       }
-      created++;
-      await this.issue(invoice);
-      // The provider's invoices of this org and month that came before ours settle it now.
-      if ((await this.repo.linkProviderInvoices(org.id, period, invoice.id)).length > 0) await this.settleFromProvider(org.id, invoice.id, null);
     }
     if (created > 0) logger.info({ period, created, existing }, 'invoices generated');
-    return { period, created, existing };
+    if (skipped.length > 0) logger.info({ period, skipped: skipped.map((x) => x.assignmentId) }, 'Specialist instances without a rate skipped');
+    return { period, created, existing, skipped };
   }
 
   /**
@@ -268,16 +341,16 @@ export class BillingService {
    * invoices and Stripe's"): `payment_failed` while one of them is failed, `paid` once all are paid,
    * else `open`; it names the latest of them and keeps what they came to beside our total.
    */
-  async settleFromProvider(orgId: string, invoiceId: string, reason: string | null): Promise<void> {
-    const [invoice, theirs] = await Promise.all([this.repo.findInvoice(orgId, invoiceId), this.repo.providerInvoicesOf(orgId, invoiceId)]);
+  async settleFromProvider(scope: OrgScope, invoiceId: string, reason: string | null): Promise<void> {
+    const [invoice, theirs] = await Promise.all([this.repo.findInvoice(scope, invoiceId), this.repo.providerInvoicesOf(scope, invoiceId)]);
     if (!invoice || theirs.length === 0) return;
     const status = theirs.some((p) => p.status === 'payment_failed') ? 'payment_failed' : theirs.every((p) => p.status === 'paid') ? 'paid' : 'open';
     const now = this.clock.now();
     const providerAmountCents = theirs.reduce((n, p) => n + p.totalCents, 0);
     if (providerAmountCents !== invoice.totalCents) {
-      logger.info({ orgId, invoiceId, totalCents: invoice.totalCents, providerAmountCents }, "the provider's invoices of the month differ from ours");
+      logger.info({ orgId: scope.orgId, invoiceId, totalCents: invoice.totalCents, providerAmountCents }, "the provider's invoices of the month differ from ours");
     }
-    await this.repo.updateInvoice(orgId, invoiceId, {
+    await this.repo.updateInvoice(scope, invoiceId, {
       status,
       providerInvoiceId: theirs.at(-1)!.providerInvoiceId,
       providerAmountCents,
@@ -286,12 +359,13 @@ export class BillingService {
     });
   }
 
-  private invoiceValues(orgId: string, period: string, lines: NewInvoiceLine[]) {
+  /** An invoice of one currency: `lines` are that currency's only. */
+  private invoiceValues(orgId: string, period: string, currency: string, lines: NewInvoiceLine[]) {
     const now = this.clock.now();
     return {
       orgId,
       period,
-      currency: lines[0]!.currency,
+      currency,
       totalCents: lines.reduce((n, l) => n + l.amountCents, 0),
       issuedAt: now,
       dueOn: addDays(dayOf(now), INVOICE_DUE_DAYS),
@@ -301,7 +375,7 @@ export class BillingService {
 
   private async issue(invoice: InvoiceRow): Promise<void> {
     try {
-      const account = await this.repo.findAccount(invoice.orgId);
+      const account = await this.repo.findAccount(jobScope(invoice));
       const { providerInvoiceId } = await this.provider.issueInvoice({
         customerId: account!.providerCustomerId,
         invoiceId: invoice.id,
@@ -309,25 +383,31 @@ export class BillingService {
         currency: invoice.currency,
         dueOn: invoice.dueOn,
       });
-      await this.repo.updateInvoice(invoice.orgId, invoice.id, { providerInvoiceId });
+      await this.repo.updateInvoice(jobScope(invoice), invoice.id, { providerInvoiceId });
     } catch (err) {
       // The invoice stands; issuing it at the provider is retried by hand (its id stays empty).
       logger.error({ err, invoiceId: invoice.id }, 'issuing the invoice at the provider failed');
     }
   }
 
-  /** The upcoming invoice of the current month, as if nothing changes until its end; null when nothing is billed. */
-  async preview(orgId: string): Promise<InvoiceDto | null> {
-    const org = await this.requireOrg(orgId);
+  /** The upcoming invoices of the current month (one per currency), as if nothing changes until its end. */
+  async preview(orgId: string): Promise<InvoiceDto[]> {
+    return this.previewFrom(orgId, await this.billables([await this.requireOrg(orgId)]));
+  }
+
+  private previewFrom(orgId: string, billables: BillableOsa[]): InvoiceDto[] {
     const period = periodOf(dayOf(this.clock.now()));
-    const lines = this.linesFor(await this.billables([org]), period);
-    if (lines.length === 0) return null;
-    const values = this.invoiceValues(orgId, period, lines);
+    const { lines: all } = this.linesFor(billables, period);
+    return [...byCurrency(all)].map(([currency, lines]) => this.previewOf(orgId, period, currency, lines));
+  }
+
+  private previewOf(orgId: string, period: string, currency: string, lines: NewInvoiceLine[]): InvoiceDto {
+    const values = this.invoiceValues(orgId, period, currency, lines);
     return {
       id: null,
       orgId,
       period,
-      currency: values.currency,
+      currency,
       status: 'upcoming',
       totalCents: values.totalCents,
       providerInvoiceId: null,
@@ -342,74 +422,105 @@ export class BillingService {
   }
 
   /** `GET /orgs/:orgId/billing`. */
-  async settings(orgId: string): Promise<OrgBillingDto> {
+  async settings(scope: OrgScope): Promise<OrgBillingDto> {
+    const orgId = scope.orgId;
     const org = await this.requireOrg(orgId);
-    const account = await this.ensureAccount(org);
+    const account = await this.ensureAccount(scope, org);
+    const billables = await this.billables([org]);
+    const upcoming = this.previewFrom(orgId, billables);
+    const today = dayOf(this.clock.now());
+    const period = periodOf(today);
     return {
       orgId,
       orgStatus: org.status,
       billingEmail: org.billingEmail,
       provider: account.provider,
-      providerCustomerId: account.providerCustomerId,
       paymentMethod: account.paymentMethod,
       dunning: dunningOf(account),
-      upcomingInvoice: await this.preview(orgId),
+      upcomingInvoice: upcoming[0] ?? null,
+      upcomingInvoices: upcoming,
+      currentPeriod: { period, from: monthBounds(period).first, to: addDays(monthBounds(period).next, -1) },
+      specialists: billables
+        .filter((b) => b.endsOn === null || b.endsOn > today)
+        .map((b) => billedSpecialist(b, today))
+        .sort((a, b) => a.name.localeCompare(b.name)),
     };
   }
 
-  async updateBillingEmail(actor: Principal, orgId: string, billingEmail: string | null): Promise<OrgBillingDto> {
+  async updateBillingEmail(actor: Principal, scope: OrgScope, billingEmail: string | null): Promise<OrgBillingDto> {
+    const orgId = scope.orgId;
     const before = await this.requireOrg(orgId);
     await this.orgs.setBillingEmail(orgId, billingEmail?.toLowerCase() ?? null);
-    await this.audit.record({ action: 'billing.email_updated', userId: actor.userId, resourceId: orgId, orgId, impersonatorId: actor.impersonatorId, meta: { from: before.billingEmail, to: billingEmail } });
-    return this.settings(orgId);
+    await this.audit.record({
+      action: 'billing.email_updated',
+      userId: actor.userId,
+      resourceId: orgId,
+      orgId,
+      impersonatorId: actor.impersonatorId,
+      meta: { from: before.billingEmail, to: billingEmail },
+    });
+    return this.settings(scope);
   }
 
   /** `GET /client/billing/checkout-url`: the provider's setup-mode page for a payment method. */
-  async checkoutUrl(orgId: string): Promise<{ url: string; provider: string; mode: 'setup' }> {
-    const account = await this.ensureAccount(await this.requireOrg(orgId));
-    return { url: await this.provider.setupUrl({ customerId: account.providerCustomerId, orgId }), provider: account.provider, mode: 'setup' };
+  async checkoutUrl(scope: OrgScope): Promise<{ url: string; provider: string; mode: 'setup' }> {
+    const account = await this.ensureAccount(scope, await this.requireOrg(scope.orgId));
+    return { url: await this.provider.setupUrl({ customerId: account.providerCustomerId, orgId: scope.orgId }), provider: account.provider, mode: 'setup' };
   }
 
   /** The default provider's setup page records the method the client will pay with. */
-  async recordPaymentMethod(actor: Principal, orgId: string, input: RecordPaymentMethodInput): Promise<OrgBillingDto> {
-    await this.ensureAccount(await this.requireOrg(orgId));
-    await this.savePaymentMethod(orgId, input, actor);
-    return this.settings(orgId);
+  async recordPaymentMethod(actor: Principal, scope: OrgScope, input: RecordPaymentMethodInput): Promise<OrgBillingDto> {
+    await this.ensureAccount(scope, await this.requireOrg(scope.orgId));
+    await this.savePaymentMethod(scope, input, actor);
+    return this.settings(scope);
   }
 
   /**
    * The payment method on file, as the manual setup page or a provider's setup flow (Stripe
    * Checkout) reports it; `actor` absent for a provider event. Audited `billing.payment_method_recorded`.
    */
-  async savePaymentMethod(orgId: string, input: RecordPaymentMethodInput, actor?: Principal, meta: Record<string, unknown> = {}): Promise<void> {
+  async savePaymentMethod(scope: OrgScope, input: RecordPaymentMethodInput, actor?: Principal, meta: Record<string, unknown> = {}): Promise<void> {
+    const orgId = scope.orgId;
     const method: PaymentMethod = { kind: input.kind, label: input.label, addedAt: this.clock.now().toISOString() };
-    await this.repo.updateAccount(orgId, { paymentMethod: method });
+    await this.repo.updateAccount(scope, { paymentMethod: method });
     await this.audit.record({ action: 'billing.payment_method_recorded', userId: actor?.userId, resourceId: orgId, orgId, impersonatorId: actor?.impersonatorId, meta: { kind: input.kind, ...meta } });
   }
 
   /** An org's invoices, newest month first, with their lines. */
-  async invoices(orgId: string, page: { limit: number; cursor?: string }): Promise<{ items: InvoiceDto[]; nextCursor: string | null }> {
-    await this.requireOrg(orgId);
-    const rows = await this.repo.listInvoices(orgId, { limit: page.limit, beforePeriod: page.cursor });
+  async invoices(scope: OrgScope, page: { limit: number; cursor?: string }): Promise<{ items: InvoiceDto[]; nextCursor: string | null }> {
+    await this.requireOrg(scope.orgId);
+    const rows = await this.repo.listInvoices(scope, { limit: page.limit, beforePeriod: page.cursor });
     const pageRows = rows.slice(0, page.limit);
-    const items = await this.withLines(orgId, pageRows);
+    const items = await this.withLines(scope, pageRows);
     return { items, nextCursor: rows.length > page.limit ? pageRows.at(-1)!.period : null };
   }
 
-  async withLines(orgId: string, rows: InvoiceRow[]): Promise<InvoiceDto[]> {
-    const lines = await this.repo.linesOf(orgId, rows.map((r) => r.id));
-    return rows.map((r) => toInvoiceDto(r, lines.filter((l) => l.invoiceId === r.id)));
+  async withLines(scope: OrgScope, rows: InvoiceRow[]): Promise<InvoiceDto[]> {
+    const lines = await this.repo.linesOf(
+      scope,
+      rows.map((r) => r.id),
+    );
+    return rows.map((r) =>
+      toInvoiceDto(
+        r,
+        lines.filter((l) => l.invoiceId === r.id),
+      ),
+    );
   }
 
-  /** Each org's current monthly fee: the sum of today's rates of its assigned Specialists. */
-  async runRates(orgs: OrgRow[]): Promise<Map<string, { cents: number; currency: string; instances: number }>> {
+  /**
+   * Each org's current monthly fee per currency (the sum of today's rates of its assigned
+   * Specialists), its assigned instances, and those of them billing skips (no rate today).
+   */
+  async runRates(orgs: OrgRow[]): Promise<Map<string, OrgRunRate>> {
     const today = dayOf(this.clock.now());
-    const out = new Map<string, { cents: number; currency: string; instances: number }>();
+    const out = new Map<string, OrgRunRate>();
     for (const b of await this.billables(orgs)) {
       if (b.endsOn) continue;
       const rate = b.rateOn(today);
-      const acc = out.get(b.source.orgId) ?? { cents: 0, currency: rate?.currency ?? 'USD', instances: 0 };
-      acc.cents += rate ? toCents(rate.amount) : 0;
+      const acc = out.get(b.source.orgId) ?? { byCurrency: new Map<string, number>(), instances: 0, skipped: [] };
+      if (rate) acc.byCurrency.set(rate.currency, (acc.byCurrency.get(rate.currency) ?? 0) + toCents(rate.amount));
+      else acc.skipped.push(skippedInstance(b.source));
       acc.instances++;
       out.set(b.source.orgId, acc);
     }
@@ -421,6 +532,37 @@ export class BillingService {
     if (!org) throw AppError.notFound('Organization');
     return org;
   }
+}
+
+export interface OrgRunRate {
+  /** Monthly fee in cents per currency. */
+  byCurrency: Map<string, number>;
+  instances: number;
+  skipped: SkippedInstance[];
+}
+
+/** What the org pays for one assigned Specialist today. */
+function billedSpecialist(b: BillableOsa, today: string): BilledSpecialist {
+  const rate = b.rateOn(today);
+  return {
+    assignmentId: b.source.id,
+    specialistId: b.source.specialistId,
+    name: b.source.specialistName,
+    monthlyRateCents: rate ? toCents(rate.amount) : null,
+    currency: rate?.currency ?? null,
+    billedFrom: b.startsOn,
+  };
+}
+
+function skippedInstance(source: AssignmentBillingSource): SkippedInstance {
+  return { orgId: source.orgId, assignmentId: source.id, specialistId: source.specialistId, specialistName: source.specialistName, reason: 'no_rate' };
+}
+
+/** Lines grouped by currency, in the order the currencies first appear. */
+function byCurrency(lines: NewInvoiceLine[]): Map<string, NewInvoiceLine[]> {
+  const out = new Map<string, NewInvoiceLine[]>();
+  for (const line of lines) out.set(line.currency, [...(out.get(line.currency) ?? []), line]);
+  return out;
 }
 
 export function dunningOf(a: BillingAccountRow | undefined): OrgBillingDto['dunning'] {

@@ -1,5 +1,6 @@
 import { bigint, boolean, date, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { InvoicePeriod, InvoiceStatus, PaymentMethod, PaymentState } from '../../contracts/billing.js';
+import { INVOICE_STATUSES, PAYMENT_STATES, type InvoicePeriod, type InvoiceStatus, type PaymentMethod, type PaymentState } from '../../contracts/billing.js';
+import { oneOf } from '../../platform/db/checks.js';
 import { orgs } from '../orgs/orgs.tables.js';
 
 /**
@@ -29,7 +30,11 @@ export const billingAccounts = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('billing_accounts_grace_idx').on(t.paymentState, t.graceEndsAt), uniqueIndex('billing_accounts_provider_customer_key').on(t.provider, t.providerCustomerId)],
+  (t) => [
+    index('billing_accounts_grace_idx').on(t.paymentState, t.graceEndsAt),
+    uniqueIndex('billing_accounts_provider_customer_key').on(t.provider, t.providerCustomerId),
+    oneOf('billing_accounts_payment_state_check', t.paymentState, PAYMENT_STATES),
+  ],
 );
 export type BillingAccountRow = typeof billingAccounts.$inferSelect;
 
@@ -59,7 +64,10 @@ export const billingSubscriptions = pgTable(
 );
 export type BillingSubscriptionRow = typeof billingSubscriptions.$inferSelect;
 
-/** One invoice per org per calendar month (spec 2.8); the unique key makes the run idempotent. */
+/**
+ * One invoice per org, calendar month and currency (spec 2.8; docs/billing.md "Invoices": lines in
+ * different currencies are never summed); the unique key makes the run idempotent.
+ */
 export const invoices = pgTable(
   'invoices',
   {
@@ -85,9 +93,13 @@ export const invoices = pgTable(
     failureReason: text('failure_reason'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('invoices_org_period_key').on(t.orgId, t.period), index('invoices_status_idx').on(t.status)],
+  (t) => [uniqueIndex('invoices_org_period_currency_key').on(t.orgId, t.period, t.currency), index('invoices_status_idx').on(t.status), oneOf('invoices_status_check', t.status, INVOICE_STATUSES)],
 );
 export type InvoiceRow = typeof invoices.$inferSelect;
+
+/** A provider invoice is never void. */
+export const PROVIDER_INVOICE_STATUSES = INVOICE_STATUSES.filter((s): s is Exclude<InvoiceStatus, 'void'> => s !== 'void');
+export type ProviderInvoiceStatus = (typeof PROVIDER_INVOICE_STATUSES)[number];
 
 /**
  * The provider's own invoices (Stripe's `in_...`), as its events reported them: each belongs to
@@ -104,7 +116,7 @@ export const providerInvoices = pgTable(
       .references(() => orgs.id, { onDelete: 'cascade' }),
     provider: text('provider').notNull(),
     period: text('period').notNull(),
-    status: text('status').$type<Exclude<InvoiceStatus, 'void'>>().notNull().default('open'),
+    status: text('status').$type<ProviderInvoiceStatus>().notNull().default('open'),
     totalCents: bigint('total_cents', { mode: 'number' }).notNull(),
     amountRemainingCents: bigint('amount_remaining_cents', { mode: 'number' }).notNull(),
     currency: text('currency').notNull(),
@@ -112,7 +124,11 @@ export const providerInvoices = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('provider_invoices_org_period_idx').on(t.orgId, t.period), index('provider_invoices_invoice_idx').on(t.invoiceId)],
+  (t) => [
+    index('provider_invoices_org_period_idx').on(t.orgId, t.period),
+    index('provider_invoices_invoice_idx').on(t.invoiceId),
+    oneOf('provider_invoices_status_check', t.status, PROVIDER_INVOICE_STATUSES),
+  ],
 );
 export type ProviderInvoiceRow = typeof providerInvoices.$inferSelect;
 
@@ -124,7 +140,9 @@ export const invoiceLines = pgTable(
     invoiceId: uuid('invoice_id')
       .notNull()
       .references(() => invoices.id, { onDelete: 'cascade' }),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     assignmentId: uuid('assignment_id').notNull(),
     specialistId: uuid('specialist_id').notNull(),
     description: text('description').notNull(),
@@ -134,7 +152,7 @@ export const invoiceLines = pgTable(
     currency: text('currency').notNull(),
     periods: jsonb('periods').$type<InvoicePeriod[]>().notNull(),
   },
-  (t) => [index('invoice_lines_invoice_idx').on(t.invoiceId)],
+  (t) => [index('invoice_lines_invoice_idx').on(t.invoiceId), index('invoice_lines_org_idx').on(t.orgId)],
 );
 export type InvoiceLineRow = typeof invoiceLines.$inferSelect;
 
@@ -154,7 +172,9 @@ export const llmCostDaily = pgTable(
   'llm_cost_daily',
   {
     day: date('day', { mode: 'string' }).notNull(),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     osaId: uuid('osa_id'),
     purpose: text('purpose').notNull(),
     costMicroUsd: bigint('cost_micro_usd', { mode: 'number' }).notNull(),

@@ -2,18 +2,18 @@ import { Injectable } from '@nestjs/common';
 import type { CostSlice, OpsBillingOrg, OrgCosts, PlatformCosts } from '../../contracts/billing.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import type { OrgScope } from '../../platform/tenancy/org-scope.js';
 import { AgentService } from '../agent/index.js';
 import { ConversationStatsService, MessageQuotaService } from '../conversations/index.js';
 import { OrgsService, type OrgRow } from '../orgs/index.js';
-import { AssignmentsService } from '../specialists/index.js';
+import { AssignmentsService, DEFAULT_CURRENCY } from '../specialists/index.js';
 import { BillingRepository, type CostGroup, type CostRollupRow } from './billing.repository.js';
 import { BillingService, dunningOf } from './billing.service.js';
+import { opsRange } from './ops-range.js';
 import { addDays, dayOf, dayStart as startOf } from './proration.js';
 
 /** A closed day is rolled up this long after it ends, so a call still being written lands in it. */
 const ROLLUP_DELAY_MS = 5 * 60_000;
-const DEFAULT_RANGE_DAYS = 30;
-const MAX_RANGE_DAYS = 366;
 const TOP_ORGS = 10;
 
 type Totals = { costMicroUsd: number; calls: number; inputTokens: number; outputTokens: number };
@@ -21,7 +21,6 @@ type Row = Totals & { key: string | null };
 type Range = { from: string; to: string; orgId?: string };
 /** A range as read once: where the rollup ends, and the ledger's totals of the later days. */
 type RangeSource = Range & { rolledThrough: string; live: Array<Totals & { day: string; orgId: string; osaId: string | null; purpose: string }> };
-
 
 /**
  * The cost panels of spec 8.1, read from the `llm_runs` ledger (through the agent module) and
@@ -56,7 +55,17 @@ export class CostsService {
 
   async rollupDay(day: string): Promise<void> {
     const totals = await this.agent.ledgerTotals(startOf(day), startOf(addDays(day, 1)));
-    const rows: CostRollupRow[] = totals.map((t) => ({ day, orgId: t.orgId, osaId: t.osaId, purpose: t.purpose, costMicroUsd: t.costMicroUsd, inputTokens: t.inputTokens, outputTokens: t.outputTokens, calls: t.calls, errors: t.errors }));
+    const rows: CostRollupRow[] = totals.map((t) => ({
+      day,
+      orgId: t.orgId,
+      osaId: t.osaId,
+      purpose: t.purpose,
+      costMicroUsd: t.costMicroUsd,
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      calls: t.calls,
+      errors: t.errors,
+    }));
     await this.repo.replaceRollupDay(day, rows);
   }
 
@@ -82,21 +91,23 @@ export class CostsService {
     };
   }
 
-  /** `GET /ops/billing/orgs/:orgId`: hourly and daily message usage (never billed), LLM cost per Specialist. */
-  async org(orgId: string, range: { from?: string; to?: string }): Promise<OrgCosts> {
+  /** `GET /ops/billing/orgs/:orgId`: hourly and daily message usage (never billed), LLM cost per Specialist, the autonomous handling rate. */
+  async org(scope: OrgScope, range: { from?: string; to?: string }): Promise<OrgCosts> {
+    const orgId = scope.orgId;
     const org = await this.orgs.findById(orgId);
     if (!org) throw AppError.notFound('Organization');
     const r = this.range(range);
     const now = this.clock.now();
     const [row] = await this.paymentStates([org]);
     const src = await this.source({ ...r, orgId });
-    const [trend, byOsa, hourly, daily, quota, invoices] = await Promise.all([
+    const [trend, byOsa, hourly, daily, quota, invoices, autonomousHandling] = await Promise.all([
       this.sliced('day', src),
       this.sliced('osa', src),
-      this.stats.messageUsage(orgId, 'hour', new Date(now.getTime() - 48 * 3600_000), now),
-      this.stats.messageUsage(orgId, 'day', startOf(r.from), startOf(addDays(r.to, 1))),
+      this.stats.messageUsage(scope, 'hour', new Date(now.getTime() - 48 * 3600_000), now),
+      this.stats.messageUsage(scope, 'day', startOf(r.from), startOf(addDays(r.to, 1))),
       this.quota.usage(orgId),
-      this.billing.invoices(orgId, { limit: 12 }),
+      this.billing.invoices(scope, { limit: 12 }),
+      this.stats.orgAutonomousHandling(scope, startOf(r.from), startOf(addDays(r.to, 1))),
     ]);
     const point = (u: { at: Date; clientMessages: number; specialistMessages: number }) => ({ at: u.at.toISOString(), clientMessages: u.clientMessages, specialistMessages: u.specialistMessages });
     return {
@@ -109,17 +120,22 @@ export class CostsService {
       costBySpecialist: await this.bySpecialist(byOsa),
       totalMicroUsd: sum(trend),
       invoices: invoices.items,
+      autonomousHandling,
     };
   }
 
   /** `GET /ops/billing/orgs`: every activated org's payment state and what it owes. */
   async paymentStates(orgs?: OrgRow[]): Promise<OpsBillingOrg[]> {
     const list = orgs ?? (await this.orgs.activatedOrgs());
-    const [accounts, outstanding, runRates] = await Promise.all([this.repo.accounts(), this.repo.outstandingByOrg(), this.billing.runRates(list)]);
+    const [accounts, outstanding, runRates] = await Promise.all([this.repo.unscopedAccounts(), this.repo.unscopedOutstandingByOrg(), this.billing.runRates(list)]);
     const accountOf = new Map(accounts.map((a) => [a.orgId, a]));
-    const owedOf = new Map(outstanding.map((o) => [o.orgId, o]));
     return list.map((org) => {
       const run = runRates.get(org.id);
+      const amounts = amountsOf(
+        run?.byCurrency,
+        outstanding.filter((o) => o.orgId === org.id),
+      );
+      const main = amounts[0];
       return {
         orgId: org.id,
         legalName: org.legalName,
@@ -127,23 +143,19 @@ export class CostsService {
         orgStatus: org.status,
         assignedAmId: org.assignedAmId,
         ...dunningOf(accountOf.get(org.id)),
-        openInvoices: owedOf.get(org.id)?.openInvoices ?? 0,
-        outstandingCents: owedOf.get(org.id)?.outstandingCents ?? 0,
-        currency: run?.currency ?? 'USD',
-        monthlyRunRateCents: run?.cents ?? 0,
+        openInvoices: amounts.reduce((n, a) => n + a.openInvoices, 0),
+        outstandingCents: main?.outstandingCents ?? 0,
+        currency: main?.currency ?? DEFAULT_CURRENCY,
+        monthlyRunRateCents: main?.monthlyRunRateCents ?? 0,
+        amounts,
         specialistInstances: run?.instances ?? 0,
+        skipped: run?.skipped ?? [],
       };
     });
   }
 
   private range(q: { from?: string; to?: string }): { from: string; to: string } {
-    const to = q.to ?? dayOf(this.clock.now());
-    const from = q.from ?? addDays(to, -(DEFAULT_RANGE_DAYS - 1));
-    if (from > to) throw new AppError('validation_failed', 'Invalid query', { details: [{ field: 'query.from', message: 'Must not be after to' }] });
-    if (startOf(to).getTime() - startOf(from).getTime() > MAX_RANGE_DAYS * 86_400_000) {
-      throw new AppError('validation_failed', 'Invalid query', { details: [{ field: 'query.from', message: `At most ${MAX_RANGE_DAYS} days` }] });
-    }
-    return { from, to };
+    return opsRange(q, dayOf(this.clock.now()));
   }
 
   /** Reads where the rollup ends and the ledger's totals of the days after it (today, mostly), once per request. */
@@ -198,6 +210,18 @@ export class CostsService {
     }
     return sortSlices([...merged.values()]);
   }
+}
+
+/** An org's monthly fee and what it owes, per currency (never summed across currencies), largest fee first. */
+function amountsOf(runRate: Map<string, number> | undefined, owed: Array<{ currency: string; openInvoices: number; outstandingCents: number }>): OpsBillingOrg['amounts'] {
+  const byCurrency = new Map<string, OpsBillingOrg['amounts'][number]>();
+  const of = (currency: string) => byCurrency.get(currency) ?? byCurrency.set(currency, { currency, monthlyRunRateCents: 0, outstandingCents: 0, openInvoices: 0 }).get(currency)!;
+  for (const [currency, cents] of runRate ?? []) of(currency).monthlyRunRateCents += cents;
+  for (const o of owed) {
+    of(o.currency).outstandingCents += o.outstandingCents;
+    of(o.currency).openInvoices += o.openInvoices;
+  }
+  return [...byCurrency.values()].sort((a, b) => b.monthlyRunRateCents - a.monthlyRunRateCents || b.outstandingCents - a.outstandingCents || a.currency.localeCompare(b.currency));
 }
 
 const sum = (rows: Totals[]) => rows.reduce((n, r) => n + r.costMicroUsd, 0);

@@ -3,16 +3,19 @@ import type { BillingWebhookEvent, RecordPaymentInput } from '../../contracts/bi
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { Clock } from '../../platform/clock/clock.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { billingConfig, type BillingConfig } from './billing.config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import type { DurableDomainEvents } from '../../platform/events/domain-events.js';
+import { EventBus } from '../../platform/events/event-bus.js';
+import { OnDurableEvent } from '../../platform/events/on-event.decorator.js';
 import { logger } from '../../platform/observability/logger.js';
-import { NotificationsService } from '../notifications/index.js';
+import { jobScope, unscopedOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { OrgsService } from '../orgs/index.js';
 import { UsersService } from '../users/index.js';
 import { BillingRepository, type NewProviderInvoice } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
+import './billing.events.js';
 
 /** Org roles told of a payment failure with the assigned AM (spec 3.6, 6.2). */
 export const BILLING_RESPONSIBLE_ROLES = ['owner', 'admin', 'billing'] as const;
@@ -34,11 +37,11 @@ export class DunningService {
     private readonly billing: BillingService,
     private readonly orgs: OrgsService,
     private readonly users: UsersService,
-    private readonly notifications: NotificationsService,
+    private readonly bus: EventBus,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(billingConfig.token) private readonly config: BillingConfig,
   ) {}
 
   /**
@@ -52,12 +55,13 @@ export class DunningService {
       logger.warn({ eventId: event.id, orgId: event.data.orgId }, 'billing event for an unknown org ignored');
       return { ok: true, duplicate: false, ignored: 'unknown_org' };
     }
-    await this.billing.ensureAccount(org);
+    const scope = unscopedOrg(org.id, 'the org a payment event names (a provider webhook or a superadmin recording a payment)');
+    await this.billing.ensureAccount(scope, org);
     const fresh = await this.dbService.transaction(async () => {
       if (!(await this.repo.recordEvent(event.id, event.type, org.id))) return false;
-      if (providerInvoice) await this.repo.upsertProviderInvoice(providerInvoice);
-      if (event.type === 'payment_failed') await this.paymentFailed(org.id, event.data.invoiceId, event.data.failureReason ?? null);
-      else await this.paymentSucceeded(org.id, event.data.invoiceId);
+      if (providerInvoice) await this.repo.upsertProviderInvoice(scope, providerInvoice);
+      if (event.type === 'payment_failed') await this.paymentFailed(scope, event.data.invoiceId, event.data.failureReason ?? null);
+      else await this.paymentSucceeded(scope, event.data.invoiceId);
       return true;
     });
     if (fresh) {
@@ -75,7 +79,7 @@ export class DunningService {
 
   /** The default provider: a superadmin records a manual payment as paid or failed; the same path as the webhook. */
   async recordPayment(actor: Principal, invoiceId: string, input: RecordPaymentInput): Promise<PaymentEventOutcome> {
-    const invoice = await this.repo.findInvoiceById(invoiceId);
+    const invoice = await this.repo.unscopedFindInvoiceById(invoiceId);
     if (!invoice) throw AppError.notFound('Invoice');
     return this.handleEvent(
       {
@@ -88,21 +92,23 @@ export class DunningService {
   }
 
   /**
-   * Inside the event's transaction; the notifications follow the commit, best-effort per recipient.
+   * Inside the event's transaction, which also writes the durable `billing.payment_failed` (its
+   * notices are delivered by the job queue, whatever becomes of this process after the commit).
    * One failure is one notice: a provider invoice already failed (the same failure reported by
    * another event, or a retry of it) during the grace period tells no one again.
    */
-  private async paymentFailed(orgId: string, invoiceId: string | undefined, reason: string | null): Promise<void> {
+  private async paymentFailed(scope: OrgScope, invoiceId: string | undefined, reason: string | null): Promise<void> {
+    const orgId = scope.orgId;
     const now = this.clock.now();
-    const account = (await this.repo.lockAccount(orgId))!;
-    const fresh = invoiceId ? await this.settleInvoice(orgId, invoiceId, 'payment_failed', reason) : true;
+    const account = (await this.repo.lockAccount(scope))!;
+    const fresh = invoiceId ? await this.settleInvoice(scope, invoiceId, 'payment_failed', reason) : true;
     // A second failure during the grace period does not extend it.
     if (account.paymentState === 'ok') {
-      await this.repo.updateAccount(orgId, { paymentState: 'past_due', pastDueSince: now, graceEndsAt: new Date(now.getTime() + this.config.billing.graceDays * DAY_MS), lastFailureReason: reason });
+      await this.repo.updateAccount(scope, { paymentState: 'past_due', pastDueSince: now, graceEndsAt: new Date(now.getTime() + this.config.graceDays * DAY_MS), lastFailureReason: reason });
     } else {
-      await this.repo.updateAccount(orgId, { lastFailureReason: reason });
+      await this.repo.updateAccount(scope, { lastFailureReason: reason });
     }
-    if (account.paymentState === 'ok' || fresh) this.dbService.afterCommit(() => this.notifyFailure(orgId, invoiceId, reason));
+    if (account.paymentState === 'ok' || fresh) await this.bus.emitDurable('billing.payment_failed', { orgId, invoiceId: invoiceId ?? null, reason });
   }
 
   /**
@@ -110,46 +116,51 @@ export class DunningService {
    * follows from all of its provider invoices), else ours by its provider id or our id. False when
    * the provider invoice already had this outcome.
    */
-  private async settleInvoice(orgId: string, ref: string, status: 'paid' | 'payment_failed', reason: string | null): Promise<boolean> {
-    const theirs = await this.repo.lockProviderInvoice(orgId, ref);
+  private async settleInvoice(scope: OrgScope, ref: string, status: 'paid' | 'payment_failed', reason: string | null): Promise<boolean> {
+    const theirs = await this.repo.lockProviderInvoice(scope, ref);
     if (theirs) {
       if (theirs.status === status) return false;
-      await this.repo.updateProviderInvoice(orgId, ref, { status, ...(status === 'paid' && { amountRemainingCents: 0 }) });
-      if (theirs.invoiceId) await this.billing.settleFromProvider(orgId, theirs.invoiceId, reason);
+      await this.repo.updateProviderInvoice(scope, ref, { status, ...(status === 'paid' && { amountRemainingCents: 0 }) });
+      if (theirs.invoiceId) await this.billing.settleFromProvider(scope, theirs.invoiceId, reason);
       return true;
     }
     const now = this.clock.now();
     const values = status === 'paid' ? { status, paidAt: now } : { status, failedAt: now, failureReason: reason };
-    if (!(await this.repo.updateInvoiceByRef(orgId, ref, values))) logger.warn({ orgId, invoiceId: ref, status }, 'a payment event names an invoice the org does not have');
+    if (!(await this.repo.updateInvoiceByRef(scope, ref, values))) logger.warn({ orgId: scope.orgId, invoiceId: ref, status }, 'a payment event names an invoice the org does not have');
     return true;
   }
 
-  private async paymentSucceeded(orgId: string, invoiceId: string | undefined): Promise<void> {
-    const account = (await this.repo.lockAccount(orgId))!;
-    if (invoiceId) await this.settleInvoice(orgId, invoiceId, 'paid', null);
-    await this.repo.updateAccount(orgId, { paymentState: 'ok', pastDueSince: null, graceEndsAt: null, lastFailureReason: null, suspendedAt: null });
+  private async paymentSucceeded(scope: OrgScope, invoiceId: string | undefined): Promise<void> {
+    const orgId = scope.orgId;
+    const account = (await this.repo.lockAccount(scope))!;
+    if (invoiceId) await this.settleInvoice(scope, invoiceId, 'paid', null);
+    await this.repo.updateAccount(scope, { paymentState: 'ok', pastDueSince: null, graceEndsAt: null, lastFailureReason: null, suspendedAt: null });
     // Only a suspension of ours is undone: the org goes back to active in the same transaction.
     if (account.suspendedAt && (await this.orgs.applyBillingTransition(orgId, 'payment_recovered'))) {
       await this.audit.record({ action: 'billing.org_reactivated', resourceId: orgId, orgId });
     }
   }
 
-  private async notifyFailure(orgId: string, invoiceId: string | undefined, reason: string | null): Promise<void> {
-    try {
-      const org = (await this.orgs.findById(orgId))!;
-      const account = await this.repo.findAccount(orgId);
-      const members = await this.users.memberIdsWithRoles(orgId, BILLING_RESPONSIBLE_ROLES);
-      const recipients = [...(org.assignedAmId ? [org.assignedAmId] : []), ...members];
-      const graceEnds = account?.graceEndsAt?.toISOString().slice(0, 10);
-      await this.notifications.notifyEach(recipients, {
-        type: 'billing.payment_failed',
-        title: 'Payment failed',
-        message: `${org.legalName}: a payment failed${reason ? ` (${reason})` : ''}. Access is suspended on ${graceEnds ?? 'the end of the grace period'} unless it is paid.`,
-        meta: { orgId, slug: org.slug, invoiceId: invoiceId ?? null, graceEndsAt: account?.graceEndsAt?.toISOString() ?? null },
-      });
-    } catch (err) {
-      logger.error({ err, orgId }, 'notifying a payment failure failed');
-    }
+  /**
+   * From the job queue, atomic: the owed notices (one durable event per recipient, best-effort per
+   * recipient) are written with this job's completion, so a redelivered job tells no one twice.
+   */
+  @OnDurableEvent('billing.payment_failed', { atomic: true })
+  async notifyFailure({ orgId, invoiceId, reason }: DurableDomainEvents['billing.payment_failed']): Promise<void> {
+    const org = await this.orgs.findById(orgId);
+    if (!org) return;
+    const scope = jobScope({ orgId });
+    const account = await this.repo.findAccount(scope);
+    const members = await this.users.memberIdsWithRoles(scope, BILLING_RESPONSIBLE_ROLES);
+    const recipients = new Set([...(org.assignedAmId ? [org.assignedAmId] : []), ...members]);
+    const graceEnds = account?.graceEndsAt?.toISOString().slice(0, 10);
+    const notice = {
+      type: 'billing.payment_failed',
+      title: 'Payment failed',
+      message: `${org.legalName}: a payment failed${reason ? ` (${reason})` : ''}. Access is suspended on ${graceEnds ?? 'the end of the grace period'} unless it is paid.`,
+      meta: { orgId, slug: org.slug, invoiceId: invoiceId ?? null, graceEndsAt: account?.graceEndsAt?.toISOString() ?? null },
+    };
+    for (const userId of recipients) await this.bus.emitDurable('notifications.owed', { userId, notice });
   }
 
   /**
@@ -158,12 +169,12 @@ export class DunningService {
    */
   async runAccessGate(now: Date): Promise<string[]> {
     const suspended: string[] = [];
-    for (const account of await this.repo.graceElapsed(now)) {
+    for (const account of await this.repo.unscopedGraceElapsed(now)) {
       const done = await this.dbService.transaction(async () => {
-        const current = await this.repo.lockAccount(account.orgId);
+        const current = await this.repo.lockAccount(jobScope(account));
         if (current?.paymentState !== 'past_due' || !current.graceEndsAt || current.graceEndsAt > now) return false;
         if (!(await this.orgs.applyBillingTransition(account.orgId, 'grace_elapsed'))) return false;
-        await this.repo.updateAccount(account.orgId, { paymentState: 'suspended', suspendedAt: now });
+        await this.repo.updateAccount(jobScope(account), { paymentState: 'suspended', suspendedAt: now });
         return true;
       });
       if (done) {

@@ -7,6 +7,7 @@ import {
   InvoiceRunResultSchema,
   InvoiceRunSchema,
   OpsBillingOrgListSchema,
+  PaymentRecordedSchema,
   OrgCostsSchema,
   PlatformCostsSchema,
   RecordPaymentSchema,
@@ -18,6 +19,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { onePage } from '../../platform/http/pagination.js';
+import { requestScope } from '../../platform/tenancy/org-scope.js';
 import { AnalyticsService } from './analytics.service.js';
 import { BillingService } from './billing.service.js';
 import { CostsService } from './costs.service.js';
@@ -52,13 +54,26 @@ export class OpsBillingController {
   }
 
   @Get('orgs/:orgId')
-  @Endpoint({ summary: "One org: hourly and daily message usage (never billed), LLM cost per Specialist, invoices", tags: TAGS, params: OrgParams, query: CostRangeQuerySchema, response: OrgCostsSchema, errors: [403, 404] })
+  @Endpoint({
+    summary: 'One org: hourly and daily message usage (never billed), LLM cost per Specialist, the autonomous handling rate (total and per Specialist), invoices',
+    tags: TAGS,
+    params: OrgParams,
+    query: CostRangeQuerySchema,
+    response: OrgCostsSchema,
+    errors: [403, 404],
+  })
   org(@ValidParams() p: z.infer<typeof OrgParams>, @ValidQuery() q: CostRangeQuery) {
-    return this.costs.org(p.orgId, q);
+    return this.costs.org(requestScope(p.orgId, 'org_wide_role'), q);
   }
 
   @Get('costs')
-  @Endpoint({ summary: 'Platform LLM cost from the ledger: daily trend, top orgs, by Specialist, by purpose; the last reconciliation', tags: TAGS, query: CostRangeQuerySchema, response: PlatformCostsSchema, errors: [403] })
+  @Endpoint({
+    summary: 'Platform LLM cost from the ledger: daily trend, top orgs, by Specialist, by purpose; the last reconciliation',
+    tags: TAGS,
+    query: CostRangeQuerySchema,
+    response: PlatformCostsSchema,
+    errors: [403],
+  })
   async platformCosts(@ValidQuery() q: CostRangeQuery) {
     const [panels, reconciliation] = await Promise.all([this.costs.platform(q), this.reconciliation.latest()]);
     return { ...panels, reconciliation };
@@ -73,7 +88,14 @@ export class OpsBillingController {
 
   @Post('invoices/:invoiceId/payments')
   @HttpCode(200)
-  @Endpoint({ summary: 'Record a manual payment of an invoice as paid or failed (the default provider)', tags: TAGS, params: InvoiceParams, body: RecordPaymentSchema, response: z.object({ ok: z.boolean(), duplicate: z.boolean() }), errors: [403, 404] })
+  @Endpoint({
+    summary: 'Record a manual payment of an invoice as paid or failed (the default provider)',
+    tags: TAGS,
+    params: InvoiceParams,
+    body: RecordPaymentSchema,
+    response: PaymentRecordedSchema,
+    errors: [403, 404],
+  })
   recordPayment(@CurrentPrincipal() principal: Principal, @ValidParams() p: z.infer<typeof InvoiceParams>, @ValidBody() body: RecordPaymentInput) {
     return this.dunning.recordPayment(principal, p.invoiceId, body);
   }
@@ -86,7 +108,13 @@ export class OpsAnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get('expert-workload')
-  @Endpoint({ summary: 'Attention-list items and handle time per Specialist', tags: TAGS, query: CostRangeQuerySchema, response: ExpertWorkloadSchema, errors: [403] })
+  @Endpoint({
+    summary: 'Attention-list items and handle time per Specialist; the autonomous handling rate platform wide, per org and per Specialist',
+    tags: TAGS,
+    query: CostRangeQuerySchema,
+    response: ExpertWorkloadSchema,
+    errors: [403],
+  })
   workload(@ValidQuery() q: CostRangeQuery) {
     return this.analytics.workload(q);
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import type { BillingConfig } from './billing.config.js';
 
 /**
  * The payment provider behind the billing engine. Our engine decides what is owed (spec 2.8); a
@@ -16,6 +17,12 @@ export interface PaymentProvider {
    * the provider's setup page), since the provider charges its first invoice at once (Stripe).
    */
   readonly subscribesWithPaymentMethodOnly: boolean;
+  /**
+   * True: an org's subscriptions at the provider share one currency (Stripe: the items of one
+   * subscription must). An OSA in another currency is then not subscribed; our invoice of its
+   * currency carries it, collected by hand.
+   */
+  readonly singleCurrency: boolean;
   /** The billing-customer link of an org, made eagerly (spec 4.6). */
   createCustomer(org: { id: string; legalName: string; billingEmail: string | null }): Promise<{ customerId: string }>;
   /**
@@ -68,7 +75,7 @@ export interface OrgSubscription {
 
 export const PAYMENT_PROVIDER = Symbol('PAYMENT_PROVIDER');
 
-export type PricingStrategy = AppConfig['billing']['pricingStrategy'];
+export type PricingStrategy = BillingConfig['pricingStrategy'];
 
 /**
  * The plan a subscription sits on (spec 2.8). `plan_per_rate`: one plan per distinct monthly
@@ -90,6 +97,7 @@ export function planFor(strategy: PricingStrategy, input: { specialistId: string
 export class ManualPaymentProvider implements PaymentProvider {
   readonly name = 'manual';
   readonly subscribesWithPaymentMethodOnly = false;
+  readonly singleCurrency = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billingStartDay, monthBounds, previousPeriod, prorateLine, rateOn, roundHalfUp, type CatalogRateVersion, type OsaRateVersion } from './proration.js';
+import { billingStartDay, monthBounds, previousPeriod, prorateLine, prorateLines, rateOn, roundHalfUp, type CatalogRateVersion, type OsaRateVersion } from './proration.js';
 
 const catalog = (base_rate: number, effectiveOn = '2020-01-01'): CatalogRateVersion => ({ effectiveOn, base_rate, currency: 'USD' });
 const osa = (effectiveOn: string, monthlyRate: number | null, from: string | null = null, until: string | null = null): OsaRateVersion => ({
@@ -133,5 +133,35 @@ describe('rate resolution with the rate history (spec 2.3)', () => {
     expect(rateOn('2026-02-10', versions, [catalog(3000)])).toEqual({ amount: 900, currency: 'USD', source: 'override' });
     expect(rateOn('2026-02-21', versions, [catalog(3000)])!.source).toBe('specialist');
     expect(rateOn('2026-02-21', versions, [])).toBeNull();
+  });
+});
+
+describe('rateless days and currencies (spec 2.3: no rate, no charge)', () => {
+  const none = [osa('2020-01-01', null)];
+  const lines = (catalogVersions: CatalogRateVersion[], osaVersions = none, startsOn = '2025-01-01', endsOn: string | null = null) =>
+    prorateLines({ period: '2026-04', startsOn, endsOn, rateOn: (day) => rateOn(day, osaVersions, catalogVersions) });
+  const noRate = (effectiveOn = '2020-01-01'): CatalogRateVersion => ({ effectiveOn, base_rate: null, currency: null });
+
+  it('gives no line for a month without a rated day, and tells that the OSA was assigned in it', () => {
+    expect(lines([noRate()])).toEqual({ lines: [], assignedDays: 30 });
+    // An override outside its window does not help; one inside it does, at USD without a catalog currency.
+    expect(lines([noRate()], [osa('2020-01-01', 900, '2026-05-01')]).lines).toEqual([]);
+    expect(lines([noRate()], [osa('2020-01-01', 900)]).lines).toEqual([expect.objectContaining({ currency: 'USD', amountCents: 90000, daysActive: 30 })]);
+    // Not assigned in the month at all: nothing to skip either.
+    expect(lines([noRate()], none, '2026-05-03')).toEqual({ lines: [], assignedDays: 0 });
+  });
+
+  it('bills only the days with a rate when the catalog rate is removed mid-month', () => {
+    // 1..15 Apr at 3000.00, none from 16 Apr: 15/30 x 3000.00.
+    expect(lines([catalog(3000), noRate('2026-04-16')]).lines).toEqual([expect.objectContaining({ daysActive: 15, amountCents: 150000 })]);
+  });
+
+  it('gives one line per currency when the catalog changes currency mid-month, never summing them', () => {
+    const eur: CatalogRateVersion = { effectiveOn: '2026-04-11', base_rate: 3000, currency: 'EUR' };
+    const result = lines([catalog(3000), eur]).lines;
+    expect(result.map((l) => [l.currency, l.daysActive, l.amountCents])).toEqual([
+      ['USD', 10, 100000],
+      ['EUR', 20, 200000],
+    ]);
   });
 });

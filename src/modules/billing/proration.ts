@@ -61,8 +61,8 @@ export interface OsaRateVersion extends RateWindow {
 /** The catalog rate of the Specialist from `effectiveOn`. */
 export interface CatalogRateVersion {
   effectiveOn: string;
-  base_rate: number;
-  currency: string;
+  base_rate: number | null;
+  currency: string | null;
 }
 
 /** The version in force on a day: the last one made on or before it (else the first). */
@@ -90,18 +90,39 @@ export interface ProratedLine {
   periods: InvoicePeriod[];
 }
 
+/** The days of a month an OSA is assigned and billable: [from, until). */
+function billedSpan(input: { period: string; startsOn: string; endsOn: string | null }): { from: string; until: string } {
+  const month = monthBounds(input.period);
+  return { from: input.startsOn > month.first ? input.startsOn : month.first, until: input.endsOn && input.endsOn < month.next ? input.endsOn : month.next };
+}
+
+/**
+ * One OSA's lines for a month, one per currency its rates had (a catalog that changed currency
+ * mid-month gives two; almost always one). None: no day of the month had a rate (or none was
+ * billable). `assignedDays` tells the two apart: billable days there were, rated or not.
+ */
+export function prorateLines(input: { period: string; startsOn: string; endsOn: string | null; rateOn: (day: string) => ResolvedRate | null }): { lines: ProratedLine[]; assignedDays: number } {
+  const { from, until } = billedSpan(input);
+  const currencies = new Set<string>();
+  for (let d = from; d < until; d = addDays(d, 1)) {
+    const rate = input.rateOn(d);
+    if (rate) currencies.add(rate.currency);
+  }
+  return { lines: [...currencies].map((currency) => prorateLine({ ...input, currency })), assignedDays: from < until ? daysBetween(from, until) : 0 };
+}
+
 /**
  * One OSA's line for a month: billed for each day in [startsOn, endsOn) inside the month (the
- * day of unassignment is not billed), at the rate of that day. Days without a rate are not billed.
+ * day of unassignment is not billed), at the rate of that day. Days without a rate (or, with
+ * `currency`, a rate in another currency) are not billed.
  */
-export function prorateLine(input: { period: string; startsOn: string; endsOn: string | null; rateOn: (day: string) => ResolvedRate | null }): ProratedLine {
+export function prorateLine(input: { period: string; startsOn: string; endsOn: string | null; rateOn: (day: string) => ResolvedRate | null; currency?: string }): ProratedLine {
   const month = monthBounds(input.period);
-  const from = input.startsOn > month.first ? input.startsOn : month.first;
-  const until = input.endsOn && input.endsOn < month.next ? input.endsOn : month.next;
+  const { from, until } = billedSpan(input);
   const runs: Array<{ from: string; to: string; days: number; cents: number; source: ResolvedRate['source']; currency: string }> = [];
   for (let d = from; d < until; d = addDays(d, 1)) {
     const rate = input.rateOn(d);
-    if (!rate) continue;
+    if (!rate || (input.currency && rate.currency !== input.currency)) continue;
     const cents = toCents(rate.amount);
     const last = runs.at(-1);
     if (last && last.cents === cents && last.source === rate.source && last.currency === rate.currency && addDays(last.to, 1) === d) {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../platform/clock/clock.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { EventBus } from '../../platform/events/event-bus.js';
 import { logger } from '../../platform/observability/logger.js';
-import { NotificationsService } from '../notifications/index.js';
 import { UsersService } from '../users/index.js';
 import { BillingRepository } from './billing.repository.js';
 import type { CostReconciliationRow } from './billing.tables.js';
@@ -31,15 +32,24 @@ export class ReconciliationService {
     private readonly costs: CostsService,
     private readonly tracing: TracingClient,
     private readonly users: UsersService,
-    private readonly notifications: NotificationsService,
+    private readonly bus: EventBus,
     private readonly clock: Clock,
+    private readonly dbService: DbService,
   ) {}
 
   /** The last day checked, for the platform cost panel. */
   async latest() {
     const rec = await this.repo.latestReconciliation();
     if (!rec) return null;
-    return { day: rec.day, ledgerMicroUsd: rec.ledgerMicroUsd, tracingMicroUsd: rec.tracingMicroUsd, driftMicroUsd: rec.driftMicroUsd, driftPercent: rec.driftPercent, alerted: rec.alerted, checkedAt: rec.checkedAt.toISOString() };
+    return {
+      day: rec.day,
+      ledgerMicroUsd: rec.ledgerMicroUsd,
+      tracingMicroUsd: rec.tracingMicroUsd,
+      driftMicroUsd: rec.driftMicroUsd,
+      driftPercent: rec.driftPercent,
+      alerted: rec.alerted,
+      checkedAt: rec.checkedAt.toISOString(),
+    };
   }
 
   async reconcile(day: string = addDays(dayOf(this.clock.now()), -1)): Promise<CostReconciliationRow | null> {
@@ -56,17 +66,29 @@ export class ReconciliationService {
     }
     const drift = driftOf(ledgerMicroUsd, tracingMicroUsd);
     const alertNow = drift.alert && !previous?.alerted;
-    await this.repo.saveReconciliation({ day, ledgerMicroUsd, tracingMicroUsd, driftMicroUsd: drift.driftMicroUsd, driftPercent: drift.driftPercent, alerted: drift.alert || (previous?.alerted ?? false), error: null });
-    if (alertNow) {
+    // The alert is owed once the day is saved as alerted: both commit together, and the queue
+    // delivers the notices whatever becomes of this process after the commit.
+    await this.dbService.transaction(async () => {
+      await this.repo.saveReconciliation({
+        day,
+        ledgerMicroUsd,
+        tracingMicroUsd,
+        driftMicroUsd: drift.driftMicroUsd,
+        driftPercent: drift.driftPercent,
+        alerted: drift.alert || (previous?.alerted ?? false),
+        error: null,
+      });
+      if (!alertNow) return;
       const superadmins = (await this.users.listByRole('superadmin')).filter((u) => u.status === 'active').map((u) => u.id);
       const usd = (m: number) => (m / 1_000_000).toFixed(2);
-      await this.notifications.notifyEach(superadmins, {
+      const notice = {
         type: 'billing.cost_drift',
         title: 'LLM cost drift',
         message: `${day}: the ledger says ${usd(ledgerMicroUsd)} USD, the tracing tool ${usd(tracingMicroUsd)} USD (${drift.driftPercent.toFixed(1)} % apart). The ledger stays authoritative.`,
         meta: { day, ledgerMicroUsd, tracingMicroUsd, driftMicroUsd: drift.driftMicroUsd, driftPercent: drift.driftPercent },
-      });
-    }
+      };
+      for (const userId of new Set(superadmins)) await this.bus.emitDurable('notifications.owed', { userId, notice });
+    });
     return (await this.repo.findReconciliation(day))!;
   }
 }

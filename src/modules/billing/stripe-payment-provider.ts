@@ -1,5 +1,7 @@
 import Stripe from 'stripe';
+import { systemNow } from '../../platform/clock/clock.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import type { BillingConfig } from './billing.config.js';
 import type { OrgSubscription, PaymentProvider, PlanPrice } from './payment-provider.js';
 
 /** Stripe subscription statuses after which it bills nothing more and takes no items: a new one is opened. */
@@ -9,8 +11,8 @@ export const STRIPE_ENDED_STATUSES: ReadonlySet<string> = new Set<Stripe.Subscri
  * The Stripe SDK as configured: the secret key, and (tests only) `STRIPE_API_BASE_URL` taken
  * apart into the host, port and protocol the SDK accepts.
  */
-export function stripeApi(config: AppConfig): Stripe {
-  const { secretKey, apiBaseUrl } = config.billing.stripe;
+export function stripeApi(billing: BillingConfig): Stripe {
+  const { secretKey, apiBaseUrl } = billing.stripe;
   if (!secretKey) throw new Error('STRIPE_SECRET_KEY is not set');
   const base = apiBaseUrl ? new URL(apiBaseUrl) : null;
   return new Stripe(secretKey, {
@@ -37,6 +39,8 @@ export class StripePaymentProvider implements PaymentProvider {
   readonly name = 'stripe';
   /** Without a default payment method Stripe's first invoice stays incomplete and the subscription expires after ~23 h. */
   readonly subscribesWithPaymentMethodOnly = true;
+  /** All items of a Stripe subscription are in one currency. */
+  readonly singleCurrency = true;
   /** Price ids by plan key: prices never change, so a found one stays good. */
   private readonly prices = new Map<string, string>();
 
@@ -66,7 +70,7 @@ export class StripePaymentProvider implements PaymentProvider {
     }
     // A start in the future (a trial) is a Stripe trial until that day; otherwise the cycle is the calendar month.
     const startsAt = unixDay(input.startsOn);
-    const timing: Partial<Stripe.SubscriptionCreateParams> = startsAt > Date.now() / 1000 ? { trial_end: startsAt } : { billing_cycle_anchor_config: { day_of_month: 1 } };
+    const timing: Partial<Stripe.SubscriptionCreateParams> = startsAt > systemNow().getTime() / 1000 ? { trial_end: startsAt } : { billing_cycle_anchor_config: { day_of_month: 1 } };
     const subscription = await this.stripe.subscriptions.create(
       {
         customer: input.customerId,
@@ -119,7 +123,11 @@ export class StripePaymentProvider implements PaymentProvider {
    * The card a Checkout session in setup mode collected becomes the customer's default for
    * invoices, and the subscription's when it names none. Returns what the client sees of it.
    */
-  async adoptSetupPaymentMethod(input: { setupIntentId: string; customerId: string; subscriptionId: string | null }): Promise<{ paymentMethodId: string; label: string; kind: 'card' | 'bank_transfer' }> {
+  async adoptSetupPaymentMethod(input: {
+    setupIntentId: string;
+    customerId: string;
+    subscriptionId: string | null;
+  }): Promise<{ paymentMethodId: string; label: string; kind: 'card' | 'bank_transfer' }> {
     const intent = await this.stripe.setupIntents.retrieve(input.setupIntentId, { expand: ['payment_method'] });
     const method = intent.payment_method;
     if (!method) throw new Error(`Stripe SetupIntent ${intent.id} has no payment method`);

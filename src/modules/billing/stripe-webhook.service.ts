@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { billingConfig, type BillingConfig } from './billing.config.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
+import { unscopedOrg } from '../../platform/tenancy/org-scope.js';
 import { BillingRepository } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
 import { DunningService, type PaymentEventOutcome } from './dunning.service.js';
@@ -33,7 +33,7 @@ export class StripeWebhookService {
     private readonly repo: BillingRepository,
     private readonly billing: BillingService,
     private readonly dunning: DunningService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(billingConfig.token) private readonly config: BillingConfig,
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
   ) {}
 
@@ -45,9 +45,9 @@ export class StripeWebhookService {
 
   async receive(rawBody: Buffer | undefined, signature: string | string[] | undefined): Promise<PaymentEventOutcome> {
     // With the manual provider the route does not exist.
-    if (this.config.billing.provider !== 'stripe') throw AppError.notFound('Route');
+    if (this.config.provider !== 'stripe') throw AppError.notFound('Route');
     const header = Array.isArray(signature) ? signature[0] : signature;
-    const secret = this.config.billing.stripe.webhookSecret;
+    const secret = this.config.stripe.webhookSecret;
     let event: Stripe.Event;
     try {
       if (!secret || !header || !rawBody) throw new Error('unsigned');
@@ -101,7 +101,6 @@ export class StripeWebhookService {
       undefined,
       {
         providerInvoiceId: invoice.id,
-        orgId,
         provider: 'stripe',
         period: stripeInvoicePeriod(invoice),
         totalCents: invoice.total,
@@ -133,7 +132,7 @@ export class StripeWebhookService {
         await this.invoiceOutcomeOf(account.orgId, dunningId, 'payment_succeeded', await this.stripe.retrieveInvoice(latest));
       }
     }
-    const fresh = await this.billing.providerSubscriptionChanged(event, account.orgId, {
+    const fresh = await this.billing.providerSubscriptionChanged(event, unscopedOrg(account.orgId, "the account a Stripe event's customer names"), {
       id: subscription.id,
       status: subscription.status,
       itemIds: subscription.items.data.map((i) => i.id),
@@ -157,7 +156,12 @@ export class StripeWebhookService {
     if (await this.repo.eventSeen(event.id)) return { ok: true, duplicate: true };
     // Stripe's calls carry idempotency keys made from the SetupIntent: a retried event repeats nothing there.
     const adopted = await this.stripe.adoptSetupPaymentMethod({ setupIntentId, customerId: account.providerCustomerId, subscriptionId: account.providerSubscriptionId });
-    const fresh = await this.billing.providerPaymentMethodAdded(event, account.orgId, { kind: adopted.kind, label: adopted.label }, { paymentMethodId: adopted.paymentMethodId, setupIntentId });
+    const fresh = await this.billing.providerPaymentMethodAdded(
+      event,
+      unscopedOrg(account.orgId, "the account a Stripe event's customer names"),
+      { kind: adopted.kind, label: adopted.label },
+      { paymentMethodId: adopted.paymentMethodId, setupIntentId },
+    );
     return { ok: true, duplicate: !fresh };
   }
 
@@ -166,7 +170,7 @@ export class StripeWebhookService {
   }
 
   private async accountOf(event: Stripe.Event, customerId: string | null) {
-    const account = customerId ? await this.repo.findAccountByCustomer('stripe', customerId) : undefined;
+    const account = customerId ? await this.repo.unscopedFindAccountByCustomer('stripe', customerId) : undefined;
     if (!account) logger.warn({ eventId: event.id, type: event.type, customerId }, 'Stripe event for a customer of no org ignored');
     return account;
   }

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { billingConfig, type BillingConfig } from './billing.config.js';
 import { dayStart } from './proration.js';
 
 /** The tracing tool's API answers only browser-like clients (spec 5.9). */
@@ -15,7 +14,7 @@ const TIMEOUT_MS = 15_000;
  */
 @Injectable()
 export class TracingClient {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(@Inject(billingConfig.token) private readonly config: BillingConfig) {}
 
   get configured(): boolean {
     const t = this.config.tracing;

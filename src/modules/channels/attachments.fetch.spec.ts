@@ -18,10 +18,11 @@ async function loopback(handle: (req: IncomingMessage, res: ServerResponse) => v
     port,
     host: `127.0.0.1:${port}`,
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -36,12 +37,14 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 }
 
 /** Resolves the test's own names to the given address; everything else through DNS. */
-const fakeDns = (names: Record<string, string>): LookupFunction => (hostname, options, callback) => {
-  const address = names[hostname];
-  if (address === undefined) return (dnsLookup as LookupFunction)(hostname, options, callback);
-  if (options.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family: 4 }]);
-  else callback(null, address, 4);
-};
+const fakeDns =
+  (names: Record<string, string>): LookupFunction =>
+  (hostname, options, callback) => {
+    const address = names[hostname];
+    if (address === undefined) return (dnsLookup as LookupFunction)(hostname, options, callback);
+    if (options.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family: 4 }]);
+    else callback(null, address, 4);
+  };
 
 describe('isPublicAddress', () => {
   it.each([
@@ -190,7 +193,7 @@ describe('AttachmentFetcher (API-MAP "Channel bindings and vendor traffic")', ()
   });
 
   it('refuses a listed name that resolves to a loopback or private address', async () => {
-    const dns = fakeDns({ 'files.vendor.test': '127.0.0.1', 'cdn.vendor.test': '10.0.0.7', 'localhost': '127.0.0.1' });
+    const dns = fakeDns({ 'files.vendor.test': '127.0.0.1', 'cdn.vendor.test': '10.0.0.7', localhost: '127.0.0.1' });
     const f = fetcher([`files.vendor.test:${files.port}`, `*.vendor.test:${files.port}`, `localhost:${files.port}`], dns);
     expect(await refusal(f.fetch({ url: `http://files.vendor.test:${files.port}/file.txt` }))).toBe('private_address');
     expect(await refusal(f.fetch({ url: `http://cdn.vendor.test:${files.port}/file.txt` }))).toBe('private_address');

@@ -60,7 +60,8 @@ for (const [net, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
+] as const)
+  NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128],
@@ -70,7 +71,8 @@ for (const [net, prefix] of [
   ['ff00::', 8], // multicast
   ['2001:db8::', 32],
   ['100::', 64], // discard
-] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
+] as const)
+  NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
 
 /** IPv6 forms that carry an IPv4 address (mapped, compatible, NAT64, 6to4): judged by that address. */
 function embeddedIPv4(address: string): string | undefined {
@@ -197,7 +199,7 @@ export class AttachmentFetcher {
     const chunks: Buffer[] = [];
     let size = 0;
     try {
-      for await (const chunk of body) {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
         size += chunk.length;
         if (size > this.maxBytes) throw new AttachmentRefused('too_large', host);
         chunks.push(chunk);

@@ -12,8 +12,11 @@ const BREAKER_VALUES: Record<BreakerState, number> = { closed: 0, half_open: 1, 
 /** A reason as a label value: the parsers' and the worker's fixed words, never free text (it would grow the series without bound). */
 const reasonLabel = (reason: string | undefined) => (reason === undefined ? '' : /^[a-z][a-z_]{0,39}$/.test(reason) ? reason : 'other');
 
-/** How an outbound send ended: a failure with attempts left is `retried`, the last one `failed`. */
-export type OutboundOutcome = 'sent' | 'retried' | 'failed';
+/**
+ * How an outbound send ended: a failure with attempts left is `retried`, the last one `failed`;
+ * a call the open circuit breaker refused is `deferred` (no attempt: the row waits for the breaker).
+ */
+export type OutboundOutcome = 'sent' | 'retried' | 'failed' | 'deferred';
 
 /**
  * Prometheus metrics of the channels, per channel (docs/channels.md "Metrics"), on the instance's
@@ -43,7 +46,7 @@ export class ChannelMetrics {
     });
     this.outboundOutcomes = new Counter({
       name: 'channel_outbound_sends_total',
-      help: 'Outbound send attempts, by channel and outcome (sent; retried: failed with attempts left; failed: the last attempt failed)',
+      help: 'Outbound sends, by channel and outcome (sent; retried: failed with attempts left; failed: the last attempt failed; deferred: refused by the open circuit breaker, not an attempt)',
       labelNames: ['channel', 'outcome'],
       registers,
     });
@@ -54,7 +57,7 @@ export class ChannelMetrics {
       registers,
       async collect() {
         try {
-          const depth = await repo.openDepthByChannel();
+          const depth = await repo.unscopedOpenDepthByChannel();
           this.reset();
           for (const channel of CHANNEL_NAMES) for (const status of ['queued', 'processing'] as const) this.set({ channel, status }, 0);
           for (const row of depth) this.set({ channel: row.channel, status: row.status }, row.n);
@@ -79,7 +82,7 @@ export class ChannelMetrics {
     // Every channel's series from the start, so a rate over the first event is not lost.
     for (const channel of CHANNEL_NAMES) {
       this.inboundAccepted.inc({ channel }, 0);
-      for (const outcome of ['sent', 'retried', 'failed'] as const) this.outboundOutcomes.inc({ channel, outcome }, 0);
+      for (const outcome of ['sent', 'retried', 'failed', 'deferred'] as const) this.outboundOutcomes.inc({ channel, outcome }, 0);
     }
   }
 

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { chatAFile, parseChatA, parseMessagingB, type ChatAEnvelope, type MessagingBUpdate } from './channels.parse.js';
 
-const chatA = (event: Record<string, unknown>): ChatAEnvelope => ({ type: 'event_callback', team_id: 'T1', event_id: 'Ev1', event: { type: 'message', user: 'U1', channel: 'C1', channel_type: 'channel', ts: '1.1', ...event } });
-const mb = (message: Record<string, unknown>): MessagingBUpdate => ({ update_id: 1, message: { message_id: 5, chat: { id: -100, type: 'supergroup' }, from: { id: 7, is_bot: false, first_name: 'Ann' }, ...message } });
+const chatA = (event: Record<string, unknown>): ChatAEnvelope => ({
+  type: 'event_callback',
+  team_id: 'T1',
+  event_id: 'Ev1',
+  event: { type: 'message', user: 'U1', channel: 'C1', channel_type: 'channel', ts: '1.1', ...event },
+});
+const mb = (message: Record<string, unknown>): MessagingBUpdate => ({
+  update_id: 1,
+  message: { message_id: 5, chat: { id: -100, type: 'supergroup' }, from: { id: 7, is_bot: false, first_name: 'Ann' }, ...message },
+});
 const bot = { username: 'acme_bot', id: '123' };
 
 describe('chat-a files', () => {

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, gt, inArray, lt, lte, max, or, sql } from 'drizzle-orm';
 import type { ChannelName } from '../../contracts/channels.js';
+import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import {
@@ -18,9 +20,31 @@ import {
   type InboundStatus,
   type IntegrationRow,
   type OutboundRow,
+  type OutboundStatus,
 } from './channels.tables.js';
 
-/** Channel queries. Integration reads are scoped by org; bindings are the only way in from outside. */
+/**
+ * Advisory lock key of the inbound queue's admission (count, then insert): taken exclusively by an
+ * admission near the limit, shared by the striped admissions far below it.
+ */
+const INBOUND_ADMISSION_LOCK = 7_410_226;
+
+/**
+ * Admissions far below the limit run side by side, each holding one of these stripes (the
+ * two-key advisory locks `(INBOUND_ADMISSION_LOCK, 1..n)`) until its transaction ends: at most this
+ * many are uncommitted at once, so one that counts at most `max - ADMISSION_STRIPES` open events
+ * cannot take the queue past `max` with the others.
+ */
+export const ADMISSION_STRIPES = 32;
+
+/** How an admission went: kept (its id), the same event kept before, or refused at the depth it counted. */
+export type Admission = { kept: true; id: string } | { kept: false; full: boolean };
+
+/**
+ * Channel queries. Tenant rows (integrations, bindings, threads, reply targets, the outbox) are read
+ * and written in an OrgScope; bindings are the only way in from outside. The inbound queue (vendor
+ * traffic, org unknown until routed) and the platform-wide sweeps (`unscoped*`) take none.
+ */
 @Injectable()
 export class ChannelsRepository {
   constructor(private readonly dbService: DbService) {}
@@ -36,68 +60,72 @@ export class ChannelsRepository {
     return row!;
   }
 
-  async updateIntegration(orgId: string, id: string, values: Partial<typeof orgIntegrations.$inferInsert>): Promise<IntegrationRow | undefined> {
+  async updateIntegration(scope: OrgScope, id: string, values: Partial<typeof orgIntegrations.$inferInsert>): Promise<IntegrationRow | undefined> {
     const [row] = await this.db
       .update(orgIntegrations)
-      .set({ ...values, updatedAt: new Date() })
-      .where(and(eq(orgIntegrations.orgId, orgId), eq(orgIntegrations.id, id)))
+      .set({ ...values, updatedAt: systemNow() })
+      .where(and(inOrg(orgIntegrations.orgId, scope), eq(orgIntegrations.id, id)))
       .returning();
     return row;
   }
 
-  async deleteIntegration(orgId: string, id: string): Promise<IntegrationRow | undefined> {
+  async deleteIntegration(scope: OrgScope, id: string): Promise<IntegrationRow | undefined> {
     const [row] = await this.db
       .delete(orgIntegrations)
-      .where(and(eq(orgIntegrations.orgId, orgId), eq(orgIntegrations.id, id)))
+      .where(and(inOrg(orgIntegrations.orgId, scope), eq(orgIntegrations.id, id)))
       .returning();
     return row;
   }
 
-  listIntegrations(orgId: string): Promise<IntegrationRow[]> {
-    return this.db.select().from(orgIntegrations).where(eq(orgIntegrations.orgId, orgId)).orderBy(asc(orgIntegrations.createdAt));
+  listIntegrations(scope: OrgScope): Promise<IntegrationRow[]> {
+    return this.db.select().from(orgIntegrations).where(inOrg(orgIntegrations.orgId, scope)).orderBy(asc(orgIntegrations.createdAt));
   }
 
-  async findIntegration(orgId: string, id: string): Promise<IntegrationRow | undefined> {
+  async findIntegration(scope: OrgScope, id: string): Promise<IntegrationRow | undefined> {
     const [row] = await this.db
       .select()
       .from(orgIntegrations)
-      .where(and(eq(orgIntegrations.orgId, orgId), eq(orgIntegrations.id, id)));
+      .where(and(inOrg(orgIntegrations.orgId, scope), eq(orgIntegrations.id, id)));
     return row;
   }
 
-  /** By id alone: for an event whose integration was already proven at the door (messaging-b). */
-  async findIntegrationByIdAny(id: string): Promise<IntegrationRow | undefined> {
+  /** By id alone, in any org: an event whose integration was already proven at the door (messaging-b) names it. */
+  async unscopedFindIntegrationById(id: string): Promise<IntegrationRow | undefined> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
     const [row] = await this.db.select().from(orgIntegrations).where(eq(orgIntegrations.id, id));
     return row;
   }
 
-  async findIntegrationByChannel(orgId: string, channel: ChannelName): Promise<IntegrationRow | undefined> {
+  async findIntegrationByChannel(scope: OrgScope, channel: ChannelName): Promise<IntegrationRow | undefined> {
     const [row] = await this.db
       .select()
       .from(orgIntegrations)
-      .where(and(eq(orgIntegrations.orgId, orgId), eq(orgIntegrations.channel, channel)));
+      .where(and(inOrg(orgIntegrations.orgId, scope), eq(orgIntegrations.channel, channel)));
     return row;
   }
 
   /** Replaces an integration's bindings; a value verified for another integration is a unique violation. */
-  async replaceBindings(integrationId: string, orgId: string, channel: ChannelName, bindings: Array<{ kind: BindingKind; value: string; verified: boolean }>): Promise<void> {
-    await this.db.delete(channelBindings).where(eq(channelBindings.integrationId, integrationId));
-    if (bindings.length > 0) await this.db.insert(channelBindings).values(bindings.map((b) => ({ ...b, channel, integrationId, orgId })));
+  async replaceBindings(scope: OrgScope, integrationId: string, channel: ChannelName, bindings: Array<{ kind: BindingKind; value: string; verified: boolean }>): Promise<void> {
+    await this.db.delete(channelBindings).where(and(inOrg(channelBindings.orgId, scope), eq(channelBindings.integrationId, integrationId)));
+    if (bindings.length > 0) await this.db.insert(channelBindings).values(bindings.map((b) => ({ ...b, channel, integrationId, orgId: scope.orgId })));
   }
 
-  /** The bindings of one or more integrations (by the integration index). */
-  bindingsOf(integrationIds: string | string[]): Promise<ChannelBindingRow[]> {
+  /** The bindings of one or more of the org's integrations (by the integration index). */
+  bindingsOf(scope: OrgScope, integrationIds: string | string[]): Promise<ChannelBindingRow[]> {
     const ids = Array.isArray(integrationIds) ? integrationIds : [integrationIds];
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.select().from(channelBindings).where(inArray(channelBindings.integrationId, ids));
+    return this.db
+      .select()
+      .from(channelBindings)
+      .where(and(inOrg(channelBindings.orgId, scope), inArray(channelBindings.integrationId, ids)));
   }
 
   /**
    * The integrations that claim a value (one indexed lookup on the binding's key): the verified
-   * one first, then pending claims oldest first.
+   * one first, then pending claims oldest first. Platform wide: vendor traffic names a source, not
+   * an org; this finds which org (if any) holds it.
    */
-  bindingsOfValue(channel: ChannelName, kind: BindingKind, value: string, limit = 50): Promise<Array<{ binding: ChannelBindingRow; integration: IntegrationRow }>> {
+  unscopedBindingsOfValue(channel: ChannelName, kind: BindingKind, value: string, limit = 50): Promise<Array<{ binding: ChannelBindingRow; integration: IntegrationRow }>> {
     return this.db
       .select({ binding: channelBindings, integration: orgIntegrations })
       .from(channelBindings)
@@ -108,14 +136,17 @@ export class ChannelsRepository {
   }
 
   /** Marks an integration's bindings verified (all, or the one named); a value verified elsewhere is a unique violation. */
-  async verifyBindings(integrationId: string, only?: { kind: BindingKind; value: string }): Promise<void> {
+  async verifyBindings(scope: OrgScope, integrationId: string, only?: { kind: BindingKind; value: string }): Promise<void> {
     await this.db
       .update(channelBindings)
       .set({ verified: true })
-      .where(and(eq(channelBindings.integrationId, integrationId), only ? and(eq(channelBindings.kind, only.kind), eq(channelBindings.value, only.value)) : undefined));
+      .where(
+        and(inOrg(channelBindings.orgId, scope), eq(channelBindings.integrationId, integrationId), only ? and(eq(channelBindings.kind, only.kind), eq(channelBindings.value, only.value)) : undefined),
+      );
   }
 
-  // The inbound queue
+  // The inbound queue: vendor traffic whose org is unknown until the event is routed, so these
+  // functions take no OrgScope (an event's orgId is written once it is resolved).
 
   /** Keeps a verified call; undefined when the same event was received before. */
   async insertEvent(values: typeof inboundEvents.$inferInsert): Promise<InboundEventRow | undefined> {
@@ -141,21 +172,61 @@ export class ChannelsRepository {
     return row;
   }
 
-  async finishEvent(id: string, status: InboundStatus, fields: Partial<Pick<InboundEventRow, 'reason' | 'orgId' | 'integrationId' | 'conversationId' | 'messageId' | 'lastError' | 'body'>> = {}): Promise<void> {
+  async finishEvent(
+    id: string,
+    status: InboundStatus,
+    fields: Partial<Pick<InboundEventRow, 'reason' | 'orgId' | 'integrationId' | 'conversationId' | 'messageId' | 'lastError' | 'body'>> = {},
+  ): Promise<void> {
     await this.db
       .update(inboundEvents)
       .set({ status, ...fields, processedAt: sql`clock_timestamp()` })
       .where(eq(inboundEvents.id, id));
   }
 
-  /** Events accepted and not yet processed: the depth backpressure watches. */
-  async openDepth(): Promise<number> {
-    const [row] = await this.db.select({ n: count() }).from(inboundEvents).where(inArray(inboundEvents.status, ['queued', 'processing']));
-    return Number(row?.n ?? 0);
+  /**
+   * Enters the inbound queue's admission until the caller's transaction ends (call it first in
+   * one): `exclusive` alone (the depth backpressure compares is the whole queue's, so one key for
+   * all), else beside the other striped admissions, holding a stripe (waiting for one when all are
+   * taken). Either way the depth is counted after this returns, by a statement of its own, so it
+   * sees every admission that left before.
+   */
+  async enterInboundAdmission(mode: 'exclusive' | 'striped'): Promise<void> {
+    if (mode === 'exclusive') {
+      await this.db.execute(sql`select pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK})`);
+      return;
+    }
+    const [row] = rowsOf<{ stripe: number | null }>(
+      await this.db.execute(
+        sql`select pg_advisory_xact_lock_shared(${INBOUND_ADMISSION_LOCK}) is null as shared, (select s from generate_series(1, ${ADMISSION_STRIPES}::int) s where pg_try_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, s) limit 1) as stripe`,
+      ),
+    );
+    if (row?.stripe == null) await this.db.execute(sql`select pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, ${1 + Math.floor(Math.random() * ADMISSION_STRIPES)}::int)`);
   }
 
-  /** The open depth per channel and status, for the metrics (one query over the open-events index). */
-  async openDepthByChannel(): Promise<Array<{ channel: ChannelName; status: 'queued' | 'processing'; n: number }>> {
+  /**
+   * Keeps a verified call when fewer than `below` events are open (counting at most that many),
+   * in one statement; inside `enterInboundAdmission`'s transaction. Not kept: `full` when the
+   * count reached `below`, else the same event was kept before.
+   */
+  async insertEventBelowDepth(values: { channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> }, below: number): Promise<Admission> {
+    const [row] = rowsOf<{ depth: number; id: string | null }>(
+      await this.db.execute(sql`
+        with depth as (
+          select count(*)::int as n from (select 1 from ${inboundEvents} where ${inboundEvents.status} in ('queued', 'processing') limit ${below}::int) open_events
+        ), kept as (
+          insert into ${inboundEvents} (channel, event_key, body, meta)
+          select ${values.channel}, ${values.eventKey}, ${values.body}, ${JSON.stringify(values.meta)}::jsonb from depth where depth.n < ${below}::int
+          on conflict (channel, event_key) do nothing
+          returning id
+        )
+        select (select n from depth) as depth, (select id from kept) as id`),
+    );
+    if (row?.id) return { kept: true, id: row.id };
+    return { kept: false, full: (row?.depth ?? below) >= below };
+  }
+
+  /** The open depth per channel and status, for the metrics (one query over the open-events index). Platform wide: the queue's metrics. */
+  async unscopedOpenDepthByChannel(): Promise<Array<{ channel: ChannelName; status: 'queued' | 'processing'; n: number }>> {
     const rows = await this.dbService.root
       .select({ channel: inboundEvents.channel, status: inboundEvents.status, n: count() })
       .from(inboundEvents)
@@ -164,17 +235,12 @@ export class ChannelsRepository {
     return rows.map((r) => ({ channel: r.channel, status: r.status as 'queued' | 'processing', n: Number(r.n) }));
   }
 
-  /** Queued events nobody took (their job was lost) and processing ones whose worker died. */
-  strandedEvents(queuedBefore: Date, staleBefore: Date, limit: number): Promise<InboundEventRow[]> {
+  /** Queued events nobody took (their job was lost) and processing ones whose worker died. Platform wide: the recovery sweep. */
+  unscopedStrandedEvents(queuedBefore: Date, staleBefore: Date, limit: number): Promise<InboundEventRow[]> {
     return this.dbService.root
       .select()
       .from(inboundEvents)
-      .where(
-        or(
-          and(eq(inboundEvents.status, 'queued'), lt(inboundEvents.receivedAt, queuedBefore)),
-          and(eq(inboundEvents.status, 'processing'), lt(inboundEvents.processedAt, staleBefore)),
-        ),
-      )
+      .where(or(and(eq(inboundEvents.status, 'queued'), lt(inboundEvents.receivedAt, queuedBefore)), and(eq(inboundEvents.status, 'processing'), lt(inboundEvents.processedAt, staleBefore))))
       .orderBy(asc(inboundEvents.receivedAt))
       .limit(limit);
   }
@@ -197,82 +263,99 @@ export class ChannelsRepository {
 
   // Threads
 
-  /** Binds a new thread to a conversation id; undefined when the thread is bound already. */
-  async insertThread(values: typeof channelThreads.$inferInsert): Promise<ChannelThreadRow | undefined> {
-    const [row] = await this.db.insert(channelThreads).values(values).onConflictDoNothing().returning();
+  /** Binds a new thread of the org to a conversation id; undefined when the thread is bound already. */
+  async insertThread(scope: OrgScope, values: Omit<typeof channelThreads.$inferInsert, 'orgId'>): Promise<ChannelThreadRow | undefined> {
+    const [row] = await this.db
+      .insert(channelThreads)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing()
+      .returning();
     return row;
   }
 
-  async findThread(orgId: string, channel: ChannelName, threadKey: string): Promise<ChannelThreadRow | undefined> {
+  async findThread(scope: OrgScope, channel: ChannelName, threadKey: string): Promise<ChannelThreadRow | undefined> {
     const [row] = await this.db
       .select()
       .from(channelThreads)
-      .where(and(eq(channelThreads.orgId, orgId), eq(channelThreads.channel, channel), eq(channelThreads.threadKey, threadKey)));
+      .where(and(inOrg(channelThreads.orgId, scope), eq(channelThreads.channel, channel), eq(channelThreads.threadKey, threadKey)));
     return row;
   }
 
-  async findThreadsByKeys(orgId: string, channel: ChannelName, keys: string[]): Promise<ChannelThreadRow[]> {
+  async findThreadsByKeys(scope: OrgScope, channel: ChannelName, keys: string[]): Promise<ChannelThreadRow[]> {
     if (keys.length === 0) return [];
     return this.db
       .select()
       .from(channelThreads)
-      .where(and(eq(channelThreads.orgId, orgId), eq(channelThreads.channel, channel), inArray(channelThreads.threadKey, keys)));
+      .where(and(inOrg(channelThreads.orgId, scope), eq(channelThreads.channel, channel), inArray(channelThreads.threadKey, keys)));
   }
 
   /** The thread a conversation was opened for (the reply target of conversations older than per-message targets). */
-  async threadOfConversation(conversationId: string): Promise<ChannelThreadRow | undefined> {
-    const [row] = await this.db.select().from(channelThreads).where(eq(channelThreads.conversationId, conversationId)).orderBy(asc(channelThreads.createdAt)).limit(1);
+  async threadOfConversation(scope: OrgScope, conversationId: string): Promise<ChannelThreadRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(channelThreads)
+      .where(and(inOrg(channelThreads.orgId, scope), eq(channelThreads.conversationId, conversationId)))
+      .orderBy(asc(channelThreads.createdAt))
+      .limit(1);
     return row;
   }
 
   // Reply targets
 
   /** Keeps where the reply to one inbound message goes; a redelivery keeps the first. */
-  async keepReplyTarget(values: typeof channelReplyTargets.$inferInsert): Promise<void> {
-    await this.db.insert(channelReplyTargets).values(values).onConflictDoNothing();
+  async keepReplyTarget(scope: OrgScope, values: Omit<typeof channelReplyTargets.$inferInsert, 'orgId'>): Promise<void> {
+    await this.db
+      .insert(channelReplyTargets)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing();
   }
 
   /** The target of one client message of a conversation (by the message's idempotency key). */
-  async replyTargetOf(orgId: string, conversationId: string, messageKey: string): Promise<Record<string, unknown> | undefined> {
+  async replyTargetOf(scope: OrgScope, conversationId: string, messageKey: string): Promise<Record<string, unknown> | undefined> {
     const [row] = await this.db
       .select({ target: channelReplyTargets.target })
       .from(channelReplyTargets)
-      .where(and(eq(channelReplyTargets.orgId, orgId), eq(channelReplyTargets.conversationId, conversationId), eq(channelReplyTargets.messageKey, messageKey)));
+      .where(and(inOrg(channelReplyTargets.orgId, scope), eq(channelReplyTargets.conversationId, conversationId), eq(channelReplyTargets.messageKey, messageKey)));
     return row?.target;
   }
 
   /** The target of the conversation's latest inbound message. */
-  async latestReplyTarget(orgId: string, conversationId: string): Promise<Record<string, unknown> | undefined> {
+  async latestReplyTarget(scope: OrgScope, conversationId: string): Promise<Record<string, unknown> | undefined> {
     const [row] = await this.db
       .select({ target: channelReplyTargets.target })
       .from(channelReplyTargets)
-      .where(and(eq(channelReplyTargets.orgId, orgId), eq(channelReplyTargets.conversationId, conversationId)))
+      .where(and(inOrg(channelReplyTargets.orgId, scope), eq(channelReplyTargets.conversationId, conversationId)))
       .orderBy(desc(channelReplyTargets.createdAt), desc(channelReplyTargets.id))
       .limit(1);
     return row?.target;
   }
 
-  async updateThread(id: string, values: Partial<typeof channelThreads.$inferInsert>): Promise<void> {
+  async updateThread(scope: OrgScope, id: string, values: Partial<Omit<typeof channelThreads.$inferInsert, 'orgId'>>): Promise<void> {
     await this.db
       .update(channelThreads)
-      .set({ ...values, updatedAt: new Date() })
-      .where(eq(channelThreads.id, id));
+      .set({ ...values, updatedAt: systemNow() })
+      .where(and(inOrg(channelThreads.orgId, scope), eq(channelThreads.id, id)));
   }
 
   // The outbox
 
-  async insertOutbound(values: typeof outboundMessages.$inferInsert): Promise<OutboundRow | undefined> {
-    const [row] = await this.db.insert(outboundMessages).values(values).onConflictDoNothing().returning();
+  async insertOutbound(scope: OrgScope, values: Omit<typeof outboundMessages.$inferInsert, 'orgId'>): Promise<OutboundRow | undefined> {
+    const [row] = await this.db
+      .insert(outboundMessages)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing()
+      .returning();
     return row;
   }
 
   /** Takes a due row for sending, under a lease; one sender at a time across instances. */
-  async claimOutbound(id: string, leaseMs: number): Promise<OutboundRow | undefined> {
+  async claimOutbound(scope: OrgScope, id: string, leaseMs: number): Promise<OutboundRow | undefined> {
     const [row] = await this.dbService.root
       .update(outboundMessages)
       .set({ status: 'sending', attempts: sql`${outboundMessages.attempts} + 1`, claimedUntil: sql`clock_timestamp() + make_interval(secs => ${leaseMs / 1000})` })
       .where(
         and(
+          inOrg(outboundMessages.orgId, scope),
           eq(outboundMessages.id, id),
           lte(outboundMessages.nextAttemptAt, sql`clock_timestamp()`),
           or(eq(outboundMessages.status, 'pending'), and(eq(outboundMessages.status, 'sending'), lt(outboundMessages.claimedUntil, sql`clock_timestamp()`))),
@@ -282,7 +365,8 @@ export class ChannelsRepository {
     return row;
   }
 
-  dueOutbound(limit: number): Promise<OutboundRow[]> {
+  /** Due rows of every org: platform wide (the dispatcher's sweep; each row is then sent in its own org). */
+  unscopedDueOutbound(limit: number): Promise<OutboundRow[]> {
     return this.dbService.root
       .select()
       .from(outboundMessages)
@@ -296,45 +380,113 @@ export class ChannelsRepository {
       .limit(limit);
   }
 
-  async updateOutbound(id: string, values: Partial<typeof outboundMessages.$inferInsert>): Promise<void> {
-    await this.dbService.root.update(outboundMessages).set(values).where(eq(outboundMessages.id, id));
+  /** Outside a transaction on its own; inside one (a reply failed for good, with its record) part of it. */
+  async updateOutbound(scope: OrgScope, id: string, values: Partial<Omit<typeof outboundMessages.$inferInsert, 'orgId'>>): Promise<void> {
+    await this.db
+      .update(outboundMessages)
+      .set(values)
+      .where(and(inOrg(outboundMessages.orgId, scope), eq(outboundMessages.id, id)));
   }
 
-  async findOutboundByMessage(messageId: string): Promise<OutboundRow[]> {
-    return this.db.select().from(outboundMessages).where(eq(outboundMessages.messageId, messageId));
+  async findOutboundByMessage(scope: OrgScope, messageId: string): Promise<OutboundRow[]> {
+    return this.db
+      .select()
+      .from(outboundMessages)
+      .where(and(inOrg(outboundMessages.orgId, scope), eq(outboundMessages.messageId, messageId)));
+  }
+
+  /** An org's held email replies (spec 3.3), oldest first: the order they were written; only those written before `before` when given. */
+  heldOutbound(scope: OrgScope, before?: Date): Promise<OutboundRow[]> {
+    return this.db
+      .select()
+      .from(outboundMessages)
+      .where(and(inOrg(outboundMessages.orgId, scope), eq(outboundMessages.status, 'held'), eq(outboundMessages.channel, 'email'), before ? lt(outboundMessages.createdAt, before) : undefined))
+      .orderBy(asc(outboundMessages.createdAt), asc(outboundMessages.id));
+  }
+
+  /** A held row locked for the caller's transaction; undefined once another sender has taken it. */
+  async lockHeld(scope: OrgScope, id: string): Promise<OutboundRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(outboundMessages)
+      .where(and(inOrg(outboundMessages.orgId, scope), eq(outboundMessages.id, id), eq(outboundMessages.status, 'held')))
+      .for('update');
+    return row;
+  }
+
+  /** Sent, in the caller's transaction (the send itself was written in it). */
+  async markOutboundSent(scope: OrgScope, id: string, externalId: string | null): Promise<void> {
+    await this.db
+      .update(outboundMessages)
+      .set({ status: 'sent', sentAt: systemNow(), claimedUntil: null, externalId, lastError: null, attempts: sql`${outboundMessages.attempts} + 1` })
+      .where(and(inOrg(outboundMessages.orgId, scope), eq(outboundMessages.id, id)));
+  }
+
+  /** Every org and sending address that has held mail: platform wide (the release sweep). */
+  unscopedHeldSenders(): Promise<Array<{ orgId: string; from: string | null }>> {
+    return this.db
+      .selectDistinct({ orgId: outboundMessages.orgId, from: sql<string | null>`${outboundMessages.target} ->> 'from'` })
+      .from(outboundMessages)
+      .where(eq(outboundMessages.status, 'held'));
+  }
+
+  /** The outbox rows of these messages of the org: how far each got. */
+  outboundStatuses(scope: OrgScope, messageIds: string[]): Promise<Array<{ messageId: string; status: OutboundStatus }>> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .select({ messageId: outboundMessages.messageId, status: outboundMessages.status })
+      .from(outboundMessages)
+      .where(and(inOrg(outboundMessages.orgId, scope), inArray(outboundMessages.messageId, messageIds)));
   }
 
   // Health
 
-  async lastInbound(orgId: string): Promise<Map<ChannelName, Date>> {
+  async lastInbound(scope: OrgScope): Promise<Map<ChannelName, Date>> {
     const rows = await this.db
       .select({ channel: inboundEvents.channel, at: max(inboundEvents.receivedAt) })
       .from(inboundEvents)
-      .where(eq(inboundEvents.orgId, orgId))
+      .where(inOrg(inboundEvents.orgId, scope))
       .groupBy(inboundEvents.channel);
     return new Map(rows.filter((r) => r.at).map((r) => [r.channel, r.at as Date]));
   }
 
-  async recentQuarantined(orgId: string, since: Date): Promise<Map<ChannelName, number>> {
+  async recentQuarantined(scope: OrgScope, since: Date): Promise<Map<ChannelName, number>> {
     const rows = await this.db
       .select({ channel: inboundEvents.channel, n: count() })
       .from(inboundEvents)
-      .where(and(eq(inboundEvents.orgId, orgId), eq(inboundEvents.status, 'quarantined'), gt(inboundEvents.receivedAt, since)))
+      .where(and(inOrg(inboundEvents.orgId, scope), eq(inboundEvents.status, 'quarantined'), gt(inboundEvents.receivedAt, since)))
       .groupBy(inboundEvents.channel);
     return new Map(rows.map((r) => [r.channel, Number(r.n)]));
   }
 
-  async outboundStats(orgId: string, since: Date): Promise<Array<{ channel: ChannelName; lastSentAt: Date | null; failures: number; lastError: string | null }>> {
+  /**
+   * Per channel: the last send, the rows with an error since `since` and the latest error, the
+   * status of the newest reply that finished (`sent` or `failed`), and how many wait for a retry
+   * after an error.
+   */
+  async outboundStats(
+    scope: OrgScope,
+    since: Date,
+  ): Promise<Array<{ channel: ChannelName; lastSentAt: Date | null; failures: number; lastError: string | null; lastFinished: string | null; retrying: number }>> {
     const rows = await this.db
       .select({
         channel: outboundMessages.channel,
         lastSentAt: max(outboundMessages.sentAt),
         failures: sql<number>`count(*) filter (where ${outboundMessages.lastError} is not null and ${outboundMessages.createdAt} > ${since.toISOString()}::timestamptz)`.mapWith(Number),
         lastError: sql<string | null>`(array_agg(${outboundMessages.lastError} order by ${outboundMessages.createdAt} desc) filter (where ${outboundMessages.lastError} is not null))[1]`,
+        lastFinished: sql<
+          string | null
+        >`(array_agg(${outboundMessages.status} order by ${outboundMessages.createdAt} desc, ${outboundMessages.id} desc) filter (where ${outboundMessages.status} in ('sent', 'failed')))[1]`,
+        retrying: sql<number>`count(*) filter (where ${outboundMessages.status} in ('pending', 'sending') and ${outboundMessages.lastError} is not null)`.mapWith(Number),
       })
       .from(outboundMessages)
-      .where(eq(outboundMessages.orgId, orgId))
+      .where(inOrg(outboundMessages.orgId, scope))
       .groupBy(outboundMessages.channel);
     return rows.map((r) => ({ ...r, lastSentAt: (r.lastSentAt as Date | null) ?? null }));
   }
+}
+
+/** The rows of a raw statement's result (node-postgres and PGlite both answer `{ rows }`). */
+function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
 }

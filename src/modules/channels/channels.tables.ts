@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { ChannelName, VerificationStatus } from '../../contracts/channels.js';
+import { VERIFICATION_STATUSES, type ChannelName, type VerificationStatus } from '../../contracts/channels.js';
+import { oneOf } from '../../platform/db/checks.js';
 import { orgs } from '../orgs/orgs.tables.js';
 
 /**
@@ -33,7 +34,7 @@ export const orgIntegrations = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('org_integrations_org_channel').on(t.orgId, t.channel)],
+  (t) => [uniqueIndex('org_integrations_org_channel').on(t.orgId, t.channel), oneOf('org_integrations_verification_status_check', t.verificationStatus, VERIFICATION_STATUSES)],
 );
 export type IntegrationRow = typeof orgIntegrations.$inferSelect;
 
@@ -56,18 +57,24 @@ export const channelBindings = pgTable(
     integrationId: uuid('integration_id')
       .notNull()
       .references(() => orgIntegrations.id, { onDelete: 'cascade' }),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     verified: boolean('verified').notNull().default(false),
   },
   (t) => [
     primaryKey({ columns: [t.channel, t.kind, t.value, t.integrationId] }),
-    uniqueIndex('channel_bindings_verified').on(t.channel, t.kind, t.value).where(sql`${t.verified}`),
+    uniqueIndex('channel_bindings_verified')
+      .on(t.channel, t.kind, t.value)
+      .where(sql`${t.verified}`),
     index('channel_bindings_integration_idx').on(t.integrationId),
+    index('channel_bindings_org_idx').on(t.orgId),
   ],
 );
 export type ChannelBindingRow = typeof channelBindings.$inferSelect;
 
-export type InboundStatus = 'queued' | 'processing' | 'done' | 'ignored' | 'quarantined' | 'failed';
+export const INBOUND_STATUSES = ['queued', 'processing', 'done', 'ignored', 'quarantined', 'failed'] as const;
+export type InboundStatus = (typeof INBOUND_STATUSES)[number];
 
 /**
  * The durable inbound queue: every verified webhook call is kept here before it is answered. The
@@ -81,7 +88,7 @@ export const inboundEvents = pgTable(
     /** `<scope>:<vendor event id>`: unique per channel. */
     eventKey: text('event_key').notNull(),
     status: text('status').$type<InboundStatus>().notNull().default('queued'),
-    orgId: uuid('org_id'),
+    orgId: uuid('org_id').references(() => orgs.id, { onDelete: 'cascade' }),
     integrationId: uuid('integration_id'),
     /** The verified request: its body (text) and what the worker needs of its headers and URL. */
     body: text('body').notNull(),
@@ -92,14 +99,21 @@ export const inboundEvents = pgTable(
     messageId: uuid('message_id'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
-    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    receivedAt: timestamp('received_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
     processedAt: timestamp('processed_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('inbound_events_key').on(t.channel, t.eventKey),
-    index('inbound_events_open_idx').on(t.receivedAt).where(sql`${t.status} in ('queued', 'processing')`),
-    index('inbound_events_quarantine_idx').on(t.receivedAt).where(sql`${t.status} = 'quarantined'`),
+    index('inbound_events_open_idx')
+      .on(t.receivedAt)
+      .where(sql`${t.status} in ('queued', 'processing')`),
+    index('inbound_events_quarantine_idx')
+      .on(t.receivedAt)
+      .where(sql`${t.status} = 'quarantined'`),
     index('inbound_events_org_idx').on(t.orgId, t.channel, t.receivedAt),
+    oneOf('inbound_events_status_check', t.status, INBOUND_STATUSES),
   ],
 );
 export type InboundEventRow = typeof inboundEvents.$inferSelect;
@@ -113,7 +127,9 @@ export const channelThreads = pgTable(
   'channel_threads',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     channel: text('channel').$type<ChannelName>().notNull(),
     threadKey: text('thread_key').notNull(),
     conversationId: uuid('conversation_id').notNull(),
@@ -142,25 +158,40 @@ export const channelReplyTargets = pgTable(
   'channel_reply_targets',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     conversationId: uuid('conversation_id').notNull(),
     channel: text('channel').$type<ChannelName>().notNull(),
     messageKey: text('message_key').notNull(),
     target: jsonb('target').$type<Record<string, unknown>>().notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
   },
-  (t) => [uniqueIndex('channel_reply_targets_message').on(t.conversationId, t.messageKey), index('channel_reply_targets_latest_idx').on(t.conversationId, t.createdAt)],
+  (t) => [
+    uniqueIndex('channel_reply_targets_message').on(t.conversationId, t.messageKey),
+    index('channel_reply_targets_latest_idx').on(t.conversationId, t.createdAt),
+    index('channel_reply_targets_org_idx').on(t.orgId),
+  ],
 );
 export type ChannelReplyTargetRow = typeof channelReplyTargets.$inferSelect;
 
-export type OutboundStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'held';
+export const OUTBOUND_STATUSES = ['pending', 'sending', 'sent', 'failed', 'held'] as const;
+export type OutboundStatus = (typeof OUTBOUND_STATUSES)[number];
 
-/** The outbox: one row per (message, channel), so a reply is sent once per channel (spec 6.1.5). */
+/**
+ * The outbox: one row per (message, channel), so a reply is sent once per channel (spec 6.1.5).
+ * `held`: an email reply written while its mailbox was suspended (spec 3.3), sent in the order
+ * it was written when the mailbox is restored.
+ */
 export const outboundMessages = pgTable(
   'outbound_messages',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     conversationId: uuid('conversation_id').notNull(),
     messageId: uuid('message_id').notNull(),
     channel: text('channel').$type<ChannelName>().notNull(),
@@ -168,18 +199,28 @@ export const outboundMessages = pgTable(
     content: text('content').notNull(),
     status: text('status').$type<OutboundStatus>().notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     lastError: text('last_error'),
     /** The vendor's id of the sent message, when it gives one. */
     externalId: text('external_id'),
     sentAt: timestamp('sent_at', { withTimezone: true }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
   },
   (t) => [
     uniqueIndex('outbound_messages_once').on(t.messageId, t.channel),
-    index('outbound_messages_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'sending')`),
+    index('outbound_messages_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} in ('pending', 'sending')`),
     index('outbound_messages_org_idx').on(t.orgId, t.channel, t.createdAt),
+    index('outbound_messages_held_idx')
+      .on(t.orgId, t.createdAt)
+      .where(sql`${t.status} = 'held'`),
+    oneOf('outbound_messages_status_check', t.status, OUTBOUND_STATUSES),
   ],
 );
 export type OutboundRow = typeof outboundMessages.$inferSelect;

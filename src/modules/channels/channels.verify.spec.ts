@@ -46,7 +46,10 @@ describe('email inbound signature', () => {
 
 describe('Mailgun signature (hex HMAC-SHA256 of timestamp + token with the webhook signing key)', () => {
   const token = 'a'.repeat(50);
-  const sign = (key: string, timestamp: string, t = token) => createHmac('sha256', key).update(timestamp + t).digest('hex');
+  const sign = (key: string, timestamp: string, t = token) =>
+    createHmac('sha256', key)
+      .update(timestamp + t)
+      .digest('hex');
   it('accepts the right signature within 300 s and nothing else', () => {
     const ts = String(now);
     expect(verifyMailgun('key-1', { timestamp: ts, token, signature: sign('key-1', ts) }, now)).toBe(true);

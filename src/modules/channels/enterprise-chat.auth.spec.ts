@@ -20,10 +20,7 @@ describe('EnterpriseChatAuth (spec 5.6, API-MAP "Channel bindings and vendor tra
     const endorsed = await generateKeyPair('RS256', { extractable: true });
     plainKey = plain.privateKey;
     endorsedKey = endorsed.privateKey;
-    jwks = [
-      { ...(await exportJWK(plain.publicKey)), kid: 'plain', use: 'sig' },
-      { ...(await exportJWK(endorsed.publicKey)), kid: 'endorsed', use: 'sig', endorsements: ['msteams'] } as JWK,
-    ];
+    jwks = [{ ...(await exportJWK(plain.publicKey)), kid: 'plain', use: 'sig' }, { ...(await exportJWK(endorsed.publicKey)), kid: 'endorsed', use: 'sig', endorsements: ['msteams'] } as JWK];
     server = createServer((req, res) => {
       paths.push(req.url ?? '/');
       res.setHeader('content-type', 'application/json');
@@ -55,7 +52,7 @@ describe('EnterpriseChatAuth (spec 5.6, API-MAP "Channel bindings and vendor tra
     expect(verdict).toMatchObject({ ok: true, serviceUrl: SERVICE_URL, claims: { iss: ISSUER, aud: 'app-1' } });
   });
 
-  it('refuses an activity whose serviceUrl differs from the token\'s serviceurl claim, or a token without the claim', async () => {
+  it("refuses an activity whose serviceUrl differs from the token's serviceurl claim, or a token without the claim", async () => {
     const a = auth();
     expect(await a.verify(await bearer(), { serviceUrl: 'https://attacker.test/' })).toEqual({ ok: false, reason: 'service_url_mismatch' });
     expect(await a.verify(await bearer(), { serviceUrl: `${SERVICE_URL}x` })).toEqual({ ok: false, reason: 'service_url_mismatch' });
@@ -71,7 +68,7 @@ describe('EnterpriseChatAuth (spec 5.6, API-MAP "Channel bindings and vendor tra
     }
   });
 
-  it('checks the key\'s endorsements against the activity\'s channelId', async () => {
+  it("checks the key's endorsements against the activity's channelId", async () => {
     const a = auth();
     const signed = () => bearer({ kid: 'endorsed', key: endorsedKey });
     expect((await a.verify(await signed(), { serviceUrl: SERVICE_URL, channelId: 'msteams' })).ok).toBe(true);

@@ -1,4 +1,5 @@
 import { importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { systemNow } from '../../platform/clock/clock.js';
 
 export const KEY_SET_CACHE_MS = 24 * 3600_000;
 export const CLOCK_SKEW_S = 300;
@@ -44,6 +45,8 @@ export class EnterpriseChatAuth {
   constructor(
     private readonly config: EnterpriseChatAuthConfig,
     private readonly fetchJson: (url: string) => Promise<unknown> = defaultFetchJson,
+    /** The service's clock: token times and the key set's age are read from it (tests move it). */
+    private readonly now: () => Date = systemNow,
   ) {}
 
   get configured(): boolean {
@@ -67,6 +70,7 @@ export class EnterpriseChatAuth {
         algorithms: ['RS256'],
         audience: this.config.appId,
         clockTolerance: CLOCK_SKEW_S,
+        currentDate: this.now(),
         requiredClaims: ['exp', 'iss'],
       }));
     } catch {
@@ -86,7 +90,7 @@ export class EnterpriseChatAuth {
       const candidates = set.keys.filter((k) => k.kty === 'RSA' && (k.use === undefined || k.use === 'sig') && (k.alg === undefined || k.alg === alg) && (kid === undefined || k.kid === kid));
       return candidates.length === 1 ? candidates[0] : undefined;
     };
-    const now = Date.now();
+    const now = this.now().getTime();
     let set = this.keySet && now - this.keySet.fetchedAt < KEY_SET_CACHE_MS ? this.keySet : await this.refresh();
     let key = pick(set);
     if (!key && now - set.fetchedAt >= KEY_SET_COOLDOWN_MS) {
@@ -107,7 +111,7 @@ export class EnterpriseChatAuth {
     if (typeof metadata?.jwks_uri !== 'string') throw new Error('OpenID metadata without jwks_uri');
     const jwks = (await this.fetchJson(metadata.jwks_uri)) as { keys?: unknown } | null;
     if (!Array.isArray(jwks?.keys)) throw new Error('a key set without keys');
-    this.keySet = { keys: jwks.keys.filter((k): k is JWK => typeof k === 'object' && k !== null), fetchedAt: Date.now() };
+    this.keySet = { keys: jwks.keys.filter((k): k is JWK => typeof k === 'object' && k !== null), fetchedAt: this.now().getTime() };
     return this.keySet;
   }
 }

@@ -3,14 +3,15 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { v5 as uuidv5 } from 'uuid';
 import type { ChannelName, QuarantineReason } from '../../contracts/channels.js';
 import type { ConversationChannel } from '../../contracts/conversations.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { Clock, systemNow } from '../../platform/clock/clock.js';
+import { channelsConfig, type ChannelsConfig } from './channels.config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { storableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../platform/http/json-body.js';
+import { jobScope } from '../../platform/tenancy/org-scope.js';
 import { ArtifactsService, ConversationsService, channelMessageKey } from '../conversations/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsService } from '../specialists/index.js';
@@ -127,10 +128,11 @@ export class InboundProcessor implements OnModuleDestroy {
     private readonly artifacts: ArtifactsService,
     private readonly integrations: IntegrationsService,
     private readonly outbound: OutboundService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(channelsConfig.token) private readonly config: ChannelsConfig,
     private readonly metrics: ChannelMetrics,
+    private readonly clock: Clock,
   ) {
-    this.attachments = new AttachmentFetcher({ hosts: config.channels.attachmentHosts });
+    this.attachments = new AttachmentFetcher({ hosts: config.inbound.attachmentHosts });
   }
 
   onModuleDestroy(): Promise<void> {
@@ -140,7 +142,7 @@ export class InboundProcessor implements OnModuleDestroy {
   /** Processes one event unless another worker has it. `final`: no retry follows a failure. */
   async process(eventId: string, final = true): Promise<void> {
     // A processing attempt older than INBOUND_LEASE_MS is a dead worker's: the event may be taken again.
-    const event = await this.repo.claimEvent(eventId, new Date(Date.now() - this.config.recovery.inboundLeaseMs));
+    const event = await this.repo.claimEvent(eventId, new Date(systemNow().getTime() - this.config.recovery.inboundLeaseMs));
     if (!event) return;
     let outcome: Outcome;
     try {
@@ -162,7 +164,13 @@ export class InboundProcessor implements OnModuleDestroy {
       // Spec 4.8 rule 4: a mail's attachments live once, in the conversation's artifacts; the
       // kept request (base64 MIME) is not a second copy once its message is stored.
       const erased = event.channel === 'email' ? { body: ERASED_MAIL_BODY } : {};
-      await this.repo.finishEvent(event.id, 'done', { orgId: outcome.orgId, conversationId: outcome.conversationId, messageId: outcome.messageId, ...(outcome.note ? { lastError: outcome.note } : {}), ...erased });
+      await this.repo.finishEvent(event.id, 'done', {
+        orgId: outcome.orgId,
+        conversationId: outcome.conversationId,
+        messageId: outcome.messageId,
+        ...(outcome.note ? { lastError: outcome.note } : {}),
+        ...erased,
+      });
     } else if (outcome.status === 'ignored') {
       await this.repo.finishEvent(event.id, 'ignored', { reason: outcome.reason, orgId: outcome.orgId ?? null });
     } else {
@@ -186,7 +194,7 @@ export class InboundProcessor implements OnModuleDestroy {
     if (!content) return { status: 'ignored', reason: 'empty', orgId };
     // Where this message's own reply goes, kept before its turn can run: a second message of the
     // thread arriving while the turn runs has a target of its own and changes nobody else's.
-    await this.repo.keepReplyTarget({ orgId, conversationId, channel: message.channel, messageKey: channelMessageKey(message.channel, message.messageKey), target: message.replyTarget });
+    await this.repo.keepReplyTarget(jobScope(routed), { conversationId, channel: message.channel, messageKey: channelMessageKey(message.channel, message.messageKey), target: message.replyTarget });
     try {
       const received = await this.conversations.receiveFromChannel({ conversationId, orgId, channel: message.channel as ConversationChannel, messageKey: message.messageKey, content });
       return { status: 'done', orgId, conversationId, messageId: received.message.id, note };
@@ -213,18 +221,24 @@ export class InboundProcessor implements OnModuleDestroy {
         const own = typeof event.meta.integrationId === 'string' ? event.meta.integrationId : undefined;
         if (!own) return this.throughBinding('messaging-a', 'sender_number', parsed.message.sender.id, () => parsed);
         parsed.message.replyTarget.ownAccount = true;
-        return this.throughBinding('messaging-a', 'account_sid', params.AccountSid ?? '', (integration) => {
-          // On its own account the org's whitelist, when it has one, only filters the senders.
-          const whitelist = Array.isArray(integration.config.whitelist) ? integration.config.whitelist : [];
-          return whitelist.length === 0 || whitelist.includes(parsed.message.sender.id) ? parsed : { ok: false, ignore: 'sender_not_whitelisted' };
-        }, own);
+        return this.throughBinding(
+          'messaging-a',
+          'account_sid',
+          params.AccountSid ?? '',
+          (integration) => {
+            // On its own account the org's whitelist, when it has one, only filters the senders.
+            const whitelist = Array.isArray(integration.config.whitelist) ? integration.config.whitelist : [];
+            return whitelist.length === 0 || whitelist.includes(parsed.message.sender.id) ? parsed : { ok: false, ignore: 'sender_not_whitelisted' };
+          },
+          own,
+        );
       }
       case 'messaging-b': {
         // The door proved the secret of this integration; its binding names the secret's hash.
         const integrationId = String(event.meta.integrationId ?? '');
         const update = storedObject<MessagingBUpdate>(raw);
-        const known = await this.repo.findIntegrationByIdAny(integrationId);
-        const secret = known ? (await this.repo.bindingsOf(known.id)).find((b) => b.kind === 'secret_sha256') : undefined;
+        const known = await this.repo.unscopedFindIntegrationById(integrationId);
+        const secret = known ? (await this.repo.bindingsOf(jobScope(known), known.id)).find((b) => b.kind === 'secret_sha256') : undefined;
         return this.throughBinding('messaging-b', 'secret_sha256', secret?.value ?? '', (integration) => parseMessagingB(update, this.messagingBBot(integration)));
       }
       case 'email': {
@@ -232,7 +246,14 @@ export class InboundProcessor implements OnModuleDestroy {
         const body = storedObject<{ rawMessage?: unknown; recipient?: unknown }>(raw);
         if (typeof body.rawMessage !== 'string') throw new Quarantine('malformed_body');
         const mail = await parseEmail(Buffer.from(body.rawMessage, 'base64'));
-        const envelope = typeof body.recipient === 'string' ? body.recipient.toLowerCase().split(',').map((a) => a.trim()).filter(Boolean) : [];
+        const envelope =
+          typeof body.recipient === 'string'
+            ? body.recipient
+                .toLowerCase()
+                .split(',')
+                .map((a) => a.trim())
+                .filter(Boolean)
+            : [];
         for (const address of new Set([...envelope, ...mail.recipients])) {
           const osa = await this.assignments.findByAlias(address);
           if (!osa) continue;
@@ -309,23 +330,26 @@ export class InboundProcessor implements OnModuleDestroy {
    */
   private async conversationFor(routed: Routed): Promise<string | null> {
     const { orgId, message } = routed;
-    const now = Date.now();
-    const ttlMs = this.config.channelEngagementTtlHours * 3600_000;
+    // The org the event's verified source binding routed it to.
+    const scope = jobScope(routed);
+    // Business time: an engagement's TTL is measured on the service's clock (tests move it).
+    const now = this.clock.now().getTime();
+    const ttlMs = this.config.engagementTtlHours * 3600_000;
     const gated = ENGAGEMENT_CHANNELS.includes(message.channel);
-    let thread = await this.repo.findThread(orgId, message.channel, message.threadKey);
+    let thread = await this.repo.findThread(scope, message.channel, message.threadKey);
     if (!thread && routed.chain?.length) {
       // An email reply threads into the conversation of a message its chain names (the client's,
       // or one of ours: every outgoing Message-ID is a key of its conversation), the nearest first.
-      const known = await this.repo.findThreadsByKeys(orgId, message.channel, routed.chain);
+      const known = await this.repo.findThreadsByKeys(scope, message.channel, routed.chain);
       const nearest = known.sort((a, b) => routed.chain!.indexOf(b.threadKey) - routed.chain!.indexOf(a.threadKey))[0];
       if (nearest) {
-        await this.repo.insertThread({ orgId, channel: message.channel, threadKey: message.threadKey, conversationId: nearest.conversationId });
-        thread = await this.repo.findThread(orgId, message.channel, message.threadKey);
+        await this.repo.insertThread(scope, { channel: message.channel, threadKey: message.threadKey, conversationId: nearest.conversationId });
+        thread = await this.repo.findThread(scope, message.channel, message.threadKey);
       }
     }
     if (gated) {
       if (message.completes) {
-        if (thread) await this.repo.updateThread(thread.id, { completedAt: new Date(now), engagedUntil: null });
+        if (thread) await this.repo.updateThread(scope, thread.id, { completedAt: new Date(now), engagedUntil: null });
         return null;
       }
       const engaged = thread && !thread.completedAt && thread.engagedUntil && thread.engagedUntil.getTime() > now;
@@ -333,15 +357,15 @@ export class InboundProcessor implements OnModuleDestroy {
     }
     const engagement = gated ? { engagedUntil: new Date(now + ttlMs), completedAt: null } : {};
     if (thread) {
-      await this.repo.updateThread(thread.id, engagement);
+      await this.repo.updateThread(scope, thread.id, engagement);
       return thread.conversationId;
     }
     // A new thread: bind it and open its conversation in one transaction, so two messages of one
     // new thread processed at once still make one conversation.
     return this.dbService.transaction(async () => {
       const conversationId = randomUUID();
-      const bound = await this.repo.insertThread({ orgId, channel: message.channel, threadKey: message.threadKey, conversationId, ...engagement });
-      if (!bound) return (await this.repo.findThread(orgId, message.channel, message.threadKey))!.conversationId;
+      const bound = await this.repo.insertThread(scope, { channel: message.channel, threadKey: message.threadKey, conversationId, ...engagement });
+      if (!bound) return (await this.repo.findThread(scope, message.channel, message.threadKey))!.conversationId;
       try {
         await this.conversations.openForChannel({ id: conversationId, orgId, channel: message.channel as ConversationChannel, assignmentId: routed.assignmentId, subject: message.subject });
       } catch (err) {
@@ -413,7 +437,7 @@ export class InboundProcessor implements OnModuleDestroy {
 
   /** messaging-b: the Bot API `getFile` names the file's path, then the file is downloaded; both from ATTACHMENT_HOSTS. */
   private async fetchMessagingBFile(attachment: InboundAttachment, routed: Routed): Promise<Buffer> {
-    const base = this.config.channelApis.messagingBApiBaseUrl;
+    const base = this.config.apis.messagingBApiBaseUrl;
     const botToken = this.botToken(routed);
     if (!base) throw new AttachmentRefused('unavailable', 'messaging-b', 'MESSAGING_B_API_BASE_URL is not configured');
     if (!botToken) throw new AttachmentRefused('unavailable', 'messaging-b', 'the integration has no botToken secret');
@@ -433,7 +457,7 @@ export class InboundProcessor implements OnModuleDestroy {
    * on CHAT_A_API_BASE_URL, with the bot token, describes the file, which is then downloaded as any other.
    */
   private async chatAFileInfo(fileId: string, routed: Routed): Promise<InboundAttachment> {
-    const base = this.config.channelApis.chatAApiBaseUrl;
+    const base = this.config.apis.chatAApiBaseUrl;
     const botToken = this.botToken(routed);
     if (!base) throw new AttachmentRefused('unavailable', 'chat-a', 'CHAT_A_API_BASE_URL is not configured');
     if (!botToken) throw new AttachmentRefused('unavailable', 'chat-a', 'the integration has no botToken secret');
@@ -474,9 +498,9 @@ export class InboundProcessor implements OnModuleDestroy {
     }
     if (channel === 'messaging-a') {
       const secrets = routed.integration ? this.integrations.secretsOf(routed.integration) : {};
-      const account = messagingAAccount(replyTarget, secrets, this.config.channels.messagingAAuthToken);
+      const account = messagingAAccount(replyTarget, secrets, this.config.inbound.messagingAAuthToken);
       const origin = originOf(url);
-      const onApiHost = origin !== undefined && (origin === MESSAGING_A_API_ORIGIN || origin === originOf(this.config.channelApis.messagingAApiBaseUrl));
+      const onApiHost = origin !== undefined && (origin === MESSAGING_A_API_ORIGIN || origin === originOf(this.config.apis.messagingAApiBaseUrl));
       return account && onApiHost ? { authorization: basicAuth(account) } : undefined;
     }
     if (channel === 'enterprise-chat' && typeof replyTarget.serviceUrl === 'string' && (sameOrigin(url, replyTarget.serviceUrl) || isConnectorAttachmentHost(url))) {

@@ -1,15 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ChannelName } from '../../contracts/channels.js';
+import { Clock, systemNow } from '../../platform/clock/clock.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import { channelsConfig, type ChannelsConfig } from './channels.config.js';
 import { safeEqual, sha256Hex } from '../../platform/crypto/crypto.js';
+import { DbService } from '../../platform/db/db.service.js';
 import { isStorableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
-import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
+import { RateLimitService, rateLimitError, rateLimitHeaders, type LimitResult, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { ChannelMetrics } from './channel-metrics.js';
-import { ChannelsRepository } from './channels.repository.js';
+import { ADMISSION_STRIPES, ChannelsRepository } from './channels.repository.js';
+import type { ChatAAnswer, WebhookAccepted } from './channels.schemas.js';
 import { MAX_SIGNATURE_AGE_S, formParams, header, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
 import { EnterpriseChatAuth } from './enterprise-chat.auth.js';
 import type { IntegrationRow } from './channels.tables.js';
@@ -23,8 +27,6 @@ export interface WebhookCall {
   url: string;
 }
 
-/** The chat-a webhook throttle of spec 8: 1000 requests per 60 000 ms. */
-const CHAT_A_THROTTLE = { name: 'chat-a-webhook', points: 1000, durationS: 60 };
 /** A Mailgun token is good once while its timestamp may pass (either side of now). */
 const MAILGUN_TOKENS = { name: 'mailgun-token', points: 1, durationS: 2 * MAX_SIGNATURE_AGE_S };
 /** Routes under the backpressure signal of spec 7.1. */
@@ -64,26 +66,33 @@ export class IngressService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(channelsConfig.token) private readonly channels: ChannelsConfig,
     private readonly repo: ChannelsRepository,
     private readonly integrations: IntegrationsService,
     private readonly queue: QueueService,
     rateLimits: RateLimitService,
     private readonly metrics: ChannelMetrics,
+    clock: Clock,
+    private readonly dbService: DbService,
   ) {
-    this.chatAThrottle = rateLimits.limiter(CHAT_A_THROTTLE);
+    // Spec 8: 1000 requests per 60 000 ms window, per workspace (CHAT_A_WEBHOOK_THROTTLE_PER_MINUTE).
+    this.chatAThrottle = rateLimits.limiter({ name: 'chat-a-webhook', points: this.channels.limits.chatAWebhookPerMinute, durationS: 60 });
     this.mailgunTokens = rateLimits.limiter(MAILGUN_TOKENS);
-    const ch = config.channels;
-    this.enterpriseChatAuth = new EnterpriseChatAuth({ appId: ch.enterpriseChatAppId, openIdMetadataUrl: ch.enterpriseChatOpenIdMetadataUrl, issuers: ch.enterpriseChatIssuers });
+    const ch = this.channels.inbound;
+    this.enterpriseChatAuth = new EnterpriseChatAuth({ appId: ch.enterpriseChatAppId, openIdMetadataUrl: ch.enterpriseChatOpenIdMetadataUrl, issuers: ch.enterpriseChatIssuers }, undefined, () =>
+      clock.now(),
+    );
   }
 
-  async chatA(call: WebhookCall): Promise<Record<string, unknown>> {
+  /** chat-a: the answer, and the throttle's headers (spec 7.1) when the call spent a point of it. */
+  async chatA(call: WebhookCall): Promise<{ body: ChatAAnswer; headers: Record<string, string> }> {
     const raw = this.body(call, 'chat-a');
-    if (!verifyChatA(this.config.channels.chatASigningSecret, call.headers, raw, Math.floor(Date.now() / 1000))) throw invalidSignature('chat-a', 'signature');
+    if (!verifyChatA(this.channels.inbound.chatASigningSecret, call.headers, raw, Math.floor(systemNow().getTime() / 1000))) throw invalidSignature('chat-a', 'signature');
     const envelope = json<{ type?: string; challenge?: string; team_id?: string; event_id?: string }>(raw);
-    if (envelope.type === 'url_verification') return { challenge: String(envelope.challenge ?? '') };
+    if (envelope.type === 'url_verification') return { body: { challenge: String(envelope.challenge ?? '') }, headers: {} };
     const workspace = keyPart(envelope.team_id) ?? 'unknown';
-    await this.chatAThrottle.consumeOrThrow(workspace, 'The chat-a webhook throttle is exceeded');
-    return this.accept('chat-a', `${workspace}:${keyPart(envelope.event_id) ?? sha256Hex(raw)}`, raw, { workspace });
+    const { body, spent } = await this.admit('chat-a', `${workspace}:${keyPart(envelope.event_id) ?? sha256Hex(raw)}`, raw, { workspace }, { limiter: this.chatAThrottle, key: workspace });
+    return { body, headers: spent ? rateLimitHeaders(spent) : {} };
   }
 
   /**
@@ -91,7 +100,7 @@ export class IngressService {
    * MESSAGING_A_AUTH_TOKEN); any other `To` must be a number of the org's own account that the
    * request's `AccountSid` names through its binding, signed with that account's auth token.
    */
-  async messagingA(call: WebhookCall): Promise<Record<string, unknown>> {
+  async messagingA(call: WebhookCall): Promise<WebhookAccepted> {
     const raw = this.body(call, 'messaging-a');
     const params = formParams(raw);
     const fullUrl = new URL(this.config.publicUrl).origin + call.url;
@@ -99,8 +108,8 @@ export class IngressService {
     const { To: to, AccountSid: accountSid } = params;
     if (!to || !accountSid) throw invalidSignature('messaging-a', 'missing_account');
     let meta: Record<string, unknown> = {};
-    if (this.config.channels.messagingANumberPool.includes(to)) {
-      if (!verifyMessagingA(this.config.channels.messagingAAuthToken, signature, fullUrl, params)) throw invalidSignature('messaging-a', 'signature');
+    if (this.channels.inbound.messagingANumberPool.includes(to)) {
+      if (!verifyMessagingA(this.channels.inbound.messagingAAuthToken, signature, fullUrl, params)) throw invalidSignature('messaging-a', 'signature');
     } else {
       const account = await this.ownAccount(accountSid, signature, fullUrl, params);
       if (!account) throw invalidSignature('messaging-a', 'signature');
@@ -117,7 +126,7 @@ export class IngressService {
     return claims.find((c) => verifyMessagingA(this.integrations.secretsOf(c.integration).authToken, signature, fullUrl, params))?.integration;
   }
 
-  async messagingB(call: WebhookCall): Promise<Record<string, unknown>> {
+  async messagingB(call: WebhookCall): Promise<WebhookAccepted> {
     const raw = this.body(call, 'messaging-b');
     const token = header(call.headers, 'x-messaging-b-secret-token');
     if (!token) throw invalidSignature('messaging-b', 'missing_secret_token');
@@ -130,11 +139,12 @@ export class IngressService {
     return this.accept('messaging-b', `${bound.integration.id}:${keyPart(update.update_id) ?? sha256Hex(raw)}`, raw, { integrationId: bound.integration.id });
   }
 
-  async email(call: WebhookCall): Promise<Record<string, unknown>> {
+  async email(call: WebhookCall): Promise<WebhookAccepted> {
     const raw = this.body(call, 'email');
-    if (!verifyEmailInbound(this.config.channels.emailInboundSigningSecret, header(call.headers, 'x-email-signature'), raw)) throw invalidSignature('email', 'signature');
+    if (!verifyEmailInbound(this.channels.inbound.emailInboundSigningSecret, header(call.headers, 'x-email-signature'), raw)) throw invalidSignature('email', 'signature');
     const body = json<{ rawMessage?: unknown }>(raw);
-    if (typeof body.rawMessage !== 'string' || body.rawMessage.length === 0) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'rawMessage', message: 'Required: the base64 RFC 822 message' }] });
+    if (typeof body.rawMessage !== 'string' || body.rawMessage.length === 0)
+      throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'rawMessage', message: 'Required: the base64 RFC 822 message' }] });
     return this.acceptMail(Buffer.from(body.rawMessage, 'base64'), raw);
   }
 
@@ -143,8 +153,8 @@ export class IngressService {
    * (`body-mime`) with `recipient`, `timestamp`, `token` and `signature`. Verified Mailgun's way,
    * then kept like a `{rawMessage}` call (plus the envelope recipient) for the same worker.
    */
-  async mailgun(form: Record<string, string>): Promise<Record<string, unknown>> {
-    if (!verifyMailgun(this.config.channels.mailgunWebhookSigningKey, form, Math.floor(Date.now() / 1000))) throw invalidSignature('email', 'mailgun_signature');
+  async mailgun(form: Record<string, string>): Promise<WebhookAccepted> {
+    if (!verifyMailgun(this.channels.inbound.mailgunWebhookSigningKey, form, Math.floor(systemNow().getTime() / 1000))) throw invalidSignature('email', 'mailgun_signature');
     // The signature covers neither the message nor the recipient: a replayed token could carry another mail.
     if (!(await this.mailgunTokens.consume(sha256Hex(form.token!))).allowed) throw invalidSignature('email', 'mailgun_token_replayed');
     const mime = form['body-mime'];
@@ -154,7 +164,7 @@ export class IngressService {
     return this.acceptMail(message, Buffer.from(JSON.stringify(stored)));
   }
 
-  async enterpriseChat(call: WebhookCall): Promise<Record<string, unknown>> {
+  async enterpriseChat(call: WebhookCall): Promise<WebhookAccepted> {
     const raw = this.body(call, 'enterprise-chat');
     const activity = jsonOrNothing<{ id?: string; serviceUrl?: unknown; channelId?: unknown; conversation?: { id?: string } }>(raw) ?? {};
     const verdict = await this.enterpriseChatAuth.verify(header(call.headers, 'authorization'), activity);
@@ -164,8 +174,12 @@ export class IngressService {
   }
 
   /** One mail, whichever door it came through: its Message-ID is the event key, so a redelivery is one event. */
-  private acceptMail(message: Buffer, stored: Buffer): Promise<Record<string, unknown>> {
-    const head = message.subarray(0, 64 * 1024).toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
+  private acceptMail(message: Buffer, stored: Buffer): Promise<WebhookAccepted> {
+    const head =
+      message
+        .subarray(0, 64 * 1024)
+        .toString('utf8')
+        .split(/\r?\n\r?\n/)[0] ?? '';
     const messageId = /^message-id:\s*(<[^>]+>)/im.exec(head)?.[1];
     return this.accept('email', keyPart(messageId) ?? sha256Hex(message), stored, {});
   }
@@ -176,27 +190,81 @@ export class IngressService {
     return call.rawBody;
   }
 
-  /** Spec 7.1: a full inbound queue answers 503 before anything new is accepted. */
-  private async backpressure(channel: ChannelName): Promise<void> {
-    if (!BACKPRESSURED.includes(channel)) return;
-    const depth = await this.repo.openDepth();
-    if (depth >= this.config.limits.inboundQueueMaxDepth) {
-      const retryAfter = String(this.config.limits.backpressureRetryAfterS);
-      throw new AppError('backpressure', 'The inbound queue is full; retry later', { headers: { 'retry-after': retryAfter } });
-    }
+  /**
+   * Keeps the verified call once; a redelivery is acknowledged without a second copy. A throttle
+   * (chat-a's) is spent only on an event not seen before: a point is taken before the insert and
+   * given back when the event was kept before (or a concurrent copy of it won the insert), and a
+   * redelivery is acknowledged even once the budget is spent: vendor redeliveries never use it. On
+   * the backpressured routes (spec 7.1) the depth check and the insert are one statement inside
+   * the queue's admission, so a burst cannot pass `INBOUND_QUEUE_MAX_DEPTH` together. The event's
+   * job is written in the same transaction: accepted is kept and queued.
+   */
+  private async accept(channel: ChannelName, eventKey: string, raw: Buffer, meta: Record<string, unknown>): Promise<WebhookAccepted> {
+    return (await this.admit(channel, eventKey, raw, meta)).body;
   }
 
-  /** Keeps the verified call once; a redelivery is acknowledged without a second copy. */
-  private async accept(channel: ChannelName, eventKey: string, raw: Buffer, meta: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const existing = await this.repo.findEventByKey(channel, eventKey);
-    if (existing) return { ok: true, duplicate: true };
-    await this.backpressure(channel);
-    const row = await this.repo.insertEvent({ channel, eventKey, body: raw.toString('utf8'), meta });
-    if (!row) return { ok: true, duplicate: true };
+  /** `accept`, with what the throttle says after a point was spent (undefined when none was). */
+  private async admit(
+    channel: ChannelName,
+    eventKey: string,
+    raw: Buffer,
+    meta: Record<string, unknown>,
+    throttle?: { limiter: Limiter; key: string },
+  ): Promise<{ body: WebhookAccepted; spent?: LimitResult }> {
+    const duplicate = { body: { ok: true, duplicate: true } };
+    const spent = throttle ? await throttle.limiter.reserve(throttle.key) : undefined;
+    if (spent && !spent.allowed) {
+      if (!(await this.repo.findEventByKey(channel, eventKey))) throw rateLimitError(spent, `The ${channel} webhook throttle is exceeded`);
+      await spent.refund();
+      return duplicate;
+    }
+    const values = { channel, eventKey, body: raw.toString('utf8'), meta };
+    const id = BACKPRESSURED.includes(channel) ? await this.insertBelowDepth(values) : await this.insertAndQueue(values);
+    if (!id) {
+      await spent?.refund();
+      return duplicate;
+    }
     this.metrics.accepted(channel);
-    // The row is the durable record; if this enqueue is lost the stranded-event sweep runs it.
-    await this.queue.send('channels.inbound', { eventId: row.id }, { singletonKey: row.id }).catch(() => undefined);
-    return { ok: true };
+    return { body: { ok: true }, spent };
+  }
+
+  /** Keeps an event (no depth limit) and queues its job, in one transaction; undefined when it was kept before. */
+  private insertAndQueue(values: Parameters<ChannelsRepository['insertEvent']>[0]): Promise<string | undefined> {
+    return this.dbService.transaction(async () => {
+      const row = await this.repo.insertEvent(values);
+      if (row) await this.enqueue(row.id);
+      return row?.id;
+    });
+  }
+
+  /**
+   * Spec 7.1: a full inbound queue answers 503 and keeps nothing; counted and inserted as one step.
+   * Far below the limit, admissions run side by side (striped); near it, or when the striped count
+   * says it is reached, one at a time against the exact limit. A redelivery of a kept event is
+   * acknowledged even when the queue is full. Undefined: the event was kept before.
+   */
+  private async insertBelowDepth(values: Parameters<ChannelsRepository['insertEventBelowDepth']>[0]): Promise<string | undefined> {
+    const { inboundQueueMaxDepth: max, backpressureRetryAfterS } = this.channels.limits;
+    const admit = (mode: 'exclusive' | 'striped', below: number) =>
+      this.dbService.transaction(async () => {
+        await this.repo.enterInboundAdmission(mode);
+        const admission = await this.repo.insertEventBelowDepth(values, below);
+        if (admission.kept) await this.enqueue(admission.id);
+        return admission;
+      });
+    // Striped: at most ADMISSION_STRIPES admissions uncommitted at once, each counting at most max - ADMISSION_STRIPES.
+    let admission = max > 2 * ADMISSION_STRIPES ? await admit('striped', max - ADMISSION_STRIPES + 1) : undefined;
+    if (!admission || (!admission.kept && admission.full)) admission = await admit('exclusive', max);
+    if (admission.kept) return admission.id;
+    if (admission.full && !(await this.repo.findEventByKey(values.channel, values.eventKey))) {
+      throw new AppError('backpressure', 'The inbound queue is full; retry later', { headers: { 'retry-after': String(backpressureRetryAfterS) } });
+    }
+    return undefined;
+  }
+
+  /** The event's job, on the open transaction: it exists if and only if the event is kept. */
+  private async enqueue(eventId: string): Promise<void> {
+    await this.queue.sendInTransaction('channels.inbound', { eventId }, { singletonKey: eventId });
   }
 }
 

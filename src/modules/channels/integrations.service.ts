@@ -2,11 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CHANNEL_NAMES, type ChannelName, type CreateIntegrationInput, type IntegrationDto, type UpdateIntegrationInput } from '../../contracts/channels.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
+import { Clock } from '../../platform/clock/clock.js';
 import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
+import { channelsConfig, type ChannelsConfig } from './channels.config.js';
 import { SecretBox, sha256Hex } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { OrgsService } from '../orgs/index.js';
 import { containsVerificationCode, newVerificationCode } from './binding-verification.js';
 import { ChannelsRepository } from './channels.repository.js';
@@ -62,24 +65,30 @@ export class IntegrationsService {
     private readonly audit: AuditService,
     private readonly dbService: DbService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clock: Clock,
+    @Inject(channelsConfig.token) private readonly channels: ChannelsConfig,
   ) {}
 
-  async list(orgId: string): Promise<IntegrationDto[]> {
-    await this.orgs.get(orgId);
-    const rows = await this.repo.listIntegrations(orgId);
-    const bindings = await this.repo.bindingsOf(rows.map((r) => r.id));
+  async list(scope: OrgScope): Promise<IntegrationDto[]> {
+    await this.orgs.get(scope.orgId);
+    const rows = await this.repo.listIntegrations(scope);
+    const bindings = await this.repo.bindingsOf(
+      scope,
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => this.toDto(r, bindings));
   }
 
-  async get(orgId: string, id: string): Promise<IntegrationDto> {
-    return this.dtoOf(await this.require(orgId, id));
+  async get(scope: OrgScope, id: string): Promise<IntegrationDto> {
+    return this.dtoOf(scope, await this.require(scope, id));
   }
 
-  async create(actor: Principal, orgId: string, input: CreateIntegrationInput): Promise<IntegrationDto> {
+  async create(actor: Principal, scope: OrgScope, input: CreateIntegrationInput): Promise<IntegrationDto> {
+    const { orgId } = scope;
     await this.orgs.get(orgId);
     if (input.channel === 'messaging-a') this.checkOwnAccount(input.config ?? {}, input.secrets ?? {});
     const row = await this.write(async () => {
-      if (await this.repo.findIntegrationByChannel(orgId, input.channel)) throw AppError.conflict(`This org already has a ${input.channel} integration`);
+      if (await this.repo.findIntegrationByChannel(scope, input.channel)) throw AppError.conflict(`This org already has a ${input.channel} integration`);
       const created = await this.repo.insertIntegration({
         orgId,
         channel: input.channel,
@@ -91,52 +100,75 @@ export class IntegrationsService {
         verificationCode: newVerificationCode(),
         createdBy: actor.userId,
       });
-      return this.bind(created, input.secrets ?? {});
+      return this.bind(scope, created, input.secrets ?? {});
     });
-    await this.audit.record({ action: 'integration.created', userId: actor.userId, resourceId: row.id, orgId, impersonatorId: actor.impersonatorId, meta: { channel: row.channel, externalId: row.externalId, secretNames: Object.keys(input.secrets ?? {}) } });
-    return this.dtoOf(row);
+    await this.audit.record({
+      action: 'integration.created',
+      userId: actor.userId,
+      resourceId: row.id,
+      orgId,
+      impersonatorId: actor.impersonatorId,
+      meta: { channel: row.channel, externalId: row.externalId, secretNames: Object.keys(input.secrets ?? {}) },
+    });
+    return this.dtoOf(scope, row);
   }
 
-  async update(actor: Principal, orgId: string, id: string, input: UpdateIntegrationInput): Promise<IntegrationDto> {
+  async update(actor: Principal, scope: OrgScope, id: string, input: UpdateIntegrationInput): Promise<IntegrationDto> {
+    const { orgId } = scope;
     const row = await this.write(async () => {
-      const current = await this.require(orgId, id);
+      const current = await this.require(scope, id);
       // Secrets merge: a name given replaces that secret, the others stay.
       const secrets = input.secrets ? { ...this.secretsOf(current), ...input.secrets } : undefined;
       if (current.channel === 'messaging-a') this.checkOwnAccount(input.config ?? current.config, secrets ?? this.secretsOf(current));
-      const updated = (await this.repo.updateIntegration(orgId, id, {
+      const updated = (await this.repo.updateIntegration(scope, id, {
         ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
         ...(input.config !== undefined ? { config: input.config } : {}),
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
         ...(secrets ? this.sealed(secrets) : {}),
       }))!;
-      return this.bind(updated, secrets ?? this.secretsOf(updated));
+      return this.bind(scope, updated, secrets ?? this.secretsOf(updated));
     });
-    await this.audit.record({ action: 'integration.updated', userId: actor.userId, resourceId: id, orgId, impersonatorId: actor.impersonatorId, meta: { channel: row.channel, fields: Object.keys(input), secretNames: Object.keys(input.secrets ?? {}), verificationStatus: row.verificationStatus } });
-    return this.dtoOf(row);
+    await this.audit.record({
+      action: 'integration.updated',
+      userId: actor.userId,
+      resourceId: id,
+      orgId,
+      impersonatorId: actor.impersonatorId,
+      meta: { channel: row.channel, fields: Object.keys(input), secretNames: Object.keys(input.secrets ?? {}), verificationStatus: row.verificationStatus },
+    });
+    return this.dtoOf(scope, row);
   }
 
   /**
    * Staff verification (account_manager or superadmin; the controller checks the role): every
    * source of the integration becomes this org's. 409 when one is verified for another org.
    */
-  async verify(actor: Principal, orgId: string, id: string): Promise<void> {
+  async verify(actor: Principal, scope: OrgScope, id: string): Promise<void> {
+    const { orgId } = scope;
     let row: IntegrationRow;
     try {
       row = await this.dbService.transaction(async () => {
-        const current = await this.require(orgId, id);
-        await this.repo.verifyBindings(current.id);
-        return this.markVerified(current);
+        const current = await this.require(scope, id);
+        await this.repo.verifyBindings(scope, current.id);
+        return this.markVerified(scope, current);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw AppError.conflict('This workspace, tenant, number or secret is already verified for another organization');
       throw err;
     }
-    await this.audit.record({ action: 'integration.verified', userId: actor.userId, resourceId: id, orgId, impersonatorId: actor.impersonatorId, meta: { channel: row.channel, externalId: row.externalId, method: 'staff' } });
+    await this.audit.record({
+      action: 'integration.verified',
+      userId: actor.userId,
+      resourceId: id,
+      orgId,
+      impersonatorId: actor.impersonatorId,
+      meta: { channel: row.channel, externalId: row.externalId, method: 'staff' },
+    });
   }
 
   /** Who holds an inbound source (spec 4.8 rule 5: one indexed lookup of the binding). */
   async resolveSource(channel: ChannelName, kind: BindingKind, value: string): Promise<SourceResolution> {
-    const claims = await this.repo.bindingsOfValue(channel, kind, value);
+    const claims = await this.repo.unscopedBindingsOfValue(channel, kind, value);
     const verified = claims.find((c) => c.binding.verified);
     if (verified) return verified.integration.enabled ? { verified } : undefined;
     const pending = claims.filter((c) => c.integration.enabled);
@@ -153,10 +185,12 @@ export class IntegrationsService {
     if (binding.verified || !containsVerificationCode(text, integration.verificationCode)) return false;
     let row: IntegrationRow;
     try {
+      // The org of the integration the source's binding names (a row of unscopedBindingsOfValue).
+      const scope = jobScope(integration);
       row = await this.dbService.transaction(async () => {
-        await this.repo.verifyBindings(integration.id, binding);
-        const remaining = (await this.repo.bindingsOf(integration.id)).filter((b) => !b.verified);
-        return remaining.length === 0 ? this.markVerified(integration) : integration;
+        await this.repo.verifyBindings(scope, integration.id, binding);
+        const remaining = (await this.repo.bindingsOf(scope, integration.id)).filter((b) => !b.verified);
+        return remaining.length === 0 ? this.markVerified(scope, integration) : integration;
       });
     } catch (err) {
       if (isUniqueViolation(err)) return false;
@@ -171,8 +205,9 @@ export class IntegrationsService {
     return true;
   }
 
-  async remove(actor: Principal, orgId: string, id: string): Promise<void> {
-    const row = await this.repo.deleteIntegration(orgId, id);
+  async remove(actor: Principal, scope: OrgScope, id: string): Promise<void> {
+    const { orgId } = scope;
+    const row = await this.repo.deleteIntegration(scope, id);
     if (!row) throw AppError.notFound('Integration');
     await this.audit.record({ action: 'integration.removed', userId: actor.userId, resourceId: id, orgId, impersonatorId: actor.impersonatorId, meta: { channel: row.channel } });
   }
@@ -199,9 +234,9 @@ export class IntegrationsService {
     }
   }
 
-  private async markVerified(row: IntegrationRow): Promise<IntegrationRow> {
+  private async markVerified(scope: OrgScope, row: IntegrationRow): Promise<IntegrationRow> {
     if (row.verificationStatus === 'verified') return row;
-    return (await this.repo.updateIntegration(row.orgId, row.id, { verificationStatus: 'verified', verificationCode: null, verifiedAt: new Date() }))!;
+    return (await this.repo.updateIntegration(scope, row.id, { verificationStatus: 'verified', verificationCode: null, verifiedAt: this.clock.now() }))!;
   }
 
   private sealed(secrets: Record<string, string>) {
@@ -213,7 +248,7 @@ export class IntegrationsService {
    * disabled, so that it keeps its verified sources). A source stays verified only while its value
    * is unchanged; a new one makes the integration pending again, with a fresh code.
    */
-  private async bind(row: IntegrationRow, secrets: Record<string, string>): Promise<IntegrationRow> {
+  private async bind(scope: OrgScope, row: IntegrationRow, secrets: Record<string, string>): Promise<IntegrationRow> {
     const wanted: Array<{ kind: BindingKind; value: string }> = [];
     if (row.externalId && row.channel === 'chat-a') wanted.push({ kind: 'workspace', value: row.externalId });
     if (row.externalId && row.channel === 'enterprise-chat') wanted.push({ kind: 'tenant', value: row.externalId });
@@ -224,13 +259,13 @@ export class IntegrationsService {
       else for (const number of new Set(stringList(row.config.whitelist))) wanted.push({ kind: 'sender_number', value: number });
     }
     if (row.channel === 'messaging-b' && secrets.webhookSecret) wanted.push({ kind: 'secret_sha256', value: sha256Hex(secrets.webhookSecret) });
-    const verifiedBefore = new Set((await this.repo.bindingsOf(row.id)).filter((b) => b.verified).map(key));
+    const verifiedBefore = new Set((await this.repo.bindingsOf(scope, row.id)).filter((b) => b.verified).map(key));
     const bindings = wanted.map((b) => ({ ...b, verified: verifiedBefore.has(key(b)) }));
-    await this.repo.replaceBindings(row.id, row.orgId, row.channel, bindings);
+    await this.repo.replaceBindings(scope, row.id, row.channel, bindings);
     if (bindings.length === 0) return row;
-    if (bindings.every((b) => b.verified)) return this.markVerified(row);
+    if (bindings.every((b) => b.verified)) return this.markVerified(scope, row);
     if (row.verificationStatus === 'pending') return row;
-    return (await this.repo.updateIntegration(row.orgId, row.id, { verificationStatus: 'pending', verificationCode: newVerificationCode(), verifiedAt: null }))!;
+    return (await this.repo.updateIntegration(scope, row.id, { verificationStatus: 'pending', verificationCode: newVerificationCode(), verifiedAt: null }))!;
   }
 
   /**
@@ -243,20 +278,22 @@ export class IntegrationsService {
     if (numbers.length === 0) return;
     const missing = (['accountSid', 'authToken'] as const).filter((name) => !secrets[name]);
     if (missing.length > 0) {
-      throw new AppError('validation_failed', 'Invalid body', { details: missing.map((name) => ({ field: `secrets.${name}`, message: "Required with config.numbers: the own account's credentials" })) });
+      throw new AppError('validation_failed', 'Invalid body', {
+        details: missing.map((name) => ({ field: `secrets.${name}`, message: "Required with config.numbers: the own account's credentials" })),
+      });
     }
-    const pooled = numbers.filter((n) => this.config.channels.messagingANumberPool.includes(n));
+    const pooled = numbers.filter((n) => this.channels.inbound.messagingANumberPool.includes(n));
     if (pooled.length > 0) throw AppError.badRequest(`${pooled.join(', ')} belongs to the service's number pool, not to an own account`);
   }
 
-  private async require(orgId: string, id: string): Promise<IntegrationRow> {
-    const row = await this.repo.findIntegration(orgId, id);
+  private async require(scope: OrgScope, id: string): Promise<IntegrationRow> {
+    const row = await this.repo.findIntegration(scope, id);
     if (!row) throw AppError.notFound('Integration');
     return row;
   }
 
-  private async dtoOf(row: IntegrationRow): Promise<IntegrationDto> {
-    return this.toDto(row, await this.repo.bindingsOf(row.id));
+  private async dtoOf(scope: OrgScope, row: IntegrationRow): Promise<IntegrationDto> {
+    return this.toDto(row, await this.repo.bindingsOf(scope, row.id));
   }
 
   private toDto(row: IntegrationRow, bindings: ChannelBindingRow[]): IntegrationDto {

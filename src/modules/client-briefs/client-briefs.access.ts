@@ -16,11 +16,7 @@ const best = (a: BriefAccess, b: BriefAccess): BriefAccess => (rank[a] >= rank[b
  * account managers and superadmins; read by every member of the org, AI operators, and Experts
  * whose grants cover the org. Everyone else gets nothing (and a 404: the org is not revealed).
  */
-export function briefAccess(
-  caller: { platformRole: PlatformRole; orgMemberships: readonly PrincipalMembership[] },
-  orgId: string,
-  expertCoversOrg: boolean,
-): BriefAccess {
+export function briefAccess(caller: { platformRole: PlatformRole; orgMemberships: readonly PrincipalMembership[] }, orgId: string, expertCoversOrg: boolean): BriefAccess {
   let access: BriefAccess = 'none';
   const membership = caller.orgMemberships.find((m) => m.orgId === orgId);
   if (membership) access = EDITING_ORG_ROLES.includes(membership.orgRole) ? 'edit' : 'read';

@@ -1,11 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
-import {
-  ClientBriefDtoSchema,
-  ClientBriefListQuerySchema,
-  CreateClientBriefSchema,
-  UpdateClientBriefSchema,
-} from '../../contracts/client-briefs.js';
+import { ClientBriefDtoSchema, ClientBriefListQuerySchema, CreateClientBriefSchema, UpdateClientBriefSchema } from '../../contracts/client-briefs.js';
 import { CurrentPrincipal } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
@@ -56,7 +51,7 @@ export class ClientBriefsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @Endpoint({ summary: 'Delete a client brief', description: WHO, tags: ['client-briefs'], params: IdParams, status: 204, errors: [403, 404] })
+  @Endpoint({ summary: 'Delete a client brief', description: WHO, tags: ['client-briefs'], params: IdParams, response: null, status: 204, errors: [403, 404] })
   async remove(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof IdParams>) {
     await this.briefs.remove(actor, p.id);
   }

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { ClientBriefDto, ClientBriefListQuery, CreateClientBriefInput, UpdateClientBriefInput } from '../../contracts/client-briefs.js';
-import { isInternalRole } from '../../contracts/roles.js';
+import { isClientRole } from '../../contracts/roles.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { memberOrgId } from '../../platform/auth/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
+import { requestScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { ExpertsService } from '../experts/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { briefAccess, type BriefAccess } from './client-briefs.access.js';
-import { ClientBriefsRepository } from './client-briefs.repository.js';
+import { ClientBriefsRepository, PROMPT_BRIEFS } from './client-briefs.repository.js';
 import type { ClientBriefRow } from './client-briefs.tables.js';
 
 export function toClientBriefDto(row: ClientBriefRow): ClientBriefDto {
@@ -36,40 +37,40 @@ export class ClientBriefsService {
   ) {}
 
   async list(actor: Principal, query: ClientBriefListQuery) {
-    const orgId = await this.requireAccess(actor, await this.orgOf(actor, query.orgId), 'read');
+    const scope = await this.requireAccess(actor, await this.orgOf(actor, query.orgId), 'read');
     const page = { limit: query.limit, after: decodeCursor(query.cursor) };
-    return pageOf(await this.repo.list(orgId, page), page.limit, (r) => ({ at: r.createdAt, id: r.id }), toClientBriefDto);
+    return pageOf(await this.repo.list(scope, page), page.limit, (r) => ({ at: r.createdAt, id: r.id }), toClientBriefDto);
   }
 
   async get(actor: Principal, id: string): Promise<ClientBriefDto> {
-    return toClientBriefDto(await this.findFor(actor, id, 'read'));
+    return toClientBriefDto((await this.findFor(actor, id, 'read')).row);
   }
 
   async create(actor: Principal, input: CreateClientBriefInput): Promise<ClientBriefDto> {
-    const orgId = await this.requireAccess(actor, await this.orgOf(actor, input.orgId), 'edit');
+    const { orgId } = await this.requireAccess(actor, await this.orgOf(actor, input.orgId), 'edit');
     const row = await this.repo.insert({ orgId, title: input.title, content: input.content, createdBy: actor.userId, updatedBy: actor.userId });
     await this.record(actor, 'client_brief.created', row, { title: row.title });
     return toClientBriefDto(row);
   }
 
   async update(actor: Principal, id: string, input: UpdateClientBriefInput): Promise<ClientBriefDto> {
-    const current = await this.findFor(actor, id, 'edit');
-    const row = await this.repo.update(current.orgId, id, { title: input.title, content: input.content, updatedBy: actor.userId });
+    const { scope } = await this.findFor(actor, id, 'edit');
+    const row = await this.repo.update(scope, id, { title: input.title, content: input.content, updatedBy: actor.userId });
     if (!row) throw AppError.notFound('Client brief');
     await this.record(actor, 'client_brief.updated', row, { fields: Object.keys(input).filter((k) => input[k as keyof UpdateClientBriefInput] !== undefined) });
     return toClientBriefDto(row);
   }
 
   async remove(actor: Principal, id: string): Promise<void> {
-    const current = await this.findFor(actor, id, 'edit');
-    const row = await this.repo.delete(current.orgId, id);
+    const { scope } = await this.findFor(actor, id, 'edit');
+    const row = await this.repo.delete(scope, id);
     if (!row) throw AppError.notFound('Client brief');
     await this.record(actor, 'client_brief.deleted', row, { title: row.title });
   }
 
   /** The org's briefs, oldest first (the Specialist agent's prompt and its brief tool). */
-  briefsOf(orgId: string, limit = 50): Promise<ClientBriefRow[]> {
-    return this.repo.oldestFirst(orgId, limit);
+  briefsOf(scope: OrgScope, limit = PROMPT_BRIEFS): Promise<ClientBriefRow[]> {
+    return this.repo.oldestFirst(scope, limit);
   }
 
   /**
@@ -78,25 +79,24 @@ export class ClientBriefsService {
    */
   private async orgOf(actor: Principal, requested: string | undefined): Promise<string> {
     if (requested && actor.orgMemberships.some((m) => m.orgId === requested)) return requested;
-    if (!isInternalRole(actor.platformRole)) return memberOrgId(actor, requested);
+    if (isClientRole(actor.platformRole)) return memberOrgId(actor, requested);
     if (!requested) throw new AppError('validation_failed', 'Invalid input', { details: [{ field: 'orgId', message: 'Name the org' }] });
     if (!(await this.orgs.findById(requested))) throw AppError.notFound('Organization');
     return requested;
   }
 
-  private async findFor(actor: Principal, id: string, needed: Exclude<BriefAccess, 'none'>): Promise<ClientBriefRow> {
-    const row = await this.repo.findById(id);
+  private async findFor(actor: Principal, id: string, needed: Exclude<BriefAccess, 'none'>): Promise<{ row: ClientBriefRow; scope: OrgScope }> {
+    const row = await this.repo.unscopedFindById(id);
     if (!row) throw AppError.notFound('Client brief');
-    await this.requireAccess(actor, row.orgId, needed, 'Client brief');
-    return row;
+    return { row, scope: await this.requireAccess(actor, row.orgId, needed, 'Client brief') };
   }
 
   /** 404 without access (the org or the brief is not revealed), 403 when reading is all the caller may do. */
-  private async requireAccess(actor: Principal, orgId: string, needed: Exclude<BriefAccess, 'none'>, what = 'Organization'): Promise<string> {
+  private async requireAccess(actor: Principal, orgId: string, needed: Exclude<BriefAccess, 'none'>, what = 'Organization'): Promise<OrgScope> {
     const access = await this.accessTo(actor, orgId);
     if (access === 'none') throw AppError.notFound(what);
-    if (needed === 'edit' && access !== 'edit') throw AppError.forbidden('Only the org\'s owners and admins, account managers and superadmins edit client briefs');
-    return orgId;
+    if (needed === 'edit' && access !== 'edit') throw AppError.forbidden("Only the org's owners and admins, account managers and superadmins edit client briefs");
+    return requestScope(orgId, 'access_rule');
   }
 
   private async accessTo(actor: Principal, orgId: string): Promise<BriefAccess> {

@@ -12,6 +12,7 @@ const renamed = (method: string) =>
     summary: `Renamed: ${method} answers 308 to the same path and query under /api/client-briefs`,
     description: 'Deprecated (spec 9.2); removed about 30 days after the frontend path swap. The Location header carries the new path.',
     tags: ['client-briefs'],
+    response: null,
     status: 308,
   });
 

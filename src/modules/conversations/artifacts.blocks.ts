@@ -36,5 +36,11 @@ export function splitResources(content: string): { text: string; resources: Reso
     return '';
   });
   if (resources.length === 0) return { text: content, resources };
-  return { text: text.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim(), resources };
+  return {
+    text: text
+      .replace(/[ \t]+\n/g, '\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    resources,
+  };
 }

@@ -32,8 +32,7 @@ export class ArtifactsController {
     tags: ['conversations'],
     params: Params,
     query: LinkQuery,
-    response: z.string().meta({ format: 'binary' }),
-    responseType: 'application/octet-stream',
+    response: { raw: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) },
     errors: [403, 404],
   })
   async download(@ValidParams() params: z.infer<typeof Params>, @ValidQuery() query: z.infer<typeof LinkQuery>, @Res() reply: FastifyReply): Promise<void> {

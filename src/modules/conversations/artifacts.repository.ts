@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, inArray } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { conversationArtifacts as artifacts, type ArtifactRow } from './conversations.tables.js';
 
 /** Artifact rows: every read names the org and the conversation the artifact belongs to. */
@@ -17,19 +18,19 @@ export class ArtifactsRepository {
     await this.db.insert(artifacts).values(values).onConflictDoNothing({ target: artifacts.id });
   }
 
-  async find(orgId: string, conversationId: string, id: string): Promise<ArtifactRow | undefined> {
+  async find(scope: OrgScope, conversationId: string, id: string): Promise<ArtifactRow | undefined> {
     const [row] = await this.db
       .select()
       .from(artifacts)
-      .where(and(eq(artifacts.orgId, orgId), eq(artifacts.conversationId, conversationId), eq(artifacts.id, id)));
+      .where(and(inOrg(artifacts.orgId, scope), eq(artifacts.conversationId, conversationId), eq(artifacts.id, id)));
     return row;
   }
 
-  async findMany(orgId: string, conversationId: string, ids: string[]): Promise<ArtifactRow[]> {
+  async findMany(scope: OrgScope, conversationId: string, ids: string[]): Promise<ArtifactRow[]> {
     if (ids.length === 0) return [];
     return this.db
       .select()
       .from(artifacts)
-      .where(and(eq(artifacts.orgId, orgId), eq(artifacts.conversationId, conversationId), inArray(artifacts.id, ids)));
+      .where(and(inOrg(artifacts.orgId, scope), eq(artifacts.conversationId, conversationId), inArray(artifacts.id, ids)));
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../platform/errors/app-error.js';
+import { jobScope, unscopedOrg } from '../../platform/tenancy/org-scope.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
 import type { HistoryMessage, TurnAttachment } from '../agent/index.js';
 import { ArtifactLinks } from './artifact-links.js';
@@ -44,7 +45,7 @@ export class ArtifactsService {
   async history(conversation: ConversationRow, rows: MessageRow[]): Promise<HistoryMessage[]> {
     const split = rows.map((m) => ({ row: m, ...(m.role === 'client' ? splitResources(m.content) : { text: m.content, resources: [] }) }));
     const ids = [...new Set(split.flatMap((m) => m.resources.map((r) => r.artifactId)))];
-    const found = new Map((await this.repo.findMany(conversation.orgId, conversation.id, ids)).map((a) => [a.id, a]));
+    const found = new Map((await this.repo.findMany(jobScope(conversation), conversation.id, ids)).map((a) => [a.id, a]));
     return split.map(({ row, text, resources }) => {
       if (row.role !== 'client') return { role: 'assistant' as const, content: text };
       if (resources.length === 0) return { role: 'user' as const, content: text };
@@ -67,7 +68,7 @@ export class ArtifactsService {
       securityEvent('artifact_link_refused', { reason: check, artifactId });
       throw AppError.forbidden(check === 'expired' ? 'This download link has expired: open the conversation again for a new one' : 'This download link is not valid');
     }
-    const artifact = await this.repo.find(orgId, conversationId, artifactId);
+    const artifact = await this.repo.find(unscopedOrg(orgId, 'the org a download link we signed names'), conversationId, artifactId);
     if (!artifact) throw AppError.notFound('Attachment');
     const data = await this.storage.get(artifact.storageKey).catch(() => undefined);
     if (!data) throw AppError.notFound('Attachment');

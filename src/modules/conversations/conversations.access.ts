@@ -1,8 +1,9 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { isInternalRole } from '../../contracts/roles.js';
+import { isClientRole } from '../../contracts/roles.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { anyUuid } from '../../platform/db/query-parts.js';
+import { requestScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import type { ExpertCoverage } from '../experts/index.js';
 import type { StatusActor } from './conversations.status.js';
 
@@ -21,6 +22,11 @@ export function reaches(reach: Reach, thread: { orgId: string; specialistId: str
     case 'grants':
       return reach.grants.some((g) => g.orgId === thread.orgId && (g.scope === 'org' || g.specialistIds.includes(thread.specialistId)));
   }
+}
+
+/** The org of a thread the caller read through their Reach: the scope of what the request then does to it. */
+export function threadScope(thread: { orgId: string }): OrgScope {
+  return requestScope(thread.orgId, 'reach');
 }
 
 /** The same rule as a SQL condition on a table's org and Specialist columns (undefined: no limit). */
@@ -44,7 +50,7 @@ export function reachFilter(reach: Reach, cols: { orgId: PgColumn; specialistId:
 
 /** Client roles see the client view: no internal notes, Experts shown as the Specialist. */
 export function isClientViewer(principal: Principal): boolean {
-  return !isInternalRole(principal.platformRole);
+  return isClientRole(principal.platformRole);
 }
 
 export function statusActor(principal: Principal): StatusActor {

@@ -113,6 +113,7 @@ export class ConversationsController {
     tags: TAGS,
     params: Params,
     body: SendMessageSchema,
+    response: { raw: 'text/event-stream' },
     headers: IDEMPOTENCY_HEADER,
     errors: [403, 404, 429],
   })
@@ -147,7 +148,14 @@ export class ConversationsController {
 
   @Patch(':id/messages/:messageId')
   @Writes()
-  @Endpoint({ summary: 'Correct a delivered reply (Experts; audited, the original kept)', tags: TAGS, params: MessageParams, body: CorrectMessageSchema, response: MessageDtoSchema, errors: [403, 404, 409] })
+  @Endpoint({
+    summary: 'Correct a delivered reply (Experts; audited, the original kept)',
+    tags: TAGS,
+    params: MessageParams,
+    body: CorrectMessageSchema,
+    response: MessageDtoSchema,
+    errors: [403, 404, 409],
+  })
   correct(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof MessageParams>, @ValidBody() body: z.infer<typeof CorrectMessageSchema>) {
     return this.conversations.correct(p, params.id, params.messageId, body);
   }
@@ -161,14 +169,29 @@ export class ConversationsController {
   @Post(':id/escalate')
   @HttpCode(201)
   @Writes()
-  @Endpoint({ summary: 'Ask for a human: the thread goes on the Expert attention list', tags: TAGS, params: Params, body: EscalateSchema, response: ConversationDtoSchema, status: 201, errors: [403, 404] })
+  @Endpoint({
+    summary: 'Ask for a human: the thread goes on the Expert attention list',
+    tags: TAGS,
+    params: Params,
+    body: EscalateSchema,
+    response: ConversationDtoSchema,
+    status: 201,
+    errors: [403, 404],
+  })
   escalate(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>, @ValidBody() body: z.infer<typeof EscalateSchema>) {
     return this.conversations.escalate(p, params.id, body.reason);
   }
 
   @Patch(':id/status')
   @Writes()
-  @Endpoint({ summary: 'Set the status (expert, account_manager, superadmin); snoozed needs snoozeUntil', tags: TAGS, params: Params, body: SetStatusSchema, response: ConversationDtoSchema, errors: [403, 404] })
+  @Endpoint({
+    summary: 'Set the status (expert, account_manager, superadmin); snoozed needs snoozeUntil',
+    tags: TAGS,
+    params: Params,
+    body: SetStatusSchema,
+    response: ConversationDtoSchema,
+    errors: [403, 404],
+  })
   setStatus(@CurrentPrincipal() p: Principal, @ValidParams() params: z.infer<typeof Params>, @ValidBody() body: z.infer<typeof SetStatusSchema>) {
     return this.conversations.changeStatus(p, params.id, { kind: 'set_status', to: body.status }, body);
   }
@@ -228,7 +251,13 @@ class EventStream {
     if (!this.opened) {
       this.opened = true;
       this.reply.hijack();
-      const headers = { ...this.reply.getHeaders(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+      const headers = {
+        ...this.reply.getHeaders(),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      };
       this.reply.raw.writeHead(200, headers as Record<string, string>);
     }
     this.reply.raw.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
-import type { ConversationStatus } from '../../contracts/conversations.js';
-import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
-import { anyUuid, olderThan } from '../../platform/db/query-parts.js';
+import { and, asc, desc, eq, exists, inArray, lt, lte, ne, or, sql, type Column, type SQL } from 'drizzle-orm';
+import type { ConversationChannel, ConversationStatus } from '../../contracts/conversations.js';
+import { systemNow } from '../../platform/clock/clock.js';
+import { DbService } from '../../platform/db/db.service.js';
+import { afterComputedKeyset, anyUuid, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { reachFilter, type Reach } from './conversations.access.js';
+import { MATCH_END, MATCH_START } from './conversations.dto.js';
 import {
   conversationMessages as messages,
   conversationTurns as turns,
@@ -18,6 +21,17 @@ import {
 } from './conversations.tables.js';
 
 type NewConversation = typeof conversations.$inferInsert;
+
+/** The attention list's filters; `assignee` null: items nobody is assigned to. */
+export interface QueueFilter {
+  status?: ConversationStatus;
+  orgId?: string;
+  specialistId?: string;
+  channel?: ConversationChannel;
+  assignee?: string | null;
+  conversationId?: string;
+  q?: string;
+}
 type NewMessage = typeof messages.$inferInsert;
 
 /**
@@ -57,16 +71,20 @@ export class ConversationsRepository {
   }
 
   /** The row, locked for the rest of the transaction (status changes of one thread are serialized). */
-  async lock(id: string): Promise<ConversationRow> {
-    const [row] = await this.db.select().from(conversations).where(eq(conversations.id, id)).for('update');
+  async lock(scope: OrgScope, id: string): Promise<ConversationRow> {
+    const [row] = await this.db
+      .select()
+      .from(conversations)
+      .where(and(inOrg(conversations.orgId, scope), eq(conversations.id, id)))
+      .for('update');
     return row!;
   }
 
-  async update(id: string, values: Partial<NewConversation>): Promise<ConversationRow> {
+  async update(scope: OrgScope, id: string, values: Partial<NewConversation>): Promise<ConversationRow> {
     const [row] = await this.db
       .update(conversations)
-      .set({ ...values, updatedAt: new Date() })
-      .where(eq(conversations.id, id))
+      .set({ ...values, updatedAt: systemNow() })
+      .where(and(inOrg(conversations.orgId, scope), eq(conversations.id, id)))
       .returning();
     return row!;
   }
@@ -88,8 +106,11 @@ export class ConversationsRepository {
       .limit(page.limit + 1);
   }
 
-  /** Snoozed threads whose deferral has expired. */
-  async dueSnoozes(now: Date, limit: number): Promise<ConversationRow[]> {
+  /**
+   * Snoozed threads whose deferral has expired, in every org: the resurfacing sweep's input
+   * (platform-wide: the sweep finds the orgs). Each row's own org scopes what follows (jobScope).
+   */
+  async unscopedDueSnoozes(now: Date, limit: number): Promise<ConversationRow[]> {
     return this.db
       .select()
       .from(conversations)
@@ -100,41 +121,70 @@ export class ConversationsRepository {
 
   // Messages
 
-  /** Inserts, or returns undefined when the idempotency key was used before in this conversation. */
-  async insertMessage(values: NewMessage): Promise<MessageRow | undefined> {
-    const [row] = await this.db.insert(messages).values(values).onConflictDoNothing().returning();
+  /** Inserts, in the scope's org, or returns undefined when the idempotency key was used before in this conversation. */
+  async insertMessage(scope: OrgScope, values: Omit<NewMessage, 'orgId'>): Promise<MessageRow | undefined> {
+    const [row] = await this.db
+      .insert(messages)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing()
+      .returning();
     return row;
   }
 
-  async findByIdempotencyKey(conversationId: string, key: string): Promise<MessageRow | undefined> {
+  /**
+   * A client message to a pending thread in one statement (it commits alone): the thread's row
+   * locked, the message stored, its turn queued and the thread's last message moved, as the
+   * locking transaction does for a client message that leaves the status as it is. Nothing is
+   * written (undefined) when the thread is no longer pending or the idempotency key was used:
+   * the caller then takes the transaction that applies the status rule.
+   */
+  async storeClientMessageWhilePending(
+    scope: OrgScope,
+    values: { conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null },
+  ): Promise<{ message: MessageRow; conversation: ConversationRow } | undefined> {
+    const [row] = await this.statements.storeClientMessage({ ...values, orgId: scope.orgId, now: systemNow() });
+    return row?.thread ? { message: row.message, conversation: row.thread } : undefined;
+  }
+
+  /** The users who wrote a client message in this conversation (its portal participants). */
+  async clientSenders(scope: OrgScope, conversationId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectDistinct({ senderId: messages.senderId })
+      .from(messages)
+      .where(and(inOrg(messages.orgId, scope), eq(messages.conversationId, conversationId), eq(messages.role, 'client')));
+    return rows.flatMap((r) => (r.senderId ? [r.senderId] : []));
+  }
+
+  async findByIdempotencyKey(scope: OrgScope, conversationId: string, key: string): Promise<MessageRow | undefined> {
     const [row] = await this.db
       .select()
       .from(messages)
-      .where(and(eq(messages.conversationId, conversationId), eq(messages.idempotencyKey, key)));
+      .where(and(inOrg(messages.orgId, scope), eq(messages.conversationId, conversationId), eq(messages.idempotencyKey, key)));
     return row;
   }
 
-  async findMessage(conversationId: string, messageId: string): Promise<MessageRow | undefined> {
+  async findMessage(scope: OrgScope, conversationId: string, messageId: string): Promise<MessageRow | undefined> {
     const [row] = await this.db
       .select()
       .from(messages)
-      .where(and(eq(messages.conversationId, conversationId), eq(messages.id, messageId)));
+      .where(and(inOrg(messages.orgId, scope), eq(messages.conversationId, conversationId), eq(messages.id, messageId)));
     return row;
   }
 
-  async findReply(conversationId: string, messageId: string): Promise<MessageRow | undefined> {
-    const [row] = await this.statements.reply({ conversationId, messageId });
+  async findReply(scope: OrgScope, conversationId: string, messageId: string): Promise<MessageRow | undefined> {
+    const [row] = await this.statements.reply({ orgId: scope.orgId, conversationId, messageId });
     return row;
   }
 
   /** The newest `limit` messages (before `beforeId` when given), newest first; limit + 1 rows. */
-  async thread(conversationId: string, opts: { includeInternal: boolean; limit: number; before?: MessageRow }): Promise<MessageRow[]> {
+  async thread(scope: OrgScope, conversationId: string, opts: { includeInternal: boolean; limit: number; before?: MessageRow }): Promise<MessageRow[]> {
     const b = opts.before;
     return this.db
       .select()
       .from(messages)
       .where(
         and(
+          inOrg(messages.orgId, scope),
           eq(messages.conversationId, conversationId),
           opts.includeInternal ? undefined : eq(messages.isInternal, false),
           olderThan(messages.createdAt, messages.id, b && { at: b.createdAt, id: b.id }),
@@ -145,32 +195,35 @@ export class ConversationsRepository {
   }
 
   /** What the client and the Specialist said up to a message, newest first (the agent's history). */
-  async history(conversationId: string, upTo: MessageRow, limit: number): Promise<MessageRow[]> {
-    return this.statements.history({ conversationId, upToAt: upTo.createdAt, upToId: upTo.id, limit });
+  async history(scope: OrgScope, conversationId: string, upTo: MessageRow, limit: number): Promise<MessageRow[]> {
+    return this.statements.history({ orgId: scope.orgId, conversationId, upToAt: upTo.createdAt, upToId: upTo.id, limit });
   }
 
-  async updateMessage(id: string, values: Partial<NewMessage>): Promise<MessageRow> {
-    const [row] = await this.db.update(messages).set(values).where(eq(messages.id, id)).returning();
+  async updateMessage(scope: OrgScope, id: string, values: Partial<Omit<NewMessage, 'orgId'>>): Promise<MessageRow> {
+    const [row] = await this.db
+      .update(messages)
+      .set(values)
+      .where(and(inOrg(messages.orgId, scope), eq(messages.id, id)))
+      .returning();
     return row!;
   }
 
-  async insertRevision(values: typeof messageRevisions.$inferInsert): Promise<void> {
-    await this.db.insert(messageRevisions).values(values);
+  async insertRevision(scope: OrgScope, values: Omit<typeof messageRevisions.$inferInsert, 'orgId'>): Promise<void> {
+    await this.db.insert(messageRevisions).values({ ...values, orgId: scope.orgId });
   }
 
-  async revisions(messageId: string) {
-    return this.db.select().from(messageRevisions).where(eq(messageRevisions.messageId, messageId)).orderBy(asc(messageRevisions.createdAt));
+  async revisions(scope: OrgScope, messageId: string) {
+    return this.db
+      .select()
+      .from(messageRevisions)
+      .where(and(inOrg(messageRevisions.orgId, scope), eq(messageRevisions.messageId, messageId)))
+      .orderBy(asc(messageRevisions.createdAt));
   }
 
   /** Full-text search over the messages the caller may see; conversations by their newest hit. */
-  async search(
-    reach: Reach,
-    filter: { q: string; orgId?: string; includeInternal: boolean },
-    page: { limit: number; after?: Keyset },
-  ): Promise<Array<{ conversation: ConversationRow; hitAt: Date }>> {
+  async search(reach: Reach, filter: { q: string; orgId?: string; includeInternal: boolean }, page: { limit: number; after?: Keyset }): Promise<Array<{ conversation: ConversationRow; hitAt: Date }>> {
     const query = sql`websearch_to_tsquery('english', ${filter.q})`;
     const hitAt = sql<Date>`max(${messages.createdAt})`.mapWith(messages.createdAt);
-    const after = page.after;
     const rows = await this.db
       .select({ conversation: conversations, hitAt })
       .from(conversations)
@@ -184,20 +237,21 @@ export class ConversationsRepository {
         ),
       )
       .groupBy(conversations.id)
-      .having(after ? sql`(max(${messages.createdAt}), ${conversations.id}) < (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : undefined)
+      .having(afterComputedKeyset('desc', sql`max(${messages.createdAt})`, conversations.id, page.after))
       .orderBy(desc(hitAt), desc(conversations.id))
       .limit(page.limit + 1);
     return rows;
   }
 
-  /** The matching messages of some conversations, newest first. */
-  async searchMatches(conversationIds: string[], filter: { q: string; includeInternal: boolean }): Promise<MessageRow[]> {
-    if (conversationIds.length === 0) return [];
+  /** The matching messages of some conversations (in the orgs of `scopes`), newest first. */
+  async searchMatches(scopes: readonly OrgScope[], conversationIds: string[], filter: { q: string; includeInternal: boolean }): Promise<MessageRow[]> {
+    if (conversationIds.length === 0 || scopes.length === 0) return [];
     return this.db
       .select()
       .from(messages)
       .where(
         and(
+          inAnyOrg(messages.orgId, scopes),
           inArray(messages.conversationId, conversationIds),
           filter.includeInternal ? undefined : eq(messages.isInternal, false),
           sql`${messages.search} @@ websearch_to_tsquery('english', ${filter.q})`,
@@ -208,8 +262,11 @@ export class ConversationsRepository {
 
   // Turns
 
-  async insertTurn(values: typeof turns.$inferInsert): Promise<void> {
-    await this.db.insert(turns).values(values).onConflictDoNothing();
+  async insertTurn(scope: OrgScope, values: Omit<typeof turns.$inferInsert, 'orgId'>): Promise<void> {
+    await this.db
+      .insert(turns)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing();
   }
 
   /**
@@ -217,86 +274,143 @@ export class ConversationsRepository {
    * claimant at a time, whatever the number of instances. On the root database: the claim commits
    * on its own, before the model is called.
    */
-  async claimTurn(messageId: string, leaseMs: number): Promise<TurnRow | undefined> {
-    const [row] = await this.statements.claimTurn({ messageId, leaseS: leaseMs / 1000, now: new Date() });
+  async claimTurn(scope: OrgScope, messageId: string, leaseMs: number): Promise<TurnRow | undefined> {
+    const [row] = await this.statements.claimTurn({ orgId: scope.orgId, messageId, leaseS: leaseMs / 1000, now: systemNow() });
     return row;
   }
 
-  async finishTurn(messageId: string, status: 'done' | 'failed', lastError: string | null = null): Promise<void> {
-    await this.db.update(turns).set({ status, lastError, claimedUntil: null, updatedAt: new Date() }).where(eq(turns.messageId, messageId));
+  /**
+   * A web thread's Specialist reply in one statement (it commits alone): the reply stored unless
+   * the turn's message already has one, the turn done, and the thread marked answered at the
+   * reply's time. Returns the new reply and the updated thread (null when the thread is gone), or
+   * nothing when the message had a reply already.
+   */
+  async deliverReply(
+    scope: OrgScope,
+    values: { conversationId: string; specialistId: string; messageId: string; content: string },
+  ): Promise<{ reply: MessageRow; conversation: ConversationRow | null } | undefined> {
+    const [row] = await this.statements.deliverReply({ ...values, orgId: scope.orgId, now: systemNow() });
+    return row && { reply: row.reply, conversation: row.thread };
   }
 
-  /** Turns nobody is working on: queued for a while (the request that made them died) or claimed past their lease. */
-  async strandedTurns(queuedBefore: Date, limit: number): Promise<TurnRow[]> {
+  async finishTurn(scope: OrgScope, messageId: string, status: 'done' | 'failed', lastError: string | null = null): Promise<void> {
+    await this.db
+      .update(turns)
+      .set({ status, lastError, claimedUntil: null, updatedAt: systemNow() })
+      .where(and(inOrg(turns.orgId, scope), eq(turns.messageId, messageId)));
+  }
+
+  /**
+   * Turns nobody is working on, in every org (platform-wide: the recovery sweep finds the orgs):
+   * queued for a while (the request that made them died) or claimed past their lease. Each row's
+   * own org scopes what follows (jobScope).
+   */
+  async unscopedStrandedTurns(queuedBefore: Date, limit: number): Promise<TurnRow[]> {
     return this.dbService.root
       .select()
       .from(turns)
-      .where(
-        or(
-          and(eq(turns.status, 'queued'), lt(turns.createdAt, queuedBefore)),
-          and(eq(turns.status, 'running'), lt(turns.claimedUntil, sql`now()`)),
-        ),
-      )
+      .where(or(and(eq(turns.status, 'queued'), lt(turns.createdAt, queuedBefore)), and(eq(turns.status, 'running'), lt(turns.claimedUntil, sql`now()`))))
       .orderBy(asc(turns.createdAt))
       .limit(limit);
   }
 
-  async findTurn(messageId: string): Promise<TurnRow | undefined> {
-    const [row] = await this.db.select().from(turns).where(eq(turns.messageId, messageId));
+  async findTurn(scope: OrgScope, messageId: string): Promise<TurnRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(turns)
+      .where(and(inOrg(turns.orgId, scope), eq(turns.messageId, messageId)));
     return row;
   }
 
   // Attention list
 
-  async findQueueItem(conversationId: string): Promise<QueueItemRow | undefined> {
-    const [row] = await this.db.select().from(queueItems).where(eq(queueItems.conversationId, conversationId));
+  async findQueueItem(scope: OrgScope, conversationId: string): Promise<QueueItemRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(queueItems)
+      .where(and(inOrg(queueItems.orgId, scope), eq(queueItems.conversationId, conversationId)));
     return row;
   }
 
-  async insertQueueItem(values: typeof queueItems.$inferInsert): Promise<QueueItemRow> {
-    const [row] = await this.db.insert(queueItems).values(values).returning();
-    return row!;
-  }
-
-  async updateQueueItem(id: string, values: Partial<typeof queueItems.$inferInsert>): Promise<QueueItemRow> {
+  async insertQueueItem(scope: OrgScope, values: Omit<typeof queueItems.$inferInsert, 'orgId'>): Promise<QueueItemRow> {
     const [row] = await this.db
-      .update(queueItems)
-      .set({ ...values, updatedAt: sql`clock_timestamp()` })
-      .where(eq(queueItems.id, id))
+      .insert(queueItems)
+      .values({ ...values, orgId: scope.orgId })
       .returning();
     return row!;
   }
 
-  /** Most recently changed first; limit + 1 rows. */
-  async listQueue(reach: Reach, filter: { status?: ConversationStatus; orgId?: string }, page: { limit: number; after?: Keyset }): Promise<QueueItemRow[]> {
-    return this.db
-      .select()
-      .from(queueItems)
-      .where(
-        and(
-          reachFilter(reach, queueItems),
-          filter.status ? eq(queueItems.status, filter.status) : undefined,
-          filter.orgId ? eq(queueItems.orgId, filter.orgId) : undefined,
-          olderThan(queueItems.updatedAt, queueItems.id, page.after),
-        ),
-      )
-      .orderBy(desc(queueItems.updatedAt), desc(queueItems.id))
-      .limit(page.limit + 1);
+  async updateQueueItem(scope: OrgScope, id: string, values: Partial<Omit<typeof queueItems.$inferInsert, 'orgId'>>): Promise<QueueItemRow> {
+    const [row] = await this.db
+      .update(queueItems)
+      .set({ ...values, updatedAt: sql`clock_timestamp()` })
+      .where(and(inOrg(queueItems.orgId, scope), eq(queueItems.id, id)))
+      .returning();
+    return row!;
   }
 
-  async conversationsByIds(ids: string[]): Promise<ConversationRow[]> {
-    if (ids.length === 0) return [];
-    return this.statements.byIds({ ids });
+  /**
+   * The messages of some threads that match a search, newest first, each with its text around the
+   * matches (`ts_headline`, the matched words between MATCH_START and MATCH_END).
+   */
+  async matchExcerpts(
+    scopes: readonly OrgScope[],
+    conversationIds: string[],
+    q: string,
+  ): Promise<Array<{ id: string; conversationId: string; isInternal: boolean; createdAt: Date; excerpt: string }>> {
+    if (conversationIds.length === 0 || scopes.length === 0) return [];
+    const query = sql`websearch_to_tsquery('english', ${q})`;
+    const options = `StartSel="${MATCH_START}", StopSel="${MATCH_END}", MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
+    return this.db
+      .select({
+        id: messages.id,
+        conversationId: messages.conversationId,
+        isInternal: messages.isInternal,
+        createdAt: messages.createdAt,
+        excerpt: sql<string>`ts_headline('english', ${messages.content}, ${query}, ${options})`,
+      })
+      .from(messages)
+      .where(and(inAnyOrg(messages.orgId, scopes), anyUuid(messages.conversationId, conversationIds), sql`${messages.search} @@ ${query}`))
+      .orderBy(desc(messages.createdAt), desc(messages.id));
   }
+
+  /** The orgs and Specialists the caller's attention list holds items of. */
+  async queueFacets(reach: Reach): Promise<Array<{ orgId: string; specialistId: string }>> {
+    return this.db.selectDistinct({ orgId: queueItems.orgId, specialistId: queueItems.specialistId }).from(queueItems).where(reachFilter(reach, queueItems)).limit(1000);
+  }
+
+  /** The conversations of these ids that are in the orgs of `scopes`. */
+  async conversationsByIds(scopes: readonly OrgScope[], ids: string[]): Promise<ConversationRow[]> {
+    if (ids.length === 0 || scopes.length === 0) return [];
+    return this.statements.byIds({ orgIds: orgIdsOf(scopes), ids });
+  }
+}
+
+/** The distinct orgs of some scopes (each vouched for by its maker). */
+function orgIdsOf(scopes: readonly OrgScope[]): string[] {
+  return [...new Set(scopes.map((s) => s.orgId))];
+}
+
+/** The tenant condition over several scopes (a page of threads of several orgs): `column = any(<their orgs>)`. */
+function inAnyOrg(column: Column, scopes: readonly OrgScope[]): SQL {
+  return scopes.length === 1 ? inOrg(column, scopes[0]!) : anyUuid(column, orgIdsOf(scopes));
 }
 
 /** The prepared statements of the message path: a client message, its turn and its reply. */
 function prepareStatements(dbService: DbService) {
   const p = sql.placeholder;
   return {
-    byId: dbService.prepared<ConversationRow[], { id: string }>('conversations_by_id', (db) => db.select().from(conversations).where(eq(conversations.id, p('id')))),
-    byIds: dbService.prepared<ConversationRow[], { ids: string[] }>('conversations_by_ids', (db) =>
-      db.select().from(conversations).where(anyUuid(conversations.id, p('ids'))),
+    byId: dbService.prepared<ConversationRow[], { id: string }>('conversations_by_id', (db) =>
+      db
+        .select()
+        .from(conversations)
+        .where(eq(conversations.id, p('id'))),
+    ),
+    byIds: dbService.prepared<ConversationRow[], { orgIds: string[]; ids: string[] }>('conversations_by_ids_in_orgs', (db) =>
+      db
+        .select()
+        .from(conversations)
+        .where(and(anyUuid(conversations.orgId, p('orgIds')), anyUuid(conversations.id, p('ids')))),
     ),
     byIdInOrgs: dbService.prepared<ConversationRow[], { id: string; orgIds: string[] }>('conversations_by_id_in_orgs', (db) =>
       db
@@ -304,18 +418,19 @@ function prepareStatements(dbService: DbService) {
         .from(conversations)
         .where(and(eq(conversations.id, p('id')), anyUuid(conversations.orgId, p('orgIds')))),
     ),
-    reply: dbService.prepared<MessageRow[], { conversationId: string; messageId: string }>('conversation_messages_reply', (db) =>
+    reply: dbService.prepared<MessageRow[], { orgId: string; conversationId: string; messageId: string }>('conversation_messages_reply_in_org', (db) =>
       db
         .select()
         .from(messages)
-        .where(and(eq(messages.conversationId, p('conversationId')), eq(messages.replyToMessageId, p('messageId')))),
+        .where(and(eq(messages.orgId, p('orgId')), eq(messages.conversationId, p('conversationId')), eq(messages.replyToMessageId, p('messageId')))),
     ),
-    history: dbService.prepared<MessageRow[], { conversationId: string; upToAt: Date; upToId: string; limit: number }>('conversation_messages_history', (db) =>
+    history: dbService.prepared<MessageRow[], { orgId: string; conversationId: string; upToAt: Date; upToId: string; limit: number }>('conversation_messages_history_in_org', (db) =>
       db
         .select()
         .from(messages)
         .where(
           and(
+            eq(messages.orgId, p('orgId')),
             eq(messages.conversationId, p('conversationId')),
             eq(messages.isInternal, false),
             ne(messages.role, 'system'),
@@ -325,17 +440,105 @@ function prepareStatements(dbService: DbService) {
         .orderBy(desc(messages.createdAt), desc(messages.id))
         .limit(p('limit')),
     ),
-    claimTurn: dbService.prepared<TurnRow[], { messageId: string; leaseS: number; now: Date }>('conversation_turns_claim', (db) =>
-      db
-        .update(turns)
-        .set({
-          status: 'running',
-          attempts: sql`${turns.attempts} + 1`,
-          claimedUntil: sql`now() + make_interval(secs => ${p('leaseS')}::double precision)`,
-          updatedAt: sql`${p('now')}`,
-        })
-        .where(and(eq(turns.messageId, p('messageId')), or(eq(turns.status, 'queued'), and(eq(turns.status, 'running'), lt(turns.claimedUntil, sql`now()`)))))
-        .returning(),
+    storeClientMessage: dbService.prepared<
+      Array<{ message: MessageRow; thread: ConversationRow | null }>,
+      { orgId: string; conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null; now: Date }
+    >('conversation_client_message_store_in_org', (db) => {
+      const locked = db.$with('locked').as(
+        db
+          .select({ id: conversations.id, orgId: conversations.orgId })
+          .from(conversations)
+          .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), eq(conversations.status, 'pending')))
+          .for('update'),
+      );
+      // Every insertable column, in the table's order (the generated search column is not one).
+      const message = db.$with('message').as(
+        db
+          .insert(messages)
+          .select(
+            sql`select gen_random_uuid(), ${locked.id}, ${locked.orgId}, 'client', ${p('senderId')}::uuid, ${p('content')}::text, false, null::uuid, ${p('idempotencyKey')}::text, clock_timestamp(), null::timestamptz from ${locked}`,
+          )
+          .onConflictDoNothing()
+          .returning(),
+      );
+      const turn = db.$with('turn').as(
+        db
+          .insert(turns)
+          .select(
+            db
+              .select({
+                messageId: message.id,
+                conversationId: message.conversationId,
+                orgId: message.orgId,
+                status: sql<'queued'>`'queued'`.as('status'),
+                attempts: sql<number>`0`.as('attempts'),
+                claimedUntil: sql<Date | null>`null::timestamptz`.as('claimedUntil'),
+                lastError: sql<string | null>`null::text`.as('lastError'),
+                createdAt: sql<Date>`now()`.as('createdAt'),
+                updatedAt: sql<Date>`now()`.as('updatedAt'),
+              })
+              .from(message),
+          )
+          .onConflictDoNothing()
+          .returning({ messageId: turns.messageId }),
+      );
+      const thread = db.$with('thread').as(
+        db
+          .update(conversations)
+          .set({ status: 'pending', snoozeUntil: null, lastMessageAt: sql`(select ${message.createdAt} from ${message})`, updatedAt: sql`${p('now')}` })
+          .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), exists(db.select({ one: sql`1` }).from(message))))
+          .returning(),
+      );
+      return db
+        .with(locked, message, turn, thread)
+        .select()
+        .from(message)
+        .leftJoin(thread, sql`true`);
+    }),
+    deliverReply: dbService.prepared<
+      Array<{ reply: MessageRow; thread: ConversationRow | null }>,
+      { orgId: string; conversationId: string; specialistId: string; messageId: string; content: string; now: Date }
+    >('conversation_reply_deliver_in_org', (db) => {
+      const reply = db.$with('reply').as(
+        db
+          .insert(messages)
+          .values({ conversationId: p('conversationId'), orgId: p('orgId'), role: 'specialist', senderId: p('specialistId'), content: p('content'), replyToMessageId: p('messageId') })
+          .onConflictDoNothing()
+          .returning(),
+      );
+      const turn = db.$with('turn').as(
+        db
+          .update(turns)
+          .set({ status: 'done', lastError: null, claimedUntil: null, updatedAt: sql`${p('now')}` })
+          .where(and(eq(turns.orgId, p('orgId')), eq(turns.messageId, p('messageId'))))
+          .returning({ messageId: turns.messageId }),
+      );
+      const thread = db.$with('thread').as(
+        db
+          .update(conversations)
+          .set({ autoResponded: true, lastMessageAt: sql`(select ${reply.createdAt} from ${reply})`, updatedAt: sql`${p('now')}` })
+          .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), exists(db.select({ one: sql`1` }).from(reply))))
+          .returning(),
+      );
+      return db
+        .with(reply, turn, thread)
+        .select()
+        .from(reply)
+        .leftJoin(thread, sql`true`);
+    }),
+    claimTurn: dbService.prepared<TurnRow[], { orgId: string; messageId: string; leaseS: number; now: Date }>(
+      'conversation_turns_claim_in_org',
+      (db) =>
+        db
+          .update(turns)
+          .set({
+            status: 'running',
+            attempts: sql`${turns.attempts} + 1`,
+            claimedUntil: sql`now() + make_interval(secs => ${p('leaseS')}::double precision)`,
+            updatedAt: sql`${p('now')}`,
+          })
+          .where(and(eq(turns.orgId, p('orgId')), eq(turns.messageId, p('messageId')), or(eq(turns.status, 'queued'), and(eq(turns.status, 'running'), lt(turns.claimedUntil, sql`now()`)))))
+          .returning(),
       { root: true },
     ),
   };

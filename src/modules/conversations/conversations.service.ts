@@ -14,7 +14,9 @@ import { memberOrgId } from '../../platform/auth/org-scope.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { EventBus } from '../../platform/events/event-bus.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { jobScope, requestScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
 import { logger } from '../../platform/observability/logger.js';
 import { SchedulerService } from '../../platform/queue/scheduler.service.js';
@@ -22,13 +24,14 @@ import { UsersService } from '../users/index.js';
 import { AssignmentsService, SpecialistsService } from '../specialists/index.js';
 import { ArtifactLinks } from './artifact-links.js';
 import { ConversationAccess } from './conversation-access.service.js';
-import { isClientViewer, statusActor } from './conversations.access.js';
+import { isClientViewer, statusActor, threadScope } from './conversations.access.js';
 import { toConversationDto, toMessageDto, type SpecialistCard, type Viewer } from './conversations.dto.js';
 import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { transition, type StatusTrigger } from './conversations.status.js';
 import type { ConversationRow, MessageRow } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
+import { MessageDeliveries } from './message-deliveries.js';
 import { MessageQuotaService } from './message-quota.service.js';
 import { channelMessageKey } from './outbound.port.js';
 import { TurnsService, type TurnObserver } from './turns.service.js';
@@ -65,6 +68,8 @@ export class ConversationsService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly scheduler: SchedulerService,
     private readonly links: ArtifactLinks,
+    private readonly deliveries: MessageDeliveries,
+    private readonly bus: EventBus,
   ) {}
 
   onModuleInit(): void {
@@ -84,24 +89,33 @@ export class ConversationsService implements OnModuleInit {
     const rows = await this.repo.list(reach, { orgId, status: query.status }, { limit: query.limit, after: decodeCursor(query.cursor) });
     const cards = await this.cards(rows.map((r) => r.specialistId));
     const viewer = viewerOf(principal);
-    return pageOf(rows, query.limit, (r) => ({ at: r.lastMessageAt, id: r.id }), (r) => toConversationDto(r, cards.get(r.specialistId), viewer));
+    return pageOf(
+      rows,
+      query.limit,
+      (r) => ({ at: r.lastMessageAt, id: r.id }),
+      (r) => toConversationDto(r, cards.get(r.specialistId), viewer),
+    );
   }
 
   async thread(principal: Principal, id: string, query: { limit: number; before?: string }) {
     const conversation = await this.access.thread(principal, id);
+    const scope = threadScope(conversation);
     const viewer = viewerOf(principal);
     let before: MessageRow | undefined;
     if (query.before) {
-      before = await this.repo.findMessage(id, query.before);
+      before = await this.repo.findMessage(scope, id, query.before);
       if (!before || (viewer === 'client' && before.isInternal)) throw new AppError('validation_failed', 'Invalid query', { details: [{ field: 'query.before', message: 'Unknown message' }] });
     }
-    const rows = await this.repo.thread(id, { includeInternal: viewer === 'staff', limit: query.limit, before });
+    const rows = await this.repo.thread(scope, id, { includeInternal: viewer === 'staff', limit: query.limit, before });
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit).reverse();
+    const deliveries = await this.deliveries.of(viewer, [conversation], page, threadScope);
+    const item = await this.repo.findQueueItem(scope, id);
     return {
       conversation: await this.dto(conversation, viewer),
-      messages: page.map((m) => toMessageDto(m, viewer, conversation.specialistId, this.links)),
+      messages: page.map((m) => toMessageDto(m, viewer, conversation.specialistId, this.links, deliveries.get(m.id))),
       nextCursor: more ? page[0]!.id : null,
+      humanRequestedAt: item?.reason === 'escalation' && item.status !== 'resolved' ? item.updatedAt.toISOString() : null,
     };
   }
 
@@ -112,15 +126,30 @@ export class ConversationsService implements OnModuleInit {
     const filter = { q: query.q, orgId, includeInternal: viewer === 'staff' };
     const hits = await this.repo.search(reach, filter, { limit: query.limit, after: decodeCursor(query.cursor) });
     const page = hits.slice(0, query.limit);
-    const matches = await this.repo.searchMatches(page.map((h) => h.conversation.id), filter);
+    const matches = await this.repo.searchMatches(
+      page.map((h) => threadScope(h.conversation)),
+      page.map((h) => h.conversation.id),
+      filter,
+    );
     const cards = await this.cards(page.map((h) => h.conversation.specialistId));
-    return pageOf(hits, query.limit, (h) => ({ at: h.hitAt, id: h.conversation.id }), (h) => ({
-      conversation: toConversationDto(h.conversation, cards.get(h.conversation.specialistId), viewer),
-      matches: matches
-        .filter((m) => m.conversationId === h.conversation.id)
-        .slice(0, MATCHES_PER_HIT)
-        .map((m) => toMessageDto(m, viewer, h.conversation.specialistId, this.links)),
-    }));
+    const deliveries = await this.deliveries.of(
+      viewer,
+      page.map((h) => h.conversation),
+      matches,
+      threadScope,
+    );
+    return pageOf(
+      hits,
+      query.limit,
+      (h) => ({ at: h.hitAt, id: h.conversation.id }),
+      (h) => ({
+        conversation: toConversationDto(h.conversation, cards.get(h.conversation.specialistId), viewer),
+        matches: matches
+          .filter((m) => m.conversationId === h.conversation.id)
+          .slice(0, MATCHES_PER_HIT)
+          .map((m) => toMessageDto(m, viewer, h.conversation.specialistId, this.links, deliveries.get(m.id))),
+      }),
+    );
   }
 
   // Writing
@@ -129,9 +158,8 @@ export class ConversationsService implements OnModuleInit {
     const orgId = isClientViewer(principal) ? memberOrgId(principal, input.orgId) : input.orgId;
     if (!orgId) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'orgId', message: 'Required for internal roles' }] });
     if (!(await this.access.reachesOrg(principal, orgId))) throw AppError.notFound('Organization');
-    const assignment = input.assignmentId
-      ? await this.assignments.get(orgId, input.assignmentId)
-      : (await this.assignments.list(orgId)).find((a) => a.isPrimary);
+    const scope = requestScope(orgId, 'reach');
+    const assignment = input.assignmentId ? await this.assignments.get(scope, input.assignmentId) : (await this.assignments.list(scope)).find((a) => a.isPrimary);
     if (!assignment) throw AppError.conflict('No Specialist is assigned to this org yet');
     if (!(await this.access.reachesOrg(principal, orgId, assignment.specialistId))) throw AppError.notFound('Assignment');
     if (input.message) await this.quota.consume(orgId);
@@ -144,7 +172,7 @@ export class ConversationsService implements OnModuleInit {
     });
     const messages: MessageDto[] = [];
     if (input.message) {
-      const sent = await this.store(principal, conversation.id, { content: input.message }, {});
+      const sent = await this.store(principal, threadScope(conversation), conversation.id, { content: input.message }, {}, conversation);
       messages.push(...[sent.message, sent.reply].filter((m): m is MessageDto => m !== null));
     }
     const viewer = viewerOf(principal);
@@ -160,44 +188,62 @@ export class ConversationsService implements OnModuleInit {
     const conversation = await this.access.thread(principal, id);
     const key = options.idempotencyKey ? `${principal.userId}:${options.idempotencyKey}` : undefined;
     if (key) {
-      const first = await this.repo.findByIdempotencyKey(id, key);
+      const first = await this.repo.findByIdempotencyKey(threadScope(conversation), id, key);
       if (first) return this.sentDto(principal, conversation, first);
     }
     await this.quota.consume(conversation.orgId);
-    const sent = await this.store(principal, id, input, { key, ...options });
+    const sent = await this.store(principal, threadScope(conversation), id, input, { key, ...options }, conversation);
     return { ...sent.message, reply: sent.reply };
   }
 
-  private async store(principal: Principal, id: string, input: SendMessageInput, options: SendOptions & { key?: string }): Promise<{ message: MessageDto; reply: MessageDto | null }> {
+  /** `current`: the thread as the caller last read it (a client message to a pending thread then takes one statement). */
+  private async store(
+    principal: Principal,
+    scope: OrgScope,
+    id: string,
+    input: SendMessageInput,
+    options: SendOptions & { key?: string },
+    current?: ConversationRow,
+  ): Promise<{ message: MessageDto; reply: MessageDto | null }> {
     const viewer = viewerOf(principal);
     if (viewer === 'client' && input.isInternal) throw AppError.forbidden('Clients cannot write internal notes');
     const role = viewer === 'client' ? 'client' : 'expert';
     const trigger: StatusTrigger = role === 'client' ? { kind: 'client_message' } : input.isInternal ? { kind: 'internal_note' } : { kind: 'expert_message' };
-    const stored = await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(id);
-      const message = await this.repo.insertMessage({
-        conversationId: id,
-        orgId: conversation.orgId,
-        role,
-        senderId: principal.userId,
-        content: input.content,
-        isInternal: role === 'expert' && input.isInternal === true,
-        idempotencyKey: options.key ?? null,
-      });
-      if (!message) return undefined; // the same key, sent concurrently: the first one stands
-      if (role === 'client') await this.repo.insertTurn({ messageId: message.id, conversationId: id, orgId: conversation.orgId });
-      const updated = await this.applyTransition(conversation, trigger, principal, { lastMessageAt: message.createdAt });
-      // An Expert's visible follow-up reaches a channel's client through that channel.
-      if (role === 'expert' && !message.isInternal) await this.turns.sendOut(updated, message);
-      this.dbService.afterCommit(() => this.events.message(role === 'client' ? 'user_message_received' : 'workspace_message_added', updated, message));
-      return { conversation: updated, message };
-    });
+    const pending =
+      role === 'client' && current
+        ? await this.storeWhilePending(scope, { conversationId: id, senderId: principal.userId, content: input.content, idempotencyKey: options.key ?? null }, current)
+        : undefined;
+    const stored =
+      pending ??
+      (await this.dbService.transaction(async () => {
+        const conversation = await this.repo.lock(scope, id);
+        const message = await this.repo.insertMessage(scope, {
+          conversationId: id,
+          role,
+          senderId: principal.userId,
+          content: input.content,
+          isInternal: role === 'expert' && input.isInternal === true,
+          idempotencyKey: options.key ?? null,
+        });
+        if (!message) return undefined; // the same key, sent concurrently: the first one stands
+        if (role === 'client') await this.repo.insertTurn(scope, { messageId: message.id, conversationId: id });
+        const updated = await this.applyTransition(scope, conversation, trigger, principal, { lastMessageAt: message.createdAt });
+        // An Expert's visible follow-up reaches a channel's client through that channel.
+        if (role === 'expert' && !message.isInternal) {
+          await this.turns.sendOut(updated, message);
+          // The client hears of it in the app too, as their Specialist's reply (spec 1, 6.2).
+          await this.bus.emit('conversations.specialist_replied', { conversation: updated, reply: message });
+        }
+        this.dbService.afterCommit(() => this.events.message(role === 'client' ? 'user_message_received' : 'workspace_message_added', updated, message));
+        return { conversation: updated, message };
+      }));
     if (!stored) {
-      const first = await this.repo.findByIdempotencyKey(id, options.key!);
+      const first = await this.repo.findByIdempotencyKey(scope, id, options.key!);
       const dto = await this.sentDto(principal, await this.access.thread(principal, id), first!);
       return { message: dto, reply: dto.reply };
     }
-    const message = toMessageDto(stored.message, viewer, stored.conversation.specialistId, this.links);
+    const delivery = (await this.deliveries.of(viewer, [stored.conversation], [stored.message], threadScope)).get(stored.message.id);
+    const message = toMessageDto(stored.message, viewer, stored.conversation.specialistId, this.links, delivery);
     options.onStored?.(message);
     if (role !== 'client') return { message, reply: null };
     const reply = await this.turns.run(stored.conversation, stored.message, options.observer);
@@ -212,9 +258,8 @@ export class ConversationsService implements OnModuleInit {
    * or the assignment the channel addressed (an email alias).
    */
   async openForChannel(input: { id: string; orgId: string; channel: ConversationChannel; assignmentId?: string; subject: string | null }): Promise<ConversationRow> {
-    const assignment = input.assignmentId
-      ? await this.assignments.get(input.orgId, input.assignmentId)
-      : (await this.assignments.list(input.orgId)).find((a) => a.isPrimary);
+    const scope = jobScope(input);
+    const assignment = input.assignmentId ? await this.assignments.get(scope, input.assignmentId) : (await this.assignments.list(scope)).find((a) => a.isPrimary);
     if (!assignment) throw AppError.conflict('No Specialist is assigned to this org yet');
     return this.repo.insertConversation({
       id: input.id,
@@ -231,33 +276,72 @@ export class ConversationsService implements OnModuleInit {
    * over), stored once per channel message key, answered once. A redelivery returns the first
    * message and creates nothing.
    */
-  async receiveFromChannel(input: { conversationId: string; orgId: string; channel: ConversationChannel; messageKey: string; content: string }): Promise<{ conversation: ConversationRow; message: MessageRow; reply: MessageRow | null; duplicate: boolean }> {
+  async receiveFromChannel(input: {
+    conversationId: string;
+    orgId: string;
+    channel: ConversationChannel;
+    messageKey: string;
+    content: string;
+  }): Promise<{ conversation: ConversationRow; message: MessageRow; reply: MessageRow | null; duplicate: boolean }> {
     const key = channelMessageKey(input.channel, input.messageKey);
-    const [current] = await this.repo.conversationsByIds([input.conversationId]);
+    // The inbound job's org: the one its channel thread is bound to.
+    const scope = jobScope(input);
+    const [current] = await this.repo.conversationsByIds([scope], [input.conversationId]);
     if (!current || current.orgId !== input.orgId) throw AppError.notFound('Conversation');
-    const first = await this.repo.findByIdempotencyKey(current.id, key);
-    if (first) return { conversation: current, message: first, reply: (await this.repo.findReply(current.id, first.id)) ?? null, duplicate: true };
+    const first = await this.repo.findByIdempotencyKey(scope, current.id, key);
+    if (first) return { conversation: current, message: first, reply: (await this.repo.findReply(scope, current.id, first.id)) ?? null, duplicate: true };
     await this.quota.consume(input.orgId);
-    const stored = await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(current.id);
-      const message = await this.repo.insertMessage({ conversationId: current.id, orgId: input.orgId, role: 'client', senderId: null, content: input.content, idempotencyKey: key });
-      if (!message) return undefined;
-      await this.repo.insertTurn({ messageId: message.id, conversationId: current.id, orgId: input.orgId });
-      const updated = await this.applyTransition(conversation, { kind: 'client_message' }, null, { lastMessageAt: message.createdAt });
-      this.dbService.afterCommit(() => this.events.message('user_message_received', updated, message));
-      return { conversation: updated, message };
-    });
+    const pending = await this.storeWhilePending(scope, { conversationId: current.id, senderId: null, content: input.content, idempotencyKey: key }, current);
+    const stored =
+      pending ??
+      (await this.dbService.transaction(async () => {
+        const conversation = await this.repo.lock(scope, current.id);
+        const message = await this.repo.insertMessage(scope, { conversationId: current.id, role: 'client', senderId: null, content: input.content, idempotencyKey: key });
+        if (!message) return undefined;
+        await this.repo.insertTurn(scope, { messageId: message.id, conversationId: current.id });
+        const updated = await this.applyTransition(scope, conversation, { kind: 'client_message' }, null, { lastMessageAt: message.createdAt });
+        this.dbService.afterCommit(() => this.events.message('user_message_received', updated, message));
+        return { conversation: updated, message };
+      }));
     if (!stored) {
-      const message = (await this.repo.findByIdempotencyKey(current.id, key))!;
-      return { conversation: current, message, reply: (await this.repo.findReply(current.id, message.id)) ?? null, duplicate: true };
+      const message = (await this.repo.findByIdempotencyKey(scope, current.id, key))!;
+      return { conversation: current, message, reply: (await this.repo.findReply(scope, current.id, message.id)) ?? null, duplicate: true };
     }
     const reply = await this.turns.run(stored.conversation, stored.message);
     return { ...stored, reply, duplicate: false };
   }
 
+  /**
+   * A reply that could not be delivered through its channel after every attempt (spec 8): an
+   * activity entry in the thread says so (staff only, like every activity entry: the client never
+   * saw the reply, so the client view is unchanged) and the conversation goes on the Expert
+   * attention list as a genuine failure (spec 4.4, `agent_failure`). Once per delivery
+   * (`deliveryKey`); inside the caller's transaction when there is one.
+   */
+  async recordDeliveryFailure(input: { orgId: string; conversationId: string; deliveryKey: string; channel: string; attempts: number; error: string }): Promise<void> {
+    const scope = jobScope(input);
+    await this.dbService.transaction(async () => {
+      const conversation = await this.repo.lock(scope, input.conversationId);
+      // A conversation removed since (its org deleted) has nobody left to tell.
+      if (!conversation || conversation.orgId !== input.orgId) return;
+      const what = `The reply could not be delivered through ${input.channel} after ${input.attempts} attempts`;
+      const entry = await this.repo.insertMessage(scope, {
+        conversationId: conversation.id,
+        role: 'system',
+        senderId: null,
+        content: `Delivery failed: ${what} (last error: ${input.error.slice(0, 500)}). The client has not received it.`,
+        isInternal: true,
+        idempotencyKey: `delivery-failed:${input.deliveryKey}`,
+      });
+      if (!entry) return;
+      await this.queue.raise(scope, conversation, 'agent_failure', `${what}: ${input.error.slice(0, 500)}`, this.clock.now());
+      this.dbService.afterCommit(() => this.events.message('workspace_message_added', conversation, entry));
+    });
+  }
+
   /** resolve, reopen, dismiss and set status (spec 3.1). */
   async changeStatus(principal: Principal, id: string, trigger: StatusTrigger, input: Partial<SetStatusInput> = {}): Promise<ConversationDto> {
-    await this.access.thread(principal, id);
+    const scope = threadScope(await this.access.thread(principal, id));
     let snoozeUntil: Date | undefined;
     if (trigger.kind === 'set_status' && trigger.to === 'snoozed') {
       snoozeUntil = new Date(input.snoozeUntil!);
@@ -266,22 +350,29 @@ export class ConversationsService implements OnModuleInit {
       }
     }
     const updated = await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(id);
-      return this.applyTransition(conversation, trigger, principal, snoozeUntil ? { snoozeUntil } : {});
+      const conversation = await this.repo.lock(scope, id);
+      return this.applyTransition(scope, conversation, trigger, principal, snoozeUntil ? { snoozeUntil } : {});
     });
     return this.dto(updated, viewerOf(principal));
   }
 
   /** An explicit request for a human: the thread goes on the attention list. */
   async escalate(principal: Principal, id: string, reason: string | undefined): Promise<ConversationDto> {
-    await this.access.thread(principal, id);
+    const scope = threadScope(await this.access.thread(principal, id));
     const updated = await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(id);
-      const after = await this.applyTransition(conversation, { kind: 'escalate' }, principal, {}, { mirrorQueue: false });
-      await this.queue.raise(after, 'escalation', reason ?? null, this.clock.now());
+      const conversation = await this.repo.lock(scope, id);
+      const after = await this.applyTransition(scope, conversation, { kind: 'escalate' }, principal, {}, { mirrorQueue: false });
+      await this.queue.raise(scope, after, 'escalation', reason ?? null, this.clock.now());
       return after;
     });
-    await this.audit.record({ action: 'conversation.escalated', userId: principal.userId, resourceId: id, orgId: updated.orgId, impersonatorId: principal.impersonatorId, meta: { reason: reason ?? null } });
+    await this.audit.record({
+      action: 'conversation.escalated',
+      userId: principal.userId,
+      resourceId: id,
+      orgId: updated.orgId,
+      impersonatorId: principal.impersonatorId,
+      meta: { reason: reason ?? null },
+    });
     return this.dto(updated, viewerOf(principal));
   }
 
@@ -295,10 +386,11 @@ export class ConversationsService implements OnModuleInit {
       const covering = await this.queue.coveringExperts(current);
       if (!covering.includes(expertId)) throw AppError.conflict('This Expert does not cover the conversation');
     }
+    const scope = threadScope(current);
     const updated = await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(id);
-      const after = await this.repo.update(id, { assignedExpertId: expertId });
-      await this.queue.mirror(after, conversation.status);
+      const conversation = await this.repo.lock(scope, id);
+      const after = await this.repo.update(scope, id, { assignedExpertId: expertId });
+      await this.queue.mirror(scope, after, conversation.status);
       return after;
     });
     await this.audit.record({ action: 'conversation.assigned', userId: principal.userId, resourceId: id, orgId: updated.orgId, impersonatorId: principal.impersonatorId, meta: { expertId } });
@@ -309,13 +401,14 @@ export class ConversationsService implements OnModuleInit {
   async correct(principal: Principal, id: string, messageId: string, input: { content: string; reason?: string }): Promise<MessageDto> {
     requireStaffActor(principal);
     const conversation = await this.access.thread(principal, id);
+    const scope = threadScope(conversation);
     const result = await this.dbService.transaction(async () => {
-      await this.repo.lock(id);
-      const message = await this.repo.findMessage(id, messageId);
+      await this.repo.lock(scope, id);
+      const message = await this.repo.findMessage(scope, id, messageId);
       if (!message) throw AppError.notFound('Message');
       if (message.role !== 'specialist' && message.role !== 'expert') throw AppError.conflict('Only a Specialist reply or an Expert follow-up can be corrected');
-      await this.repo.insertRevision({ messageId, orgId: message.orgId, previousContent: message.content, correctedBy: principal.userId, reason: input.reason ?? null });
-      const corrected = await this.repo.updateMessage(messageId, { content: input.content, correctedAt: new Date() });
+      await this.repo.insertRevision(scope, { messageId, previousContent: message.content, correctedBy: principal.userId, reason: input.reason ?? null });
+      const corrected = await this.repo.updateMessage(scope, messageId, { content: input.content, correctedAt: this.clock.now() });
       this.dbService.afterCommit(() => this.events.message('workspace_message_added', conversation, corrected));
       return { before: message, after: corrected };
     });
@@ -327,14 +420,15 @@ export class ConversationsService implements OnModuleInit {
       impersonatorId: principal.impersonatorId,
       meta: { conversationId: id, reason: input.reason ?? null, from: result.before.content, to: result.after.content },
     });
-    return toMessageDto(result.after, 'staff', conversation.specialistId, this.links);
+    const delivery = (await this.deliveries.of('staff', [conversation], [result.after], threadScope)).get(messageId);
+    return toMessageDto(result.after, 'staff', conversation.specialistId, this.links, delivery);
   }
 
   async revisions(principal: Principal, id: string, messageId: string) {
     requireStaffActor(principal);
-    await this.access.thread(principal, id);
-    if (!(await this.repo.findMessage(id, messageId))) throw AppError.notFound('Message');
-    return (await this.repo.revisions(messageId)).map((r) => ({
+    const scope = threadScope(await this.access.thread(principal, id));
+    if (!(await this.repo.findMessage(scope, id, messageId))) throw AppError.notFound('Message');
+    return (await this.repo.revisions(scope, messageId)).map((r) => ({
       id: r.id,
       previousContent: r.previousContent,
       correctedBy: r.correctedBy,
@@ -345,22 +439,22 @@ export class ConversationsService implements OnModuleInit {
 
   /** Snoozed threads whose time has come go back to pending, with a synthetic activity entry. */
   async resurfaceSnoozed(): Promise<number> {
-    const due = await this.repo.dueSnoozes(this.clock.now(), 100);
+    const due = await this.repo.unscopedDueSnoozes(this.clock.now(), 100);
     let count = 0;
     for (const row of due) {
+      const scope = jobScope(row);
       try {
         const done = await this.dbService.transaction(async () => {
-          const conversation = await this.repo.lock(row.id);
+          const conversation = await this.repo.lock(scope, row.id);
           if (conversation.status !== 'snoozed' || !conversation.snoozeUntil || conversation.snoozeUntil > this.clock.now()) return false;
-          const entry = await this.repo.insertMessage({
+          const entry = await this.repo.insertMessage(scope, {
             conversationId: conversation.id,
-            orgId: conversation.orgId,
             role: 'system',
             senderId: null,
             content: `Snooze ended (${conversation.snoozeUntil.toISOString()}): the conversation is pending again.`,
             isInternal: true,
           });
-          const updated = await this.applyTransition(conversation, { kind: 'snooze_expired' }, null, {});
+          const updated = await this.applyTransition(scope, conversation, { kind: 'snooze_expired' }, null, {});
           this.dbService.afterCommit(() => entry && this.events.message('workspace_message_added', updated, entry));
           return true;
         });
@@ -375,10 +469,32 @@ export class ConversationsService implements OnModuleInit {
   // Helpers
 
   /**
+   * A client message to a thread read as pending, outside a transaction: one statement that leaves
+   * the status as it is (a client message keeps a pending thread pending), then the event. Nothing
+   * (undefined) when the thread was not pending or the statement wrote nothing: the caller's
+   * transaction then applies the status rule to the locked row.
+   */
+  private async storeWhilePending(
+    scope: OrgScope,
+    values: { conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null },
+    current: ConversationRow,
+  ): Promise<{ conversation: ConversationRow; message: MessageRow } | undefined> {
+    if (current.status !== 'pending' || this.dbService.inTransaction) return undefined;
+    const stored = await this.repo.storeClientMessageWhilePending(scope, values);
+    if (!stored) return undefined;
+    // After its commit, as afterCommit would: a failed push is logged, the message stands.
+    await this.events
+      .message('user_message_received', stored.conversation, stored.message)
+      .catch((err: unknown) => logger.error({ err, conversationId: values.conversationId }, 'after-commit hook failed'));
+    return stored;
+  }
+
+  /**
    * Applies a trigger to a locked conversation inside the caller's transaction: the pure rule
    * decides, the row, the attention-list item and the after-commit event follow.
    */
   private async applyTransition(
+    scope: OrgScope,
     conversation: ConversationRow,
     trigger: StatusTrigger,
     principal: Principal | null,
@@ -389,14 +505,14 @@ export class ConversationsService implements OnModuleInit {
     if (!result.ok) throw result.error === 'forbidden' ? AppError.forbidden(result.message) : AppError.conflict(result.message);
     const snoozeChanged = result.to === 'snoozed' && extra.snoozeUntil !== undefined;
     if (!result.changed && !snoozeChanged && !extra.lastMessageAt) return conversation;
-    const updated = await this.repo.update(conversation.id, {
+    const updated = await this.repo.update(scope, conversation.id, {
       status: result.to,
       ...(result.stampResolvedAt ? { resolvedAt: this.clock.now() } : {}),
       snoozeUntil: result.to === 'snoozed' ? (extra.snoozeUntil ?? conversation.snoozeUntil) : null,
       ...(extra.lastMessageAt ? { lastMessageAt: extra.lastMessageAt } : {}),
     });
     if (result.changed || snoozeChanged) {
-      if (options.mirrorQueue !== false) await this.queue.mirror(updated, conversation.status);
+      if (options.mirrorQueue !== false) await this.queue.mirror(scope, updated, conversation.status);
       this.dbService.afterCommit(() => this.events.statusChanged(updated, conversation.status, principal?.userId ?? null));
     }
     return updated;
@@ -404,8 +520,10 @@ export class ConversationsService implements OnModuleInit {
 
   private async sentDto(principal: Principal, conversation: ConversationRow, message: MessageRow): Promise<SentMessageDto> {
     const viewer = viewerOf(principal);
-    const reply = message.role === 'client' ? await this.repo.findReply(conversation.id, message.id) : undefined;
-    return { ...toMessageDto(message, viewer, conversation.specialistId, this.links), reply: reply ? toMessageDto(reply, viewer, conversation.specialistId, this.links) : null };
+    const reply = message.role === 'client' ? await this.repo.findReply(threadScope(conversation), conversation.id, message.id) : undefined;
+    const deliveries = await this.deliveries.of(viewer, [conversation], reply ? [message, reply] : [message], threadScope);
+    const dto = (row: MessageRow) => toMessageDto(row, viewer, conversation.specialistId, this.links, deliveries.get(row.id));
+    return { ...dto(message), reply: reply ? dto(reply) : null };
   }
 
   private async cards(specialistIds: string[]): Promise<Map<string, SpecialistCard>> {

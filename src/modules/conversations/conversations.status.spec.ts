@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../contracts/conversations.js';
-import { transition, type StatusActor } from './conversations.status.js';
+import { transition, type StatusActor, type StatusTrigger } from './conversations.status.js';
 
 const ALL = CONVERSATION_STATUSES;
 const ok = (to: ConversationStatus) => expect.objectContaining({ ok: true, to });
@@ -68,5 +68,45 @@ describe('conversation status (spec 3.1), row by row', () => {
 
   it('an escalation makes the thread pending', () => {
     for (const s of ALL) expect(transition(s, { kind: 'escalate' }, 'client')).toEqual(ok('pending'));
+  });
+});
+
+describe('conversation status (spec 3.1), every trigger from every state by every actor', () => {
+  const ACTORS: StatusActor[] = ['client', 'expert', 'account_manager', 'superadmin', 'ai_operator', 'system'];
+  type Expected = ConversationStatus | 'conflict' | 'forbidden';
+  // From pending, awaiting_client, resolved, snoozed (the order of CONVERSATION_STATUSES).
+  const ROWS: Record<Exclude<StatusTrigger['kind'], 'set_status'>, (actor: StatusActor) => Expected[]> = {
+    client_message: () => ['pending', 'pending', 'pending', 'pending'],
+    expert_message: () => ['awaiting_client', 'awaiting_client', 'resolved', 'snoozed'],
+    specialist_reply: () => ['pending', 'awaiting_client', 'resolved', 'snoozed'],
+    internal_note: () => ['pending', 'awaiting_client', 'resolved', 'snoozed'],
+    escalate: () => ['pending', 'pending', 'pending', 'pending'],
+    resolve: () => ['resolved', 'resolved', 'conflict', 'conflict'],
+    reopen: () => ['conflict', 'conflict', 'pending', 'conflict'],
+    dismiss: (actor) => (actor === 'client' ? ['conflict', 'resolved', 'conflict', 'conflict'] : ['forbidden', 'forbidden', 'forbidden', 'forbidden']),
+    snooze_expired: () => ['conflict', 'conflict', 'conflict', 'pending'],
+  };
+
+  it('lists the states in the order of the rows', () => {
+    expect(ALL).toEqual(['pending', 'awaiting_client', 'resolved', 'snoozed']);
+  });
+
+  for (const [kind, row] of Object.entries(ROWS) as Array<[keyof typeof ROWS, (typeof ROWS)[keyof typeof ROWS]]>) {
+    for (const actor of ACTORS) {
+      it(`${kind} by ${actor}`, () => {
+        const got = ALL.map((from) => {
+          const r = transition(from, { kind }, actor);
+          return r.ok ? r.to : r.error;
+        });
+        expect(got).toEqual(row(actor));
+      });
+    }
+  }
+
+  it('set status goes anywhere for expert, account_manager and superadmin, and nowhere for anyone else', () => {
+    for (const actor of ACTORS) {
+      const allowed = ['expert', 'account_manager', 'superadmin'].includes(actor);
+      for (const from of ALL) for (const to of ALL) expect(transition(from, { kind: 'set_status', to }, actor)).toEqual(allowed ? ok(to) : refused('forbidden'));
+    }
   });
 });

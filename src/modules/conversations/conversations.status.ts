@@ -19,9 +19,7 @@ export type StatusTrigger =
 /** Who acts: a client-role user, an internal role, or the service itself. */
 export type StatusActor = 'client' | 'expert' | 'account_manager' | 'superadmin' | 'ai_operator' | 'system';
 
-export type TransitionResult =
-  | { ok: true; to: ConversationStatus; changed: boolean; stampResolvedAt: boolean }
-  | { ok: false; error: 'forbidden' | 'conflict'; message: string };
+export type TransitionResult = { ok: true; to: ConversationStatus; changed: boolean; stampResolvedAt: boolean } | { ok: false; error: 'forbidden' | 'conflict'; message: string };
 
 const SET_STATUS_ACTORS: readonly StatusActor[] = ['expert', 'account_manager', 'superadmin'];
 

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, customType, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { ConversationChannel, ConversationStatus, MessageRole, QueueItemReason } from '../../contracts/conversations.js';
+import { CONVERSATION_STATUSES, type ConversationChannel, type ConversationStatus, type MessageRole, type QueueItemReason } from '../../contracts/conversations.js';
+import { oneOf } from '../../platform/db/checks.js';
 import { orgs } from '../orgs/orgs.tables.js';
 
 const tsvector = customType<{ data: string }>({
@@ -33,7 +34,12 @@ export const conversations = pgTable(
   },
   (t) => [
     index('conversations_org_last_idx').on(t.orgId, t.lastMessageAt, t.id),
-    index('conversations_snoozed_idx').on(t.snoozeUntil).where(sql`${t.status} = 'snoozed'`),
+    index('conversations_snoozed_idx')
+      .on(t.snoozeUntil)
+      .where(sql`${t.status} = 'snoozed'`),
+    // The autonomous handling rate reads the conversations created in a range, platform wide.
+    index('conversations_created_idx').on(t.createdAt),
+    oneOf('conversations_status_check', t.status, CONVERSATION_STATUSES),
   ],
 );
 export type ConversationRow = typeof conversations.$inferSelect;
@@ -46,7 +52,9 @@ export const conversationMessages = pgTable(
     conversationId: uuid('conversation_id')
       .notNull()
       .references(() => conversations.id, { onDelete: 'cascade' }),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     role: text('role').$type<MessageRole>().notNull(),
     /** The author: a user id, or the Specialist's id for a Specialist reply; null for system entries. */
     senderId: uuid('sender_id'),
@@ -56,7 +64,9 @@ export const conversationMessages = pgTable(
     replyToMessageId: uuid('reply_to_message_id'),
     /** `<sender>:<Idempotency-Key>`: a repeated key returns the first message. */
     idempotencyKey: text('idempotency_key'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
     correctedAt: timestamp('corrected_at', { withTimezone: true }),
     search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', "content")`),
   },
@@ -78,15 +88,22 @@ export const messageRevisions = pgTable(
     messageId: uuid('message_id')
       .notNull()
       .references(() => conversationMessages.id, { onDelete: 'cascade' }),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     previousContent: text('previous_content').notNull(),
     correctedBy: uuid('corrected_by').notNull(),
     reason: text('reason'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
   },
-  (t) => [index('message_revisions_message_idx').on(t.messageId, t.createdAt)],
+  (t) => [index('message_revisions_message_idx').on(t.messageId, t.createdAt), index('message_revisions_org_idx').on(t.orgId)],
 );
 export type MessageRevisionRow = typeof messageRevisions.$inferSelect;
+
+export const TURN_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+export type TurnStatus = (typeof TURN_STATUSES)[number];
 
 /**
  * One agent turn per client message, keyed by that message: the durable record that makes a
@@ -99,8 +116,10 @@ export const conversationTurns = pgTable(
       .primaryKey()
       .references(() => conversationMessages.id, { onDelete: 'cascade' }),
     conversationId: uuid('conversation_id').notNull(),
-    orgId: uuid('org_id').notNull(),
-    status: text('status').$type<'queued' | 'running' | 'done' | 'failed'>().notNull().default('queued'),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    status: text('status').$type<TurnStatus>().notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),
     /** While running: the claim expires then, and a sweeper may take the turn over. */
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
@@ -108,7 +127,13 @@ export const conversationTurns = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('conversation_turns_open_idx').on(t.status, t.claimedUntil).where(sql`${t.status} in ('queued', 'running')`)],
+  (t) => [
+    index('conversation_turns_open_idx')
+      .on(t.status, t.claimedUntil)
+      .where(sql`${t.status} in ('queued', 'running')`),
+    index('conversation_turns_org_idx').on(t.orgId),
+    oneOf('conversation_turns_status_check', t.status, TURN_STATUSES),
+  ],
 );
 export type TurnRow = typeof conversationTurns.$inferSelect;
 
@@ -120,7 +145,9 @@ export const queueItems = pgTable(
   'queue_items',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     conversationId: uuid('conversation_id')
       .notNull()
       .references(() => conversations.id, { onDelete: 'cascade' }),
@@ -131,8 +158,12 @@ export const queueItems = pgTable(
     slaDeadline: timestamp('sla_deadline', { withTimezone: true }),
     deferredUntil: timestamp('deferred_until', { withTimezone: true }),
     assignedExpertId: uuid('assigned_expert_id'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
+    updatedAt: timestamp('updated_at', { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
   },
   (t) => [
     uniqueIndex('queue_items_conversation_idx').on(t.conversationId),
@@ -140,6 +171,7 @@ export const queueItems = pgTable(
     // The All tab: newest change first, no status filter.
     index('queue_items_updated_idx').on(t.updatedAt, t.id),
     index('queue_items_org_idx').on(t.orgId, t.updatedAt),
+    oneOf('queue_items_status_check', t.status, CONVERSATION_STATUSES),
   ],
 );
 export type QueueItemRow = typeof queueItems.$inferSelect;
@@ -152,7 +184,9 @@ export const conversationArtifacts = pgTable(
   'conversation_artifacts',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     conversationId: uuid('conversation_id').notNull(),
     messageId: uuid('message_id'),
     name: text('name').notNull(),
@@ -161,6 +195,6 @@ export const conversationArtifacts = pgTable(
     storageKey: text('storage_key').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('conversation_artifacts_conversation_idx').on(t.conversationId, t.createdAt)],
+  (t) => [index('conversation_artifacts_conversation_idx').on(t.conversationId, t.createdAt), index('conversation_artifacts_org_idx').on(t.orgId)],
 );
 export type ArtifactRow = typeof conversationArtifacts.$inferSelect;

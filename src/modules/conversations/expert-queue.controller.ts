@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { z } from 'zod';
-import { QueueItemDtoSchema, QueueQuerySchema, QuotaDtoSchema } from '../../contracts/conversations.js';
+import { QueueFiltersDtoSchema, QueueItemDtoSchema, QueueQuerySchema, QuotaDtoSchema, type QueueQuery } from '../../contracts/conversations.js';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AppError } from '../../platform/errors/app-error.js';
@@ -23,8 +23,18 @@ export class ExpertQueueController {
     query: QueueQuerySchema,
     response: pageSchema(QueueItemDtoSchema),
   })
-  list(@CurrentPrincipal() p: Principal, @ValidQuery() q: z.infer<typeof QueueQuerySchema>) {
+  list(@CurrentPrincipal() p: Principal, @ValidQuery() q: QueueQuery) {
     return this.queue.list(p, q);
+  }
+
+  @Get('filters')
+  @Endpoint({
+    summary: "What the attention list can be filtered by: the orgs and Specialists of the caller's items, and the active Experts",
+    tags: ['conversations'],
+    response: QueueFiltersDtoSchema,
+  })
+  filters(@CurrentPrincipal() p: Principal) {
+    return this.queue.filters(p);
   }
 }
 

@@ -1,18 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import type { ConversationStatus, QueueItemDto, QueueItemReason, QueueTab } from '../../contracts/conversations.js';
+import type { ConversationStatus, QueueAssignee, QueueFiltersDto, QueueItemDto, QueueItemReason, QueueQuery } from '../../contracts/conversations.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
+import { EventBus } from '../../platform/events/event-bus.js';
 import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
 import { logger } from '../../platform/observability/logger.js';
 import { ExpertsService } from '../experts/index.js';
-import { NotificationsService } from '../notifications/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { SpecialistsService } from '../specialists/index.js';
 import { ConversationAccess } from './conversation-access.service.js';
-import { toQueueItemDto } from './conversations.dto.js';
+import { threadScope } from './conversations.access.js';
+import { excerptParts, toQueueItemDto } from './conversations.dto.js';
 import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository } from './conversations.repository.js';
+import { ExpertQueueRepository, type QueueReach } from './expert-queue.repository.js';
 import type { ConversationRow, QueueItemRow } from './conversations.tables.js';
+
+/** The matching messages shown with a searched item. */
+const MATCHES_PER_ITEM = 2;
+
+/** `assignee` of the query as the repository takes it: an Expert's id, or null for nobody. */
+function assigneeFilter(principal: Principal, assignee: QueueAssignee | undefined): string | null | undefined {
+  if (assignee === 'me') return principal.userId;
+  if (assignee === 'unassigned') return null;
+  return assignee;
+}
 
 /** How long an Expert has to act on a new item: a failure is more urgent than a request. */
 export const SLA_MS: Record<QueueItemReason, number> = { escalation: 4 * 3600_000, agent_failure: 3600_000 };
@@ -25,37 +38,77 @@ export const SLA_MS: Record<QueueItemReason, number> = { escalation: 4 * 3600_00
 export class ExpertQueueService {
   constructor(
     private readonly repo: ConversationsRepository,
+    private readonly queueRepo: ExpertQueueRepository,
     private readonly access: ConversationAccess,
     private readonly events: ConversationEvents,
     private readonly dbService: DbService,
     private readonly orgs: OrgsService,
     private readonly specialists: SpecialistsService,
     private readonly experts: ExpertsService,
-    private readonly notifications: NotificationsService,
+    private readonly bus: EventBus,
   ) {}
 
-  async list(principal: Principal, query: { status: QueueTab; orgId?: string; limit: number; cursor?: string }) {
+  async list(principal: Principal, query: QueueQuery) {
     const orgId = await this.access.namedOrg(principal, query.orgId);
-    const reach = await this.access.reachOf(principal);
-    const rows = await this.repo.listQueue(reach, { status: query.status === 'all' ? undefined : query.status, orgId }, { limit: query.limit, after: decodeCursor(query.cursor) });
+    const filter = {
+      status: query.status === 'all' ? undefined : query.status,
+      orgId,
+      specialistId: query.specialistId,
+      channel: query.channel,
+      assignee: assigneeFilter(principal, query.assignee),
+      conversationId: query.conversationId,
+      q: query.q,
+    };
+    // One statement: the page, its threads, org and Specialist names (an Expert's grants read in it too).
+    const rows = await this.queueRepo.page(await this.queueReach(principal), filter, { limit: query.limit, after: decodeCursor(query.cursor) });
     const page = rows.slice(0, query.limit);
-    const [threads, orgs, specialists] = await Promise.all([
-      this.repo.conversationsByIds(page.map((r) => r.conversationId)),
-      this.orgs.summaries(page.map((r) => r.orgId)),
-      this.specialists.byIds(page.map((r) => r.specialistId)),
-    ]);
-    const byId = new Map(threads.map((t) => [t.id, t]));
-    return pageOf(rows, query.limit, (r) => ({ at: r.updatedAt, id: r.id }), (r): QueueItemDto =>
-      toQueueItemDto(r, byId.get(r.conversationId), orgs.get(r.orgId)?.legalName ?? '', specialists.get(r.specialistId)),
+    // The items were read through the caller's reach: their orgs are the request's.
+    const excerpts = query.q
+      ? await this.repo.matchExcerpts(
+          page.map((r) => threadScope(r.item)),
+          page.map((r) => r.item.conversationId),
+          query.q,
+        )
+      : [];
+    return pageOf(
+      rows,
+      query.limit,
+      (r) => ({ at: r.item.updatedAt, id: r.item.id }),
+      ({ item: r, subject, channel, orgName, specialistName }): QueueItemDto => {
+        const item = toQueueItemDto(r, channel ? { subject, channel } : undefined, orgName ?? '', specialistName === null ? undefined : { name: specialistName });
+        if (!query.q) return item;
+        const matches = excerpts
+          .filter((m) => m.conversationId === r.conversationId)
+          .slice(0, MATCHES_PER_ITEM)
+          .map((m) => ({ messageId: m.id, is_internal: m.isInternal, createdAt: m.createdAt.toISOString(), excerpt: excerptParts(m.excerpt) }));
+        return { ...item, matches };
+      },
     );
+  }
+
+  /** The caller's reach for the list: an Expert's grants are read by the list's statement itself (`reachOf` reads them first). */
+  private queueReach(principal: Principal): Promise<QueueReach> | QueueReach {
+    return principal.platformRole === 'expert' ? { kind: 'expert', expertId: principal.userId } : this.access.reachOf(principal);
+  }
+
+  /** What the caller's attention list can be filtered by: its orgs and Specialists, by name, and the active Experts. */
+  async filters(principal: Principal): Promise<QueueFiltersDto> {
+    const pairs = await this.repo.queueFacets(await this.access.reachOf(principal));
+    const [orgs, specialists, experts] = await Promise.all([this.orgs.summaries(pairs.map((p) => p.orgId)), this.specialists.byIds(pairs.map((p) => p.specialistId)), this.experts.experts()]);
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    return {
+      orgs: [...orgs.values()].map((o) => ({ id: o.id, name: o.legalName })).sort(byName),
+      specialists: [...specialists.values()].map((s) => ({ id: s.id, name: s.name, orgIds: [...new Set(pairs.filter((p) => p.specialistId === s.id).map((p) => p.orgId))] })).sort(byName),
+      experts: experts.map((e) => ({ id: e.id, name: e.name })).sort(byName),
+    };
   }
 
   /**
    * Puts a conversation on the list (or refreshes its item) inside the caller's transaction; the
    * event and the Experts' notifications follow the commit.
    */
-  async raise(conversation: ConversationRow, reason: QueueItemReason, note: string | null, now: Date): Promise<QueueItemRow> {
-    const existing = await this.repo.findQueueItem(conversation.id);
+  async raise(scope: OrgScope, conversation: ConversationRow, reason: QueueItemReason, note: string | null, now: Date): Promise<QueueItemRow> {
+    const existing = await this.repo.findQueueItem(scope, conversation.id);
     const values = {
       reason,
       note,
@@ -64,30 +117,37 @@ export class ExpertQueueService {
       deferredUntil: conversation.status === 'snoozed' ? conversation.snoozeUntil : null,
     };
     const item = existing
-      ? await this.repo.updateQueueItem(existing.id, values)
-      : await this.repo.insertQueueItem({ ...values, orgId: conversation.orgId, conversationId: conversation.id, specialistId: conversation.specialistId, assignedExpertId: conversation.assignedExpertId });
+      ? await this.repo.updateQueueItem(scope, existing.id, values)
+      : await this.repo.insertQueueItem(scope, {
+          ...values,
+          conversationId: conversation.id,
+          specialistId: conversation.specialistId,
+          assignedExpertId: conversation.assignedExpertId,
+        });
     this.dbService.afterCommit(async () => {
-      this.events.queueItemAdded(item);
+      // Asked again for an item already listed: the same item, updated (a new SLA), not a second one.
+      if (existing) this.events.queueItemChanged(item, existing.status);
+      else this.events.queueItemAdded(item);
       await this.notifyCoveringExperts(conversation, item);
     });
     return item;
   }
 
   /** Keeps the item's status (and deferral) equal to its conversation's; inside the caller's transaction. */
-  async mirror(conversation: ConversationRow, from: ConversationStatus): Promise<void> {
-    const item = await this.repo.findQueueItem(conversation.id);
+  async mirror(scope: OrgScope, conversation: ConversationRow, from: ConversationStatus): Promise<void> {
+    const item = await this.repo.findQueueItem(scope, conversation.id);
     if (!item) return;
-    const updated = await this.repo.updateQueueItem(item.id, {
+    const updated = await this.repo.updateQueueItem(scope, item.id, {
       status: conversation.status,
       deferredUntil: conversation.status === 'snoozed' ? conversation.snoozeUntil : null,
       assignedExpertId: conversation.assignedExpertId,
     });
-    this.dbService.afterCommit(() => (from === updated.status ? this.events.queueItemUpdated(updated) : this.events.queueItemStatus(updated, from)));
+    this.dbService.afterCommit(() => this.events.queueItemChanged(updated, from));
   }
 
   /** The active Experts whose grants cover the conversation's Specialist. */
   coveringExperts(conversation: ConversationRow): Promise<string[]> {
-    return this.experts.coveringExperts(conversation.orgId, conversation.specialistId);
+    return this.experts.coveringExperts(jobScope(conversation), conversation.specialistId);
   }
 
   private async notifyCoveringExperts(conversation: ConversationRow, item: QueueItemRow): Promise<void> {
@@ -95,11 +155,14 @@ export class ExpertQueueService {
       const expertIds = await this.coveringExperts(conversation);
       const org = (await this.orgs.summaries([conversation.orgId])).get(conversation.orgId);
       const failure = item.reason === 'agent_failure';
-      await this.notifications.notifyEach(expertIds, {
-        type: failure ? 'expert_queue.agent_failure' : 'expert_queue.escalation',
-        title: failure ? 'A Specialist reply failed' : 'A client asked for a human',
-        message: `${org?.legalName ?? 'An org'}: ${failure ? 'the Specialist could not answer a message after retries' : (item.note ?? 'a conversation needs an Expert')}`,
-        meta: { orgId: conversation.orgId, slug: org?.slug, conversationId: conversation.id, queueItemId: item.id, reason: item.reason },
+      await this.bus.emit('notifications.requested', {
+        userIds: expertIds,
+        notice: {
+          type: failure ? 'expert_queue.agent_failure' : 'expert_queue.escalation',
+          title: failure ? 'A Specialist reply failed' : 'A client asked for a human',
+          message: `${org?.legalName ?? 'An org'}: ${failure ? 'a Specialist reply failed after retries (the model, or its delivery through the channel)' : (item.note ?? 'a conversation needs an Expert')}`,
+          meta: { orgId: conversation.orgId, slug: org?.slug, conversationId: conversation.id, queueItemId: item.id, reason: item.reason },
+        },
       });
     } catch (err) {
       logger.error({ err, conversationId: conversation.id }, 'notifying the covering Experts failed');

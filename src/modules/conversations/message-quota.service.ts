@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { conversationsConfig, type ConversationsConfig } from './conversations.config.js';
 import { RateLimitService, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 
 const WINDOW_S = 3600;
@@ -14,7 +13,7 @@ const WINDOW_S = 3600;
 export class MessageQuotaService {
   private readonly limiter: Limiter;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, rateLimits: RateLimitService) {
+  constructor(@Inject(conversationsConfig.token) config: ConversationsConfig, rateLimits: RateLimitService) {
     this.limiter = rateLimits.limiter({ name: 'org-messages', points: config.limits.orgMessageQuotaPerHour, durationS: WINDOW_S });
   }
 

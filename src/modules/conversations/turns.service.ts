@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { conversationsConfig, type ConversationsConfig } from './conversations.config.js';
 import { DbService } from '../../platform/db/db.service.js';
-import { Clock } from '../../platform/clock/clock.js';
+import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
+import { Clock, systemNow } from '../../platform/clock/clock.js';
 import { OrgAccessGate } from '../../platform/auth/org-access-gate.js';
 import { logger } from '../../platform/observability/logger.js';
+import { Ports } from '../../platform/ports/ports.js';
 import { AgentService, AgentTurnError } from '../agent/index.js';
 import { SpecialistsService } from '../specialists/index.js';
 import { ArtifactsService } from './artifacts.service.js';
@@ -12,7 +13,7 @@ import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import type { ConversationRow, MessageRow } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
-import type { OutboundPort } from './outbound.port.js';
+import { OUTBOUND_PORT, type OutboundPort } from './outbound.port.js';
 
 /** Attempts of one turn before it counts as a genuine failure, and the pauses between them. */
 export const TURN_ATTEMPTS = 3;
@@ -34,8 +35,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * second instance or a crash mid-turn never produce two replies.
  */
 @Injectable()
-export class TurnsService {
-  private outbound?: OutboundPort;
+export class TurnsService implements OnModuleInit {
+  private outbound!: OutboundPort;
 
   constructor(
     private readonly repo: ConversationsRepository,
@@ -47,31 +48,39 @@ export class TurnsService {
     private readonly clock: Clock,
     private readonly accessGate: OrgAccessGate,
     private readonly artifacts: ArtifactsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(conversationsConfig.token) private readonly config: ConversationsConfig,
+    private readonly ports: Ports,
   ) {}
+
+  /** The channels module says where channel conversations' replies go. */
+  onModuleInit(): void {
+    this.outbound = this.ports.one(OUTBOUND_PORT);
+  }
 
   /**
    * Runs the turn of a client message unless it ran or runs elsewhere. Returns the reply (new or
    * already stored), or null when the turn failed or another worker holds it.
    */
   async run(conversation: ConversationRow, message: MessageRow, observer: TurnObserver = {}): Promise<MessageRow | null> {
+    // A turn is a job on its conversation, whoever starts it (the request or the sweeper): its org is the row's.
+    const scope = jobScope(conversation);
     // The lease (TURN_LEASE_MS) outlives the longest model call; past it, a sweeper may take the turn over.
-    const claim = await this.repo.claimTurn(message.id, this.config.recovery.turnLeaseMs);
-    if (!claim) return (await this.repo.findReply(conversation.id, message.id)) ?? null;
+    const claim = await this.repo.claimTurn(scope, message.id, this.config.recovery.turnLeaseMs);
+    if (!claim) return (await this.repo.findReply(scope, conversation.id, message.id)) ?? null;
     // Only a claimed turn stores a reply (deliver): on the turn's first claim there is none yet.
-    const existing = claim.attempts > 1 ? await this.repo.findReply(conversation.id, message.id) : undefined;
+    const existing = claim.attempts > 1 ? await this.repo.findReply(scope, conversation.id, message.id) : undefined;
     if (existing) {
-      await this.repo.finishTurn(message.id, 'done');
+      await this.repo.finishTurn(scope, message.id, 'done');
       return existing;
     }
     // Spec 3.6: while the org's access gate is closed the agent takes no turns.
     if (!(await this.accessGate.isOpen(conversation.orgId))) {
-      await this.repo.finishTurn(message.id, 'failed', 'org_suspended');
+      await this.repo.finishTurn(scope, message.id, 'failed', 'org_suspended');
       return null;
     }
-    const specialist = (await this.specialists.byIds([conversation.specialistId])).get(conversation.specialistId);
+    const specialist = await this.specialists.forTurn(conversation.specialistId);
     // Client messages' resource blocks become their files (read by the agent, at turn time).
-    const history = await this.artifacts.history(conversation, (await this.repo.history(conversation.id, message, HISTORY_MESSAGES)).reverse());
+    const history = await this.artifacts.history(conversation, (await this.repo.history(scope, conversation.id, message, HISTORY_MESSAGES)).reverse());
     let lastError: unknown;
     let text: string | undefined;
     for (let attempt = 1; attempt <= TURN_ATTEMPTS && text === undefined; attempt++) {
@@ -102,14 +111,9 @@ export class TurnsService {
         if (attempt < TURN_ATTEMPTS) await sleep(BACKOFF_MS[attempt - 1] ?? 1000);
       }
     }
-    if (text !== undefined) return this.deliver(conversation, message, text);
-    await this.fail(conversation.id, message, lastError);
+    if (text !== undefined) return this.deliver(scope, conversation, message, text);
+    await this.fail(scope, conversation.id, message, lastError);
     return null;
-  }
-
-  /** The channels module registers where channel conversations' replies go. */
-  setOutboundPort(port: OutboundPort): void {
-    this.outbound = port;
   }
 
   /**
@@ -117,7 +121,7 @@ export class TurnsService {
    * addressed to the client message it answers (`answered`), else to the thread's latest message.
    */
   async sendOut(conversation: ConversationRow, message: MessageRow, answered?: MessageRow): Promise<void> {
-    if (conversation.channel !== 'web' && this.outbound) await this.outbound.enqueue(conversation, message, answered);
+    if (conversation.channel !== 'web') await this.outbound.enqueue(conversation, message, answered);
   }
 
   /** How often the sweeper looks for stranded turns: twice per STRANDED_AFTER_MS. */
@@ -128,11 +132,12 @@ export class TurnsService {
   /** Runs turns whose request died before or during the turn (the periodic sweeper). */
   async runStranded(limit = 20): Promise<number> {
     // Still queued STRANDED_AFTER_MS after its message was stored: the request died before the turn.
-    const stranded = await this.repo.strandedTurns(new Date(Date.now() - this.config.recovery.strandedAfterMs), limit);
+    const stranded = await this.repo.unscopedStrandedTurns(new Date(systemNow().getTime() - this.config.recovery.strandedAfterMs), limit);
     for (const turn of stranded) {
+      const scope = jobScope(turn);
       try {
-        const [conversation] = await this.repo.conversationsByIds([turn.conversationId]);
-        const message = conversation && (await this.repo.findMessage(conversation.id, turn.messageId));
+        const [conversation] = await this.repo.conversationsByIds([scope], [turn.conversationId]);
+        const message = conversation && (await this.repo.findMessage(scope, conversation.id, turn.messageId));
         if (!conversation || !message) continue;
         await this.run(conversation, message);
       } catch (err) {
@@ -147,22 +152,30 @@ export class TurnsService {
    * Stores the reply once; the delivery event follows the commit (spec 6.1.5: exactly once). The
    * reply takes its org and Specialist from the conversation the turn started with (neither ever
    * changes), so no locking read comes first: the update of the row locks it, as such a read would.
+   * A web thread's reply is one statement (it has no outbox row to write with it); a channel
+   * thread's is a transaction that queues it for its channel too.
    */
-  private async deliver(conversation: ConversationRow, message: MessageRow, text: string): Promise<MessageRow> {
+  private async deliver(scope: OrgScope, conversation: ConversationRow, message: MessageRow, text: string): Promise<MessageRow> {
     const conversationId = conversation.id;
+    if (conversation.channel === 'web' && !this.dbService.inTransaction) {
+      const stored = await this.repo.deliverReply(scope, { conversationId, specialistId: conversation.specialistId, messageId: message.id, content: text });
+      if (!stored) return (await this.repo.findReply(scope, conversationId, message.id))!;
+      // After its commit, as afterCommit would: a failed push is logged, the reply stands.
+      await this.events.message('agent_message_sent', stored.conversation ?? conversation, stored.reply).catch((err: unknown) => logger.error({ err, conversationId }, 'after-commit hook failed'));
+      return stored.reply;
+    }
     return this.dbService.transaction(async () => {
-      const reply = await this.repo.insertMessage({
+      const reply = await this.repo.insertMessage(scope, {
         conversationId,
-        orgId: conversation.orgId,
         role: 'specialist',
         senderId: conversation.specialistId,
         content: text,
         replyToMessageId: message.id,
       });
-      await this.repo.finishTurn(message.id, 'done');
-      if (!reply) return (await this.repo.findReply(conversationId, message.id))!;
+      await this.repo.finishTurn(scope, message.id, 'done');
+      if (!reply) return (await this.repo.findReply(scope, conversationId, message.id))!;
       // A Specialist reply changes no status (spec 3.1); the agent handled the turn.
-      const updated = await this.repo.update(conversationId, { autoResponded: true, lastMessageAt: reply.createdAt });
+      const updated = await this.repo.update(scope, conversationId, { autoResponded: true, lastMessageAt: reply.createdAt });
       await this.sendOut(updated, reply, message);
       this.dbService.afterCommit(() => this.events.message('agent_message_sent', updated, reply));
       return reply;
@@ -170,12 +183,12 @@ export class TurnsService {
   }
 
   /** A turn that failed after its retries: an attention-list item and the covering Experts told. */
-  private async fail(conversationId: string, message: MessageRow, error: unknown): Promise<void> {
+  private async fail(scope: OrgScope, conversationId: string, message: MessageRow, error: unknown): Promise<void> {
     const text = error instanceof Error ? error.message : String(error);
     await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(conversationId);
-      await this.repo.finishTurn(message.id, 'failed', text.slice(0, 2000));
-      await this.queue.raise(conversation, 'agent_failure', `The Specialist could not answer after ${TURN_ATTEMPTS} attempts: ${text.slice(0, 500)}`, this.clock.now());
+      const conversation = await this.repo.lock(scope, conversationId);
+      await this.repo.finishTurn(scope, message.id, 'failed', text.slice(0, 2000));
+      await this.queue.raise(scope, conversation, 'agent_failure', `The Specialist could not answer after ${TURN_ATTEMPTS} attempts: ${text.slice(0, 500)}`, this.clock.now());
     });
   }
 }

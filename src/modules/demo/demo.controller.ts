@@ -1,13 +1,9 @@
 import { Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { DemoLoginResponseSchema, DemoLoginSchema } from '../../contracts/auth.js';
+import { DemoAccountsSchema, DemoLoginResponseSchema, DemoLoginSchema } from '../../contracts/auth.js';
 import { Public } from '../../platform/auth/auth.decorators.js';
 import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
 import { DemoService } from './demo.service.js';
-
-const DemoAccountsSchema = z.object({
-  accounts: z.array(z.object({ email: z.string(), password: z.string(), role: z.string() })),
-});
 
 /** Mounted only outside production: in production these routes do not exist (404). */
 @Controller('auth')

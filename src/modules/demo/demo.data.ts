@@ -42,7 +42,7 @@ export const DEMO_SPECIALISTS: NewSpecialist[] = [
     name: 'Émilie Laurent',
     slug: 'emilie-laurent',
     skillTags: ['customer-support', 'french', 'billing-questions'],
-    persona: 'You are Émilie, a calm and precise customer-support Specialist. You answer in the customer\'s language and keep replies short.',
+    persona: "You are Émilie, a calm and precise customer-support Specialist. You answer in the customer's language and keep replies short.",
     monthlyRateConfig: rate(1200),
   },
   {

@@ -1,10 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/index.js';
+import { BillingModule } from '../billing/index.js';
+import { ConversationsModule } from '../conversations/index.js';
+import { NotificationsModule } from '../notifications/index.js';
 import { ExpertsModule } from '../experts/index.js';
 import { OrgsModule } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
 import { UsersModule } from '../users/index.js';
 import { DemoController } from './demo.controller.js';
+import { DemoLife } from './demo.life.js';
 import { DemoService } from './demo.service.js';
 
 @Module({})
@@ -13,9 +17,9 @@ export class DemoModule {
   static forRoot(opts: { routes: boolean }): DynamicModule {
     return {
       module: DemoModule,
-      imports: [UsersModule, OrgsModule, SpecialistsModule, AuthModule, ExpertsModule],
+      imports: [UsersModule, OrgsModule, SpecialistsModule, AuthModule, ExpertsModule, ConversationsModule, BillingModule, NotificationsModule],
       controllers: opts.routes ? [DemoController] : [],
-      providers: [DemoService],
+      providers: [DemoService, DemoLife],
       exports: [DemoService],
     };
   }

@@ -2,6 +2,7 @@ import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { CoverageItemSchema, CreateGrantSchema, ExpertSummarySchema, GrantDtoSchema } from '../../contracts/experts.js';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
+import { requestScope } from '../../platform/tenancy/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { PageQuerySchema, decodeCursor, onePage, pageSchema } from '../../platform/http/pagination.js';
@@ -9,6 +10,9 @@ import { ExpertsService } from './experts.service.js';
 
 const OrgParams = z.object({ orgId: z.uuid() });
 const GrantParams = z.object({ orgId: z.uuid(), grantId: z.uuid() });
+
+/** Every route here is for staff who act on every org (@PlatformRoles). */
+const staffScope = (orgId: string) => requestScope(orgId, 'org_wide_role');
 
 /** Expert coverage (wizard step 2; spec 2.4, 4.2): account managers and superadmins. */
 @Controller('am')
@@ -25,13 +29,19 @@ export class ExpertsController {
   @Get('orgs/:orgId/expert-grants')
   @Endpoint({ summary: "The org's Expert grants, oldest first (created, id); one page", tags: ['experts'], params: OrgParams, response: pageSchema(GrantDtoSchema), errors: [404] })
   async grants(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return onePage(await this.experts.grants(p.orgId));
+    return onePage(await this.experts.grants(staffScope(p.orgId)));
   }
 
   @Get('orgs/:orgId/specialist-coverage')
-  @Endpoint({ summary: 'Per assigned Specialist (oldest assignment first), the Experts covering it (informational); one page', tags: ['experts'], params: OrgParams, response: pageSchema(CoverageItemSchema), errors: [404] })
+  @Endpoint({
+    summary: 'Per assigned Specialist (oldest assignment first), the Experts covering it (informational); one page',
+    tags: ['experts'],
+    params: OrgParams,
+    response: pageSchema(CoverageItemSchema),
+    errors: [404],
+  })
   async coverage(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return onePage(await this.experts.coverage(p.orgId));
+    return onePage(await this.experts.coverage(staffScope(p.orgId)));
   }
 
   @Post('orgs/:orgId/expert-grants')
@@ -46,13 +56,13 @@ export class ExpertsController {
     errors: [404, 409],
   })
   grant(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgParams>, @ValidBody() body: z.infer<typeof CreateGrantSchema>) {
-    return this.experts.grant(actor, p.orgId, body);
+    return this.experts.grant(actor, staffScope(p.orgId), body);
   }
 
   @Delete('orgs/:orgId/expert-grants/:grantId')
   @HttpCode(204)
-  @Endpoint({ summary: 'Remove a grant', tags: ['experts'], params: GrantParams, status: 204, errors: [404] })
+  @Endpoint({ summary: 'Remove a grant', tags: ['experts'], params: GrantParams, response: null, status: 204, errors: [404] })
   async revoke(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof GrantParams>) {
-    await this.experts.revoke(actor, p.orgId, p.grantId);
+    await this.experts.revoke(actor, staffScope(p.orgId), p.grantId);
   }
 }

@@ -5,6 +5,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import type { OrgScope } from '../../platform/tenancy/org-scope.js';
 import { pageOf, type Keyset } from '../../platform/http/pagination.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsService } from '../specialists/index.js';
@@ -44,35 +45,41 @@ export class ExpertsService {
   /** Active Experts, newest first, keyset-paginated (the wizard's picker). */
   async expertsPage(page: { limit: number; after?: Keyset }): Promise<{ items: ExpertSummary[]; nextCursor: string | null }> {
     const rows = await this.users.search({ role: 'expert', status: 'active' }, page);
-    return pageOf(rows, page.limit, (u) => ({ at: u.createdAt, id: u.id }), (u) => ({ id: u.id, name: u.name, email: u.email }));
+    return pageOf(
+      rows,
+      page.limit,
+      (u) => ({ at: u.createdAt, id: u.id }),
+      (u) => ({ id: u.id, name: u.name, email: u.email }),
+    );
   }
 
-  async grants(orgId: string): Promise<GrantDto[]> {
-    await this.orgs.get(orgId);
-    return this.toDtos(await this.repo.listForOrg(orgId));
+  async grants(scope: OrgScope): Promise<GrantDto[]> {
+    await this.orgs.get(scope.orgId);
+    return this.toDtos(await this.repo.listForOrg(scope));
   }
 
-  hasGrant(orgId: string): Promise<boolean> {
-    return this.repo.listForOrg(orgId).then((rows) => rows.length > 0);
+  hasGrant(scope: OrgScope): Promise<boolean> {
+    return this.repo.listForOrg(scope).then((rows) => rows.length > 0);
   }
 
-  /** The orgs an Expert reaches through grants (their socket joins these org rooms). */
+  /** The orgs an Expert reaches through grants, org-wide or for some of their Specialists. */
   orgIdsOf(expertId: string): Promise<string[]> {
-    return this.repo.orgIdsOfExpert(expertId);
+    return this.repo.unscopedOrgIdsOfExpert(expertId);
   }
 
-  async grant(actor: Principal, orgId: string, input: CreateGrantInput): Promise<GrantDto> {
+  async grant(actor: Principal, scope: OrgScope, input: CreateGrantInput): Promise<GrantDto> {
+    const { orgId } = scope;
     const row = await this.dbService.transaction(async () => {
       await this.orgs.lockForUpdate(orgId);
       const expert = await this.users.findById(input.expertId);
       if (!expert || expert.platformRole !== 'expert') throw AppError.notFound('Expert');
-      const existing = await this.repo.listForOrg(orgId);
+      const existing = await this.repo.listForOrg(scope);
       if (input.scope === 'org' && existing.some((g) => g.expertId === expert.id && g.scope === 'org')) {
         throw AppError.conflict('This Expert already has an org-wide grant on this org');
       }
       const specialistIds = [...new Set(input.specialistIds ?? [])];
       if (input.scope === 'specialist') {
-        const assigned = new Set((await this.assignments.list(orgId)).map((a) => a.specialistId));
+        const assigned = new Set((await this.assignments.list(scope)).map((a) => a.specialistId));
         const foreign = specialistIds.filter((id) => !assigned.has(id));
         if (foreign.length > 0) {
           throw new AppError('validation_failed', 'Invalid body', {
@@ -84,18 +91,25 @@ export class ExpertsService {
     });
     // The Expert's open sockets join the org's rooms.
     this.accessEvents.emit({ kind: 'reach_changed', userId: row.expertId });
-    await this.audit.record({ action: 'expert_grant.created', userId: actor.userId, resourceId: row.id, orgId, impersonatorId: actor.impersonatorId, meta: { expertId: row.expertId, scope: row.scope, specialistIds: row.specialistIds } });
+    await this.audit.record({
+      action: 'expert_grant.created',
+      userId: actor.userId,
+      resourceId: row.id,
+      orgId,
+      impersonatorId: actor.impersonatorId,
+      meta: { expertId: row.expertId, scope: row.scope, specialistIds: row.specialistIds },
+    });
     return (await this.toDtos([row]))[0]!;
   }
 
   /** What an Expert's grants reach: per org, every Specialist (scope 'org') or the listed ones. */
   async coverageOf(expertId: string): Promise<ExpertCoverage[]> {
-    return (await this.repo.listForExpert(expertId)).map((g) => ({ orgId: g.orgId, scope: g.scope, specialistIds: g.specialistIds }));
+    return (await this.repo.unscopedListForExpert(expertId)).map((g) => ({ orgId: g.orgId, scope: g.scope, specialistIds: g.specialistIds }));
   }
 
   /** The active Experts covering one Specialist of an org (org-wide grants cover every Specialist). */
-  async coveringExperts(orgId: string, specialistId: string): Promise<string[]> {
-    const grants = (await this.repo.listForOrg(orgId)).filter((g) => g.scope === 'org' || g.specialistIds.includes(specialistId));
+  async coveringExperts(scope: OrgScope, specialistId: string): Promise<string[]> {
+    const grants = (await this.repo.listForOrg(scope)).filter((g) => g.scope === 'org' || g.specialistIds.includes(specialistId));
     const ids: string[] = [];
     for (const id of new Set(grants.map((g) => g.expertId))) {
       const user = await this.users.findById(id);
@@ -109,7 +123,7 @@ export class ExpertsService {
    * active Specialist instances (OSAs) those grants cover; an org-wide grant covers every one.
    */
   async leverage(): Promise<Array<ExpertSummary & { clients: number; specialistInstances: number }>> {
-    const [experts, grants, instances] = await Promise.all([this.experts(), this.repo.listAll(), this.assignments.activeInstances()]);
+    const [experts, grants, instances] = await Promise.all([this.experts(), this.repo.unscopedListAll(), this.assignments.activeInstances()]);
     return experts.map((e) => {
       const own = grants.filter((g) => g.expertId === e.id);
       const covered = instances.filter((i) => own.some((g) => g.orgId === i.orgId && (g.scope === 'org' || g.specialistIds.includes(i.specialistId))));
@@ -118,24 +132,32 @@ export class ExpertsService {
   }
 
   /** Used by the demo login: an org-wide grant for an Expert, once. */
-  async ensureOrgWideGrant(orgId: string, expertId: string): Promise<void> {
-    const existing = await this.repo.listForOrg(orgId);
+  async ensureOrgWideGrant(scope: OrgScope, expertId: string): Promise<void> {
+    const existing = await this.repo.listForOrg(scope);
     if (!existing.some((g) => g.expertId === expertId && g.scope === 'org')) {
-      await this.repo.insert({ orgId, expertId, scope: 'org', specialistIds: [] });
+      await this.repo.insert({ orgId: scope.orgId, expertId, scope: 'org', specialistIds: [] });
     }
   }
 
-  async revoke(actor: Principal, orgId: string, grantId: string): Promise<void> {
-    const row = await this.repo.delete(orgId, grantId);
+  async revoke(actor: Principal, scope: OrgScope, grantId: string): Promise<void> {
+    const { orgId } = scope;
+    const row = await this.repo.delete(scope, grantId);
     if (!row) throw AppError.notFound('Grant');
     // The Expert's open sockets leave what no other grant of theirs covers.
     this.dbService.afterCommit(() => this.accessEvents.emit({ kind: 'reach_changed', userId: row.expertId }));
-    await this.audit.record({ action: 'expert_grant.removed', userId: actor.userId, resourceId: grantId, orgId, impersonatorId: actor.impersonatorId, meta: { expertId: row.expertId, scope: row.scope } });
+    await this.audit.record({
+      action: 'expert_grant.removed',
+      userId: actor.userId,
+      resourceId: grantId,
+      orgId,
+      impersonatorId: actor.impersonatorId,
+      meta: { expertId: row.expertId, scope: row.scope },
+    });
   }
 
   /** Per assigned Specialist, the Experts covering it: org-wide grants cover all, current and future. */
-  async coverage(orgId: string) {
-    const [assignments, grants] = await Promise.all([this.assignments.list(orgId), this.repo.listForOrg(orgId)]);
+  async coverage(scope: OrgScope) {
+    const [assignments, grants] = await Promise.all([this.assignments.list(scope), this.repo.listForOrg(scope)]);
     const experts = await this.summaries(grants.map((g) => g.expertId));
     return assignments.map((a) => ({
       assignmentId: a.id,

@@ -1,2 +1,3 @@
 export { ExpertsModule } from './experts.module.js';
 export { ExpertsService, type ExpertCoverage } from './experts.service.js';
+export { grantsCover } from './experts.sql.js';

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { CreateNotificationDtoSchema, NotificationDtoSchema, NotificationListQuerySchema } from '../../contracts/notifications.js';
+import { CreateNotificationDtoSchema, NotificationDtoSchema, NotificationListQuerySchema, MarkAllReadResponseSchema } from '../../contracts/notifications.js';
 import { CurrentPrincipal, OpenWhileSuspended, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
@@ -42,6 +42,17 @@ export class NotificationsController {
   })
   list(@CurrentPrincipal() principal: Principal, @ValidQuery() q: z.infer<typeof NotificationListQuerySchema>) {
     return this.notifications.list(principal.userId, q);
+  }
+
+  @Patch('read-all')
+  @Endpoint({
+    summary: "Mark all the caller's unread notifications read (only the caller's; idempotent)",
+    description: "Answers how many were unread. Other users' notifications are never touched.",
+    tags: ['notifications'],
+    response: MarkAllReadResponseSchema,
+  })
+  markAllRead(@CurrentPrincipal() principal: Principal) {
+    return this.notifications.markAllRead(principal.userId);
   }
 
   @Patch(':id/read')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { appNotifications, type AppNotificationRow } from './notifications.tables.js';
 
@@ -58,5 +58,15 @@ export class NotificationsRepository {
       .where(eq(appNotifications.id, id))
       .returning();
     return row;
+  }
+
+  /** Marks every unread notification of one recipient read (read_at set once); the count changed. */
+  async markAllRead(recipientUserId: string): Promise<number> {
+    const rows = await this.dbService.db
+      .update(appNotifications)
+      .set({ readAt: sql`now()` })
+      .where(and(eq(appNotifications.recipientUserId, recipientUserId), isNull(appNotifications.readAt)))
+      .returning({ id: appNotifications.id });
+    return rows.length;
   }
 }

@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { CreateNotificationDto, NotificationDto } from '../../contracts/notifications.js';
 import { DbService } from '../../platform/db/db.service.js';
+import type { DomainEvents, DurableDomainEvents } from '../../platform/events/domain-events.js';
+import { OnDurableEvent, OnEvent } from '../../platform/events/on-event.decorator.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { RealtimeService } from '../../platform/realtime/realtime.service.js';
+import { markReadOutcome } from './notifications.read.js';
+import './notifications.events.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import type { AppNotificationRow } from './notifications.tables.js';
 
@@ -68,6 +72,21 @@ export class NotificationsService {
     return { sent, failed };
   }
 
+  /** Other modules' notifications (their `notifications.requested` events). */
+  @OnEvent('notifications.requested')
+  async notifyRequested({ userIds, notice }: DomainEvents['notifications.requested']): Promise<void> {
+    await this.notifyEach(userIds, notice);
+  }
+
+  /**
+   * Other modules' notifications that must not be lost (`notifications.owed`, from the job queue):
+   * the row commits with the job's completion, so a redelivered job writes no second one.
+   */
+  @OnDurableEvent('notifications.owed', { atomic: true })
+  async notifyOwed({ userId, notice }: DurableDomainEvents['notifications.owed']): Promise<void> {
+    await this.notify({ ...notice, userId });
+  }
+
   create(dto: CreateNotificationDto): Promise<NotificationDto> {
     return this.notify(dto);
   }
@@ -80,8 +99,14 @@ export class NotificationsService {
   async markRead(userId: string, id: string): Promise<NotificationDto> {
     const existing = await this.repo.findById(id);
     if (!existing) throw AppError.notFound('Notification');
-    if (existing.recipientUserId !== userId) throw AppError.forbidden('This notification belongs to another user');
-    if (existing.readAt) return toNotificationDto(existing);
+    const outcome = markReadOutcome(existing, userId);
+    if (outcome === 'forbidden') throw AppError.forbidden('This notification belongs to another user');
+    if (outcome === 'unchanged') return toNotificationDto(existing);
     return toNotificationDto((await this.repo.markRead(id)) ?? existing);
+  }
+
+  /** Every unread notification of the caller read at once; nobody else's is touched. */
+  async markAllRead(userId: string): Promise<{ updated: number }> {
+    return { updated: await this.repo.markAllRead(userId) };
   }
 }

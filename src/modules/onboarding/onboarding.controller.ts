@@ -1,11 +1,13 @@
 import { Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { TokenResponseSchema } from '../../contracts/auth.js';
+import { SlugAvailabilitySchema } from '../../contracts/orgs.js';
 import { CurrentPrincipal, PlatformRoles, Public } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
+import { requestScope } from '../../platform/tenancy/org-scope.js';
 import { PageQuerySchema, pageSchema } from '../../platform/http/pagination.js';
-import { OrgIdParamsSchema } from '../orgs/orgs.schemas.js';
+import { OrgIdParamsSchema } from '../orgs/index.js';
 import {
   CompleteOnboardingResponseSchema,
   CompleteOnboardingSchema,
@@ -15,6 +17,7 @@ import {
   OnboardingLinkSchema,
   OnboardingViewSchema,
   SpecialistPreviewSchema,
+  SubdomainQuerySchema,
   TokenParamsSchema,
   VerifyInviteOtpSchema,
 } from './onboarding.schemas.js';
@@ -37,14 +40,14 @@ export class OnboardingController {
     errors: [404, 409],
   })
   invite(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgIdParamsSchema>, @ValidBody() body: z.infer<typeof InviteRequestSchema>) {
-    return this.onboarding.sendInvite(actor, p.orgId, body);
+    return this.onboarding.sendInvite(actor, requestScope(p.orgId, 'org_wide_role'), body);
   }
 
   @Get('am/orgs/:orgId/onboarding-link')
   @PlatformRoles('account_manager', 'superadmin')
   @Endpoint({ summary: 'The onboarding link, before and after the invite (expiresAt null until sent)', tags: ['onboarding'], params: OrgIdParamsSchema, response: OnboardingLinkSchema, errors: [404] })
   link(@ValidParams() p: z.infer<typeof OrgIdParamsSchema>) {
-    return this.onboarding.onboardingLink(p.orgId);
+    return this.onboarding.onboardingLink(requestScope(p.orgId, 'org_wide_role'));
   }
 
   @Post('auth/send-invite-otp')
@@ -55,6 +58,7 @@ export class OnboardingController {
     description: 'At most 5 codes per invite in 15 minutes (429 after).',
     tags: ['onboarding'],
     body: InviteTokenBodySchema,
+    response: null,
     status: 204,
     errors: [404, 410],
   })
@@ -85,9 +89,30 @@ export class OnboardingController {
     return this.onboarding.view(p.token);
   }
 
+  @Get('onboarding/:token/subdomain-availability')
+  @Public()
+  @Endpoint({
+    summary: 'Real-time check of the subdomain the client confirms in Phase 2, scoped by the invite',
+    description: "The wizard's rules (spec 2.1): the invite's own org never counts as taking it; of other orgs only available or taken is said.",
+    tags: ['onboarding'],
+    params: TokenParamsSchema,
+    query: SubdomainQuerySchema,
+    response: SlugAvailabilitySchema,
+    errors: [404, 410],
+  })
+  subdomainAvailability(@ValidParams() p: z.infer<typeof TokenParamsSchema>, @ValidQuery() q: z.infer<typeof SubdomainQuerySchema>) {
+    return this.onboarding.subdomainAvailability(p.token, q.slug);
+  }
+
   @Get('onboarding/:token/specialist')
   @Public()
-  @Endpoint({ summary: 'The preassigned Specialist with its monthlyRate ({amount, currency, source} or null)', tags: ['onboarding'], params: TokenParamsSchema, response: SpecialistPreviewSchema, errors: [404, 410] })
+  @Endpoint({
+    summary: 'The preassigned Specialist with its monthlyRate ({amount, currency, source} or null)',
+    tags: ['onboarding'],
+    params: TokenParamsSchema,
+    response: SpecialistPreviewSchema,
+    errors: [404, 410],
+  })
   specialist(@ValidParams() p: z.infer<typeof TokenParamsSchema>) {
     return this.onboarding.preassignedSpecialist(p.token);
   }

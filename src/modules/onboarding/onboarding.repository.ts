@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { orgInvites, type OrgInviteRow } from './onboarding.tables.js';
 
 @Injectable()
@@ -11,8 +12,8 @@ export class InvitesRepository {
     return this.dbService.db;
   }
 
-  async findByOrg(orgId: string): Promise<OrgInviteRow | undefined> {
-    const [row] = await this.db.select().from(orgInvites).where(eq(orgInvites.orgId, orgId));
+  async findByOrg(scope: OrgScope): Promise<OrgInviteRow | undefined> {
+    const [row] = await this.db.select().from(orgInvites).where(inOrg(orgInvites.orgId, scope));
     return row;
   }
 
@@ -22,9 +23,12 @@ export class InvitesRepository {
   }
 
   /** Creates the org's invite unless it exists (one per org); returns the stored one. */
-  async ensure(values: { orgId: string; tokenSealed: string; tokenHash: string }): Promise<OrgInviteRow> {
-    await this.db.insert(orgInvites).values(values).onConflictDoNothing({ target: orgInvites.orgId });
-    return (await this.findByOrg(values.orgId))!;
+  async ensure(scope: OrgScope, values: { tokenSealed: string; tokenHash: string }): Promise<OrgInviteRow> {
+    await this.db
+      .insert(orgInvites)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing({ target: orgInvites.orgId });
+    return (await this.findByOrg(scope))!;
   }
 
   async update(id: string, values: Partial<typeof orgInvites.$inferInsert>): Promise<OrgInviteRow> {

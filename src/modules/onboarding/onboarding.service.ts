@@ -8,6 +8,7 @@ import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { SecretBox, randomToken, sha256Hex } from '../../platform/crypto/crypto.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { unscopedOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { decodeCursor } from '../../platform/http/pagination.js';
 import { composeMail } from '../../platform/mail/mail-template.js';
@@ -61,16 +62,16 @@ export class OnboardingService {
   }
 
   /** The org's one invite, created with its token on first need (the link can be copied before sending). */
-  private async ensureInvite(orgId: string): Promise<OrgInviteRow> {
-    const existing = await this.invites.findByOrg(orgId);
+  private async ensureInvite(scope: OrgScope): Promise<OrgInviteRow> {
+    const existing = await this.invites.findByOrg(scope);
     if (existing) return existing;
     const token = randomToken(32);
-    return this.invites.ensure({ orgId, tokenSealed: this.secrets.seal(token), tokenHash: sha256Hex(token) });
+    return this.invites.ensure(scope, { tokenSealed: this.secrets.seal(token), tokenHash: sha256Hex(token) });
   }
 
-  async onboardingLink(orgId: string): Promise<{ onboardingUrl: string; expiresAt: string | null }> {
-    await this.orgs.get(orgId);
-    const invite = await this.ensureInvite(orgId);
+  async onboardingLink(scope: OrgScope): Promise<{ onboardingUrl: string; expiresAt: string | null }> {
+    await this.orgs.get(scope.orgId);
+    const invite = await this.ensureInvite(scope);
     return { onboardingUrl: this.link(this.secrets.open(invite.tokenSealed)), expiresAt: invite.expiresAt?.toISOString() ?? null };
   }
 
@@ -79,12 +80,13 @@ export class OnboardingService {
    * client, the invited admin and an owner membership, a 7-day window (a resend extends it and
    * keeps the one link), and the invite email.
    */
-  async sendInvite(actor: Principal, orgId: string, input: { trialEndDate?: string | null; startDate?: string | null }) {
+  async sendInvite(actor: Principal, scope: OrgScope, input: { trialEndDate?: string | null; startDate?: string | null }) {
+    const orgId = scope.orgId;
     const { org, invite, token, resend } = await this.dbService.transaction(async () => {
       const before = await this.orgs.findById(orgId);
       const org = await this.orgs.markInvited(orgId, input);
-      const admin = await this.ensureAdmin(org);
-      const invite = await this.ensureInvite(orgId);
+      const admin = await this.ensureAdmin(scope, org);
+      const invite = await this.ensureInvite(scope);
       if (invite.completedAt) throw AppError.conflict('The client has already completed onboarding');
       const now = this.clock.now();
       // Sent again: the client gets a fresh budget of wrong onboarding codes.
@@ -110,13 +112,13 @@ export class OnboardingService {
   }
 
   /** The invited admin user (org_admin) and their owner membership exist from the invite on. */
-  private async ensureAdmin(org: OrgRow) {
+  private async ensureAdmin(scope: OrgScope, org: OrgRow) {
     const existing = await this.users.findByEmail(org.adminEmail);
     if (existing && !['org_admin', 'org_member'].includes(existing.platformRole)) {
       throw AppError.conflict('The admin email belongs to an internal user');
     }
     const admin = existing ?? (await this.users.create({ email: org.adminEmail, platformRole: 'org_admin' }));
-    await this.users.addMembership(org.id, admin.id, 'owner');
+    await this.users.addMembership(scope, admin.id, 'owner');
     return admin;
   }
 
@@ -140,7 +142,9 @@ export class OnboardingService {
     const org = (await this.orgs.findById(invite.orgId))!;
     await this.dbService.transaction(async () => {
       const code = await this.otp.issue({ email: org.adminEmail, purpose: 'invite', subjectId: invite.id });
-      await this.mail.send(composeMail({ to: org.adminEmail, subject: `Your ${org.legalName} onboarding code: ${code}`, sensitive: true, paragraphs: [`Your onboarding code is ${code}. It expires in 10 minutes.`] }));
+      await this.mail.send(
+        composeMail({ to: org.adminEmail, subject: `Your ${org.legalName} onboarding code: ${code}`, sensitive: true, paragraphs: [`Your onboarding code is ${code}. It expires in 10 minutes.`] }),
+      );
     });
   }
 
@@ -178,7 +182,7 @@ export class OnboardingService {
   async view(token: string) {
     const invite = await this.open(token);
     const org = (await this.orgs.findById(invite.orgId))!;
-    const assigned = await this.assignments.list(org.id);
+    const assigned = await this.assignments.list(inviteScope(invite));
     return {
       org: { legalName: org.legalName, slug: org.slug, industry: org.industry, corporateDomains: org.corporateDomains, website: org.website, timezone: org.timezone },
       adminEmail: org.adminEmail,
@@ -187,10 +191,16 @@ export class OnboardingService {
     };
   }
 
+  /** The subdomain check of Phase 2: the invite's own org is never reported as holding it. */
+  async subdomainAvailability(token: string, slug: string) {
+    const invite = await this.open(token);
+    return this.orgs.slugAvailability(slug, invite.orgId);
+  }
+
   /** The preassigned (primary) Specialist and its rate; 404 when the client picks one. */
   async preassignedSpecialist(token: string) {
     const invite = await this.open(token);
-    const assigned = await this.assignments.list(invite.orgId);
+    const assigned = await this.assignments.list(inviteScope(invite));
     const primary = assigned.find((a) => a.isPrimary) ?? assigned[0];
     if (!primary) throw AppError.notFound('Preassigned Specialist');
     return { ...primary.specialist, monthlyRate: primary.rate };
@@ -207,7 +217,7 @@ export class OnboardingService {
       slug: s.slug,
       avatarUrl: s.avatarUrl,
       skillTags: s.skillTags,
-      monthlyRate: { amount: s.monthly_rate_config.base_rate, currency: s.monthly_rate_config.currency, source: 'specialist' as const },
+      monthlyRate: s.monthly_rate_config && { amount: s.monthly_rate_config.base_rate, currency: s.monthly_rate_config.currency, source: 'specialist' as const },
     }));
     return { items: previews, nextCursor };
   }
@@ -222,13 +232,14 @@ export class OnboardingService {
     if (!invite.adminUserId || principal.userId !== invite.adminUserId) throw AppError.forbidden('Only the invited admin can complete onboarding');
     const now = this.clock.now();
     const { org, admin } = await this.dbService.transaction(async () => {
-      const org = await this.orgs.confirmByClient(principal, invite.orgId, { legalName: input.legalName, slug: input.slug }, now);
-      const assigned = await this.assignments.list(org.id);
+      const scope = inviteScope(invite);
+      const org = await this.orgs.confirmByClient(principal, scope, { legalName: input.legalName, slug: input.slug }, now);
+      const assigned = await this.assignments.list(scope);
       if (assigned.length === 0) {
         if (!input.specialistId) {
           throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'specialistId', message: 'Pick a Specialist' }] });
         }
-        await this.assignments.assign(principal, org.id, { specialistId: input.specialistId });
+        await this.assignments.assign(principal, scope, { specialistId: input.specialistId });
       }
       await this.users.setName(invite.adminUserId!, input.name);
       const admin = await this.users.setPassword(invite.adminUserId!, input.password);
@@ -237,7 +248,13 @@ export class OnboardingService {
         composeMail({
           to: admin.email,
           subject: `Welcome to ${org.legalName}'s workspace`,
-          paragraphs: [[`Welcome, ${input.name}! ${org.legalName} is set up${org.trialEndDate ? `; your trial runs until ${org.trialEndDate}` : ''}. Sign in at `, { href: `${this.config.publicUrl}/login` }, '.']],
+          paragraphs: [
+            [
+              `Welcome, ${input.name}! ${org.legalName} is set up${org.trialEndDate ? `; your trial runs until ${org.trialEndDate}` : ''}. Sign in at `,
+              { href: `${this.config.publicUrl}/login` },
+              '.',
+            ],
+          ],
         }),
       );
       const am = org.assignedAmId ? await this.users.findById(org.assignedAmId) : undefined;
@@ -256,4 +273,9 @@ export class OnboardingService {
     const session = await this.auth.startSession(admin, 'onboarding');
     return { token: session.token, org: toOrgDto(org) };
   }
+}
+
+/** The org of an onboarding invite found by its secret token (the token names the org). */
+function inviteScope(invite: OrgInviteRow): OrgScope {
+  return unscopedOrg(invite.orgId, 'the org an onboarding invite token names');
 }

@@ -1,18 +1,21 @@
 import { Controller, Get, HttpCode, Inject, Patch, Post } from '@nestjs/common';
 import { z } from 'zod';
-import { CreateOrgSchema, INDUSTRIES, OrgSlugSchema, Phase0StatusSchema, SlugAvailabilitySchema, UpdateOrgSchema } from '../../contracts/orgs.js';
+import { CreateOrgSchema, INDUSTRIES, IndustryOptionSchema, OrgSlugSchema, Phase0StatusSchema, SlugAvailabilitySchema, UpdateOrgSchema, WorkspaceSettingsSchema } from '../../contracts/orgs.js';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { orgsConfig, type OrgsConfig } from './orgs.config.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { PageQuerySchema, decodeCursor, onePage, pageSchema } from '../../platform/http/pagination.js';
 import { RESERVED_SLUGS } from './orgs.rules.js';
-import { OrgDtoSchema, OrgIdParamsSchema } from './orgs.schemas.js';
+import { OrgDtoSchema, OrgIdParamsSchema, OrgListItemSchema } from './orgs.schemas.js';
 import { OrgsService } from './orgs.service.js';
 import { ORG_STATUSES } from './orgs.tables.js';
 
-const OrgListQuerySchema = PageQuerySchema.extend({ status: z.enum(ORG_STATUSES).optional(), q: z.string().trim().max(200).optional() });
+const OrgListQuerySchema = PageQuerySchema.extend({
+  status: z.enum(ORG_STATUSES).optional(),
+  q: z.string().trim().max(200).optional(),
+  assignedAmId: z.uuid().optional().describe('Only the orgs of this account manager'),
+});
 const SlugQuerySchema = z.object({ slug: z.string().max(200), orgId: z.uuid().optional() });
 
 /** The account manager's wizard, Phase 1 (spec 4.2; API-MAP.md "AM wizard"): AMs and superadmins. */
@@ -21,7 +24,7 @@ const SlugQuerySchema = z.object({ slug: z.string().max(200), orgId: z.uuid().op
 export class AmOrgsController {
   constructor(
     private readonly orgs: OrgsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(orgsConfig.token) private readonly config: OrgsConfig,
   ) {}
 
   @Get('workspace')
@@ -29,7 +32,7 @@ export class AmOrgsController {
     summary: "The deployment's workspace settings the wizard needs: the domain of every workspace alias (WORKSPACE_DOMAIN)",
     description: 'The Specialist step previews `<firstname>.<org_slug>@{workspaceDomain}` client-side (spec 2.3.1 rule 5) with it, also before the first assignment.',
     tags: ['am-wizard'],
-    response: z.object({ workspaceDomain: z.string() }),
+    response: WorkspaceSettingsSchema,
   })
   workspace() {
     return { workspaceDomain: this.config.workspaceDomain };
@@ -39,7 +42,7 @@ export class AmOrgsController {
   @Endpoint({
     summary: 'The 13 industries of spec 2.1, in the order of the form; one page',
     tags: ['am-wizard'],
-    response: pageSchema(z.object({ value: z.string(), label: z.string() })),
+    response: pageSchema(IndustryOptionSchema),
   })
   industries() {
     return onePage([...INDUSTRIES]);
@@ -72,9 +75,14 @@ export class AmOrgsController {
   }
 
   @Get('orgs')
-  @Endpoint({ summary: 'Orgs, newest first, by status and a name/slug/email search', tags: ['am-wizard'], query: OrgListQuerySchema, response: pageSchema(OrgDtoSchema) })
+  @Endpoint({
+    summary: 'Orgs, newest first, by status, assigned account manager and a name/slug/email search; each with its AM name',
+    tags: ['am-wizard'],
+    query: OrgListQuerySchema,
+    response: pageSchema(OrgListItemSchema),
+  })
   list(@ValidQuery() q: z.infer<typeof OrgListQuerySchema>) {
-    return this.orgs.list({ status: q.status, q: q.q }, { limit: q.limit, after: decodeCursor(q.cursor) });
+    return this.orgs.list({ status: q.status, q: q.q, assignedAmId: q.assignedAmId }, { limit: q.limit, after: decodeCursor(q.cursor) });
   }
 
   @Get('orgs/:orgId')

@@ -1,25 +1,15 @@
 import { Controller, Get } from '@nestjs/common';
 import { z } from 'zod';
+import { TrialInfoSchema } from '../../contracts/orgs.js';
 import { CurrentPrincipal } from '../../platform/auth/auth.decorators.js';
 import { memberOrgId } from '../../platform/auth/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { Endpoint, ValidQuery } from '../../platform/http/endpoint.js';
-import { ORG_STATUSES } from './orgs.tables.js';
 import { OrgsService } from './orgs.service.js';
 import { TRIAL_ENDING_DAYS } from './orgs.rules.js';
 
 const OrgQuery = z.object({ orgId: z.uuid().optional() });
-const TrialInfoSchema = z.object({
-  orgId: z.uuid(),
-  status: z.enum(ORG_STATUSES),
-  trialMode: z.enum(['default', 'none']),
-  trialStartedAt: z.string().nullable(),
-  trialEndDate: z.string().nullable(),
-  daysLeft: z.number().int().nullable(),
-  ending: z.boolean(),
-  showBanner: z.boolean(),
-});
 
 @Controller('client')
 export class ClientOrgController {
@@ -29,7 +19,7 @@ export class ClientOrgController {
   ) {}
 
   @Get('trial-info')
-  @Endpoint({ summary: 'Trial banner data of the caller\'s org', tags: ['client'], query: OrgQuery, response: TrialInfoSchema, errors: [404] })
+  @Endpoint({ summary: "Trial banner data of the caller's org", tags: ['client'], query: OrgQuery, response: TrialInfoSchema, errors: [404] })
   async trialInfo(@CurrentPrincipal() principal: Principal, @ValidQuery() q: z.infer<typeof OrgQuery>) {
     const org = await this.orgs.get(memberOrgId(principal, q.orgId));
     const today = this.clock.now().toISOString().slice(0, 10);

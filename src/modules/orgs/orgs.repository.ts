@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { and, desc, eq, ilike, inArray, lt, ne, or, sql } from 'drizzle-orm';
+import { Clock } from '../../platform/clock/clock.js';
+import { SharedCaches, type SharedCache } from '../../platform/cache/shared-cache.js';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { anyUuid, containsPattern, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
@@ -10,10 +12,27 @@ export class OrgsRepository {
   /** The reads of every client request (the access gate) and of every agent turn: prepared statements. */
   private readonly byId: PreparedStatement<OrgRow[], { id: string }>;
   private readonly byIds: PreparedStatement<OrgRow[], { ids: string[] }>;
+  /** The org as agent turns read it (their prompt's name and timezone), kept until a write of the row (on any instance). */
+  private readonly forTurns: SharedCache<OrgRow | undefined>;
 
-  constructor(private readonly dbService: DbService) {
-    this.byId = dbService.prepared('orgs_by_id', (db) => db.select().from(orgs).where(eq(orgs.id, sql.placeholder('id'))));
-    this.byIds = dbService.prepared('orgs_by_ids', (db) => db.select().from(orgs).where(anyUuid(orgs.id, sql.placeholder('ids'))));
+  constructor(
+    private readonly dbService: DbService,
+    private readonly clock: Clock,
+    caches: SharedCaches,
+  ) {
+    this.forTurns = caches.define('orgs.turn', { ttlMs: 60_000, maxEntries: 2000 });
+    this.byId = dbService.prepared('orgs_by_id', (db) =>
+      db
+        .select()
+        .from(orgs)
+        .where(eq(orgs.id, sql.placeholder('id'))),
+    );
+    this.byIds = dbService.prepared('orgs_by_ids', (db) =>
+      db
+        .select()
+        .from(orgs)
+        .where(anyUuid(orgs.id, sql.placeholder('ids'))),
+    );
   }
 
   private get db() {
@@ -26,6 +45,14 @@ export class OrgsRepository {
   }
 
   /** The org holding a slug (deactivated orgs release theirs to nobody but keep the row). */
+  /**
+   * The same as findById, from the cache every update and transition invalidates: an agent turn's
+   * read. Never an access decision (the access gate reads the row itself).
+   */
+  async findForTurn(id: string): Promise<OrgRow | undefined> {
+    return this.dbService.inTransaction ? this.findById(id) : this.forTurns.get(id, () => this.findById(id));
+  }
+
   async findBySlug(slug: string): Promise<OrgRow | undefined> {
     const [row] = await this.db
       .select()
@@ -46,7 +73,7 @@ export class OrgsRepository {
   }
 
   /** Newest first; limit + 1 rows. */
-  async list(filter: { status?: OrgStatus; q?: string }, page: { limit: number; after?: Keyset }): Promise<OrgRow[]> {
+  async list(filter: { status?: OrgStatus; q?: string; assignedAmId?: string }, page: { limit: number; after?: Keyset }): Promise<OrgRow[]> {
     const q = filter.q ? containsPattern(filter.q) : undefined;
     return this.db
       .select()
@@ -54,6 +81,7 @@ export class OrgsRepository {
       .where(
         and(
           filter.status ? eq(orgs.status, filter.status) : undefined,
+          filter.assignedAmId ? eq(orgs.assignedAmId, filter.assignedAmId) : undefined,
           q ? or(ilike(orgs.legalName, q), ilike(orgs.slug, q), ilike(orgs.adminEmail, q)) : undefined,
           olderThan(orgs.createdAt, orgs.id, page.after),
         ),
@@ -63,18 +91,28 @@ export class OrgsRepository {
   }
 
   async idsAssignedTo(amId: string): Promise<string[]> {
-    const rows = await this.db.select({ id: orgs.id }).from(orgs).where(and(eq(orgs.assignedAmId, amId), ne(orgs.status, 'deactivated')));
+    const rows = await this.db
+      .select({ id: orgs.id })
+      .from(orgs)
+      .where(and(eq(orgs.assignedAmId, amId), ne(orgs.status, 'deactivated')));
     return rows.map((r) => r.id);
   }
 
   /** Orgs that have been activated (billing may run for them), oldest first. */
   async activated(): Promise<OrgRow[]> {
-    return this.db.select().from(orgs).where(sql`${orgs.activatedAt} is not null`).orderBy(orgs.createdAt, orgs.id);
+    return this.db
+      .select()
+      .from(orgs)
+      .where(sql`${orgs.activatedAt} is not null`)
+      .orderBy(orgs.createdAt, orgs.id);
   }
 
   /** Orgs in one of `statuses` last touched before `before` (the stale-org sweep). */
   async staleIn(statuses: OrgStatus[], before: Date): Promise<OrgRow[]> {
-    return this.db.select().from(orgs).where(and(inArray(orgs.status, statuses), lt(orgs.updatedAt, before)));
+    return this.db
+      .select()
+      .from(orgs)
+      .where(and(inArray(orgs.status, statuses), lt(orgs.updatedAt, before)));
   }
 
   /** Active orgs with a trial that ends on or before `day` (YYYY-MM-DD). */
@@ -90,12 +128,14 @@ export class OrgsRepository {
     return row!;
   }
 
-  async update(id: string, values: Partial<NewOrgRow>): Promise<OrgRow | undefined> {
+  /** Any field but the status, which only `transition` writes. */
+  async update(id: string, values: Omit<Partial<NewOrgRow>, 'status'>): Promise<OrgRow | undefined> {
     const [row] = await this.db
       .update(orgs)
-      .set({ ...values, updatedAt: new Date() })
+      .set({ ...values, updatedAt: this.clock.now() })
       .where(eq(orgs.id, id))
       .returning();
+    this.forTurns.invalidate(id);
     return row;
   }
 
@@ -103,9 +143,10 @@ export class OrgsRepository {
   async transition(id: string, from: OrgStatus, values: Partial<NewOrgRow> & { status: OrgStatus }): Promise<OrgRow | undefined> {
     const [row] = await this.db
       .update(orgs)
-      .set({ ...values, updatedAt: new Date() })
+      .set({ ...values, updatedAt: this.clock.now() })
       .where(and(eq(orgs.id, id), eq(orgs.status, from)))
       .returning();
+    this.forTurns.invalidate(id);
     return row;
   }
 

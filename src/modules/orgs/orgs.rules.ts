@@ -7,12 +7,70 @@ import type { OrgRow, OrgStatus } from './orgs.tables.js';
  * subdomain and part of workspace addresses).
  */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
-  'about', 'account', 'accounts', 'admin', 'administrator', 'am', 'api', 'app', 'apps', 'assets', 'auth', 'billing',
-  'blog', 'cdn', 'client', 'clients', 'contact', 'dashboard', 'dev', 'docs', 'email', 'expert', 'experts', 'ftp',
-  'health', 'help', 'imap', 'internal', 'legal', 'login', 'logout', 'mail', 'metrics', 'null', 'oauth', 'onboarding',
-  'ops', 'platform', 'pop', 'portal', 'privacy', 'ready', 'root', 'security', 'settings', 'signup', 'smtp', 'socket',
-  'specialist', 'specialists', 'sso', 'staging', 'static', 'status', 'superadmin', 'support', 'system', 'terms', 'test',
-  'undefined', 'webhook', 'webhooks', 'workspace', 'www',
+  'about',
+  'account',
+  'accounts',
+  'admin',
+  'administrator',
+  'am',
+  'api',
+  'app',
+  'apps',
+  'assets',
+  'auth',
+  'billing',
+  'blog',
+  'cdn',
+  'client',
+  'clients',
+  'contact',
+  'dashboard',
+  'dev',
+  'docs',
+  'email',
+  'expert',
+  'experts',
+  'ftp',
+  'health',
+  'help',
+  'imap',
+  'internal',
+  'legal',
+  'login',
+  'logout',
+  'mail',
+  'metrics',
+  'null',
+  'oauth',
+  'onboarding',
+  'ops',
+  'platform',
+  'pop',
+  'portal',
+  'privacy',
+  'ready',
+  'root',
+  'security',
+  'settings',
+  'signup',
+  'smtp',
+  'socket',
+  'specialist',
+  'specialists',
+  'sso',
+  'staging',
+  'static',
+  'status',
+  'superadmin',
+  'support',
+  'system',
+  'terms',
+  'test',
+  'undefined',
+  'webhook',
+  'webhooks',
+  'workspace',
+  'www',
 ]);
 
 /** Personal consumer-mail domains (a maintained list from npm: email-providers). */
@@ -43,12 +101,12 @@ export function isIanaTimezone(tz: string): boolean {
 }
 
 /** Today as YYYY-MM-DD in UTC. */
-export function todayUtc(now = new Date()): string {
+export function todayUtc(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
 /** Spec 2.1 / 4.2 rule 4: a trial end date, when given, lies strictly in the future. */
-export function trialDateOk(date: string | null | undefined, now = new Date()): boolean {
+export function trialDateOk(date: string | null | undefined, now: Date): boolean {
   return date == null || date > todayUtc(now);
 }
 
@@ -61,7 +119,7 @@ export function slugEditable(status: OrgStatus): boolean {
  * Phase 0 gate (spec 4.2): rules 1, 2 and 4. A Specialist, Expert coverage or a trial date is
  * never required (rule 3).
  */
-export function phase0Missing(org: OrgRow, assignedAmName: string | null | undefined, now = new Date()): string[] {
+export function phase0Missing(org: OrgRow, assignedAmName: string | null | undefined, now: Date): string[] {
   const missing: string[] = [];
   if (!org.legalName.trim()) missing.push('legalName');
   if (!org.slug) missing.push('slug');
@@ -75,26 +133,6 @@ export function phase0Missing(org: OrgRow, assignedAmName: string | null | undef
 }
 
 export const DEFAULT_TRIAL_DAYS = 30;
-
-/**
- * The org status table of spec 3.2 (with the transitions it leaves open that we chose:
- * trial_ending and the stale-org archive are scheduled jobs, not API calls).
- */
-export const ORG_TRANSITIONS = {
-  send_invite: { from: ['pending_am_setup', 'pending_client_confirmation'], to: 'pending_client_confirmation' },
-  finish_without_invite: { from: ['pending_am_setup'], to: 'active' },
-  client_confirms: { from: ['pending_client_confirmation'], to: 'active' },
-  grace_elapsed: { from: ['active', 'trial_ending'], to: 'suspended' },
-  // Our way back (spec 3.6 leaves it open): the payment that clears the dunning reactivates at once.
-  payment_recovered: { from: ['suspended'], to: 'active' },
-  trial_ending: { from: ['active'], to: 'trial_ending' },
-  stale_archive: { from: ['pending_am_setup', 'pending_client_confirmation'], to: 'deactivated' },
-} as const satisfies Record<string, { from: readonly OrgStatus[]; to: OrgStatus }>;
-export type OrgTransition = keyof typeof ORG_TRANSITIONS;
-
-export function canTransition(transition: OrgTransition, from: OrgStatus): boolean {
-  return (ORG_TRANSITIONS[transition].from as readonly OrgStatus[]).includes(from);
-}
 
 /** The trial end when the client confirms: none for trial mode none, else the AM's date or 30 days. */
 export function trialEndOnConfirm(org: Pick<OrgRow, 'trialMode' | 'trialEndDate'>, now: Date): string | null {

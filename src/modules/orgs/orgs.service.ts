@@ -1,16 +1,21 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ORG_SLUG_MESSAGE, type CreateOrgInput, type Phase0Status, type SlugAvailability, type UpdateOrgInput } from '../../contracts/orgs.js';
 import type { FieldError } from '../../contracts/errors.js';
 import { AccessEvents } from '../../platform/auth/access-events.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
+import { Clock } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { pageOf, type Keyset } from '../../platform/http/pagination.js';
+import { Ports } from '../../platform/ports/ports.js';
+import { requestScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { UsersService } from '../users/index.js';
+import { ORG_ASSIGNMENTS, ORG_GRANTS, type OrgAssignmentsPort, type OrgGrantsPort } from './orgs.ports.js';
 import { OrgsRepository } from './orgs.repository.js';
-import { ORG_TRANSITIONS, STALE_ORG_DAYS, TRIAL_ENDING_DAYS, canTransition, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
-import type { OrgDto } from './orgs.schemas.js';
+import { STALE_ORG_DAYS, TRIAL_ENDING_DAYS, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
+import { ORG_TRANSITIONS, canTransition, orgTransition, type OrgTransition } from './orgs.status.js';
+import type { OrgDto, OrgListItem } from './orgs.schemas.js';
 import type { NewOrgRow, OrgRow, OrgStatus } from './orgs.tables.js';
 
 export interface OrgSummary {
@@ -20,20 +25,13 @@ export interface OrgSummary {
   status: OrgRow['status'];
 }
 
-/** Informational Phase 0 indicators that other modules provide (assignments, Expert grants). */
-export type Phase0Indicator = (orgId: string) => Promise<boolean>;
-
-/** What follows an org's new slug inside the same transaction (the assignments' workspace aliases). */
-export type SlugFollower = (actor: Principal | null, orgId: string, slug: string) => Promise<void>;
-
 const isUniqueViolation = (err: unknown) => (err as { cause?: { code?: string } })?.cause?.code === '23505' || (err as { code?: string })?.code === '23505';
 
 /** Organizations and the account manager's setup wizard (spec 2.1, 3.2, 4.2). */
 @Injectable()
-export class OrgsService {
-  private specialistAssigned: Phase0Indicator = async () => false;
-  private expertMapped: Phase0Indicator = async () => false;
-  private slugFollower: SlugFollower = async () => {};
+export class OrgsService implements OnModuleInit {
+  private assignments!: OrgAssignmentsPort;
+  private grants!: OrgGrantsPort;
 
   constructor(
     private readonly repo: OrgsRepository,
@@ -41,17 +39,14 @@ export class OrgsService {
     private readonly audit: AuditService,
     private readonly dbService: DbService,
     private readonly accessEvents: AccessEvents,
+    private readonly clock: Clock,
+    private readonly ports: Ports,
   ) {}
 
-  /** The assignments and Expert modules report their part of the Phase 0 status here. */
-  setPhase0Indicators(indicators: { specialistAssigned?: Phase0Indicator; expertMapped?: Phase0Indicator }): void {
-    if (indicators.specialistAssigned) this.specialistAssigned = indicators.specialistAssigned;
-    if (indicators.expertMapped) this.expertMapped = indicators.expertMapped;
-  }
-
-  /** The assignments module keeps the workspace aliases on the org's slug (spec 2.3.1). */
-  setSlugFollower(follower: SlugFollower): void {
-    this.slugFollower = follower;
+  /** The assignments and Expert modules answer their part of the Phase 0 status (and the slug's aliases). */
+  onModuleInit(): void {
+    this.assignments = this.ports.one(ORG_ASSIGNMENTS);
+    this.grants = this.ports.one(ORG_GRANTS);
   }
 
   /** The org holding a slug, or the org a rebrand alias points to. */
@@ -83,12 +78,12 @@ export class OrgsService {
     const ending = await this.repo.trialsEndingBy(new Date(now.getTime() + TRIAL_ENDING_DAYS * 86_400_000).toISOString().slice(0, 10));
     const trialEnding: string[] = [];
     for (const org of ending) {
-      if (await this.repo.transition(org.id, 'active', { status: 'trial_ending' })) trialEnding.push(org.id);
+      if (await this.moveOrg(org, 'trial_ending')) trialEnding.push(org.id);
     }
-    const stale = await this.repo.staleIn(['pending_am_setup', 'pending_client_confirmation'], new Date(now.getTime() - STALE_ORG_DAYS * 86_400_000));
+    const stale = await this.repo.staleIn([...ORG_TRANSITIONS.stale_archive.from], new Date(now.getTime() - STALE_ORG_DAYS * 86_400_000));
     const archived: string[] = [];
     for (const org of stale) {
-      if (await this.repo.transition(org.id, org.status, { status: 'deactivated' })) archived.push(org.id);
+      if (await this.moveOrg(org, 'stale_archive')) archived.push(org.id);
     }
     for (const id of trialEnding) await this.audit.record({ action: 'org.trial_ending', resourceId: id, orgId: id });
     for (const id of archived) await this.audit.record({ action: 'org.stale_archived', resourceId: id, orgId: id });
@@ -97,6 +92,11 @@ export class OrgsService {
 
   findById(id: string): Promise<OrgRow | undefined> {
     return this.repo.findById(id);
+  }
+
+  /** The org for an agent turn's prompt and tools: cached until the row is written. Not for access decisions. */
+  forTurn(id: string): Promise<OrgRow | undefined> {
+    return this.repo.findForTurn(id);
   }
 
   /** The orgs an AM is the assigned AM of (their socket joins these org rooms). */
@@ -125,9 +125,15 @@ export class OrgsService {
     return new Map(rows.map((r) => [r.id, { id: r.id, slug: r.slug, legalName: r.legalName, status: r.status }]));
   }
 
-  /** Creates an org row as given (the demo seed); the wizard goes through createOrg. */
-  create(values: NewOrgRow): Promise<OrgRow> {
-    return this.repo.insert(values.status === 'active' ? { activatedAt: new Date(), ...values } : values);
+  /**
+   * Creates an org row as given (the demo seed); the wizard goes through createOrg. An org asked
+   * for active is created in pending_am_setup and finished, as the status table says.
+   */
+  async create(values: Omit<NewOrgRow, 'status'> & { status?: 'pending_am_setup' | 'active' }): Promise<OrgRow> {
+    const { status, ...rest } = values;
+    const created = await this.repo.insert({ ...rest, status: 'pending_am_setup' });
+    if (status !== 'active') return created;
+    return (await this.moveOrg(created, 'finish_without_invite', { activatedAt: rest.activatedAt ?? this.clock.now() }))!;
   }
 
   /** Full rows by id (the billing engine reads trial, start date and activation). */
@@ -155,11 +161,15 @@ export class OrgsService {
   async applyBillingTransition(id: string, transition: 'grace_elapsed' | 'payment_recovered'): Promise<boolean> {
     const org = await this.lockForUpdate(id);
     if (!canTransition(transition, org.status)) return false;
-    return (await this.repo.transition(id, org.status, { status: ORG_TRANSITIONS[transition].to })) !== undefined;
+    return (await this.moveOrg(org, transition)) !== undefined;
   }
 
-  async list(filter: { status?: OrgStatus; q?: string }, page: { limit: number; after?: Keyset }) {
-    return pageOf(await this.repo.list(filter, page), page.limit, (r) => ({ at: r.createdAt, id: r.id }), toOrgDto);
+  /** The clients list: each org with the name of its assigned account manager. */
+  async list(filter: { status?: OrgStatus; q?: string; assignedAmId?: string }, page: { limit: number; after?: Keyset }): Promise<{ items: OrgListItem[]; nextCursor: string | null }> {
+    const listed = pageOf(await this.repo.list(filter, page), page.limit, (r) => ({ at: r.createdAt, id: r.id }), toOrgDto);
+    const amIds = [...new Set(listed.items.flatMap((o) => (o.assignedAmId ? [o.assignedAmId] : [])))];
+    const names = new Map((amIds.length > 0 ? await this.users.findByIds(amIds) : []).map((u) => [u.id, u.name]));
+    return { ...listed, items: listed.items.map((o) => ({ ...o, assignedAmName: (o.assignedAmId && names.get(o.assignedAmId)) || null })) };
   }
 
   /** 'taken' means held by another org that is not deactivated, or reserved for good. */
@@ -185,7 +195,6 @@ export class OrgsService {
           adminEmail: input.adminEmail,
           website: input.website,
           timezone: input.timezone,
-          logoUrl: input.logoUrl ?? null,
           billingEmail: input.billingEmail ?? null,
           companySize: input.companySize ?? null,
           trialEndDate: input.trialEndDate ?? null,
@@ -206,8 +215,20 @@ export class OrgsService {
   async updateOrg(actor: Principal, id: string, input: UpdateOrgInput): Promise<OrgDto> {
     const before = await this.require(id);
     this.assertStep1(input);
-    const changes: Partial<NewOrgRow> = {};
-    for (const key of ['legalName', 'industry', 'corporateDomains', 'adminEmail', 'website', 'timezone', 'logoUrl', 'billingEmail', 'companySize', 'trialEndDate', 'trialMode', 'mailboxProvisioningDisabled'] as const) {
+    const changes: Omit<Partial<NewOrgRow>, 'status'> = {};
+    for (const key of [
+      'legalName',
+      'industry',
+      'corporateDomains',
+      'adminEmail',
+      'website',
+      'timezone',
+      'billingEmail',
+      'companySize',
+      'trialEndDate',
+      'trialMode',
+      'mailboxProvisioningDisabled',
+    ] as const) {
       if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
     }
     if (input.trialMode === 'none' && before.trialEndDate && input.trialEndDate === undefined) changes.trialEndDate = null;
@@ -231,7 +252,8 @@ export class OrgsService {
         if (isUniqueViolation(err)) throw AppError.conflict('This slug is taken', { field: 'slug' });
         throw err;
       }
-      if (changes.slug) await this.slugFollower(actor, id, changes.slug);
+      // Only staff edit an org here (the account managers' routes: their org-wide role was checked).
+      if (changes.slug) await this.assignments.followSlug(actor, requestScope(id, 'org_wide_role'), changes.slug);
       return updated;
     });
     await this.audit.record({
@@ -249,11 +271,13 @@ export class OrgsService {
     return toOrgDto(after);
   }
 
+  /** Read on the account managers' org routes only (the guard checked their org-wide role). */
   async phase0Status(id: string): Promise<Phase0Status> {
     const org = await this.require(id);
     const am = org.assignedAmId ? await this.users.findById(org.assignedAmId) : undefined;
-    const missing = phase0Missing(org, am?.name);
-    const [specialistAssigned, expertMapped] = await Promise.all([this.specialistAssigned(id), this.expertMapped(id)]);
+    const missing = phase0Missing(org, am?.name, this.clock.now());
+    const scope = requestScope(id, 'org_wide_role');
+    const [specialistAssigned, expertMapped] = await Promise.all([this.assignments.hasAssignment(scope), this.grants.hasGrant(scope)]);
     return { ready: missing.length === 0, missing, specialistAssigned, expertMapped };
   }
 
@@ -263,14 +287,13 @@ export class OrgsService {
    */
   async markInvited(id: string, input: { trialEndDate?: string | null; startDate?: string | null }): Promise<OrgRow> {
     const org = await this.lockForUpdate(id);
-    if (!canTransition('send_invite', org.status)) throw AppError.conflict(`An org in ${org.status} cannot be invited`);
-    if (input.trialEndDate && !trialDateOk(input.trialEndDate)) {
+    assertTransition(org, 'send_invite');
+    if (input.trialEndDate && !trialDateOk(input.trialEndDate, this.clock.now())) {
       throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'trialEndDate', message: 'Must be strictly in the future' }] });
     }
     const gate = await this.phase0Status(id);
     if (!gate.ready) throw new AppError('phase0_gate_failed', 'The Phase 0 gate does not pass', { details: { missing: gate.missing } });
-    return (await this.repo.update(id, {
-      status: 'pending_client_confirmation',
+    return (await this.moveOrg(org, 'send_invite', {
       ...(input.trialEndDate !== undefined && { trialEndDate: input.trialEndDate }),
       ...(input.startDate !== undefined && { startDate: input.startDate }),
     }))!;
@@ -282,17 +305,17 @@ export class OrgsService {
    * active and its trial started, and a changed slug's workspace aliases regenerated. Runs inside
    * the caller's transaction.
    */
-  async confirmByClient(actor: Principal, id: string, input: { legalName: string; slug: string }, now: Date): Promise<OrgRow> {
+  async confirmByClient(actor: Principal, scope: OrgScope, input: { legalName: string; slug: string }, now: Date): Promise<OrgRow> {
+    const id = scope.orgId;
     const org = await this.lockForUpdate(id);
-    if (!canTransition('client_confirms', org.status)) throw AppError.conflict(`An org in ${org.status} cannot be confirmed`);
+    assertTransition(org, 'client_confirms');
     await this.assertSlugFree(input.slug, id);
     if (!(await this.repo.reserve(input.slug, id, 'reserved'))) throw AppError.conflict('This slug is taken', { field: 'slug' });
     let confirmed: OrgRow;
     try {
-      confirmed = (await this.repo.update(id, {
+      confirmed = (await this.moveOrg(org, 'client_confirms', {
         legalName: input.legalName,
         slug: input.slug,
-        status: 'active',
         activatedAt: org.activatedAt ?? now,
         trialStartedAt: now,
         trialEndDate: trialEndOnConfirm(org, now),
@@ -302,7 +325,7 @@ export class OrgsService {
       throw err;
     }
     // The workspace aliases follow the confirmed slug in this transaction (spec 2.3.1, 3.2).
-    if (input.slug !== org.slug) await this.slugFollower(actor, id, input.slug);
+    if (input.slug !== org.slug) await this.assignments.followSlug(actor, scope, input.slug);
     return confirmed;
   }
 
@@ -310,16 +333,24 @@ export class OrgsService {
   async finish(actor: Principal, id: string): Promise<OrgDto> {
     const org = await this.dbService.transaction(async () => {
       const current = await this.require(id);
-      if (current.status !== 'pending_am_setup') throw AppError.conflict(`An org in ${current.status} cannot be finished`);
+      assertTransition(current, 'finish_without_invite');
       const gate = await this.phase0Status(id);
       if (!gate.ready) throw new AppError('phase0_gate_failed', 'The Phase 0 gate does not pass', { details: { missing: gate.missing } });
       if (!(await this.repo.reserve(current.slug, id, 'reserved'))) throw AppError.conflict('This slug is reserved by another org', { field: 'slug' });
-      const next = await this.repo.transition(id, 'pending_am_setup', { status: 'active', activatedAt: new Date() });
+      const next = await this.moveOrg(current, 'finish_without_invite', { activatedAt: this.clock.now() });
       if (!next) throw AppError.conflict('The org changed meanwhile; reload and try again');
       return next;
     });
     await this.audit.record({ action: 'org.finished', userId: actor.userId, resourceId: id, orgId: id, impersonatorId: actor.impersonatorId, meta: { slug: org.slug } });
     return toOrgDto(org);
+  }
+
+  /**
+   * The one writer of an org's status (spec 3.2): a transition the table refuses is a conflict;
+   * undefined when the org left `org.status` meanwhile.
+   */
+  private moveOrg(org: OrgRow, transition: OrgTransition, values: Omit<Partial<NewOrgRow>, 'status'> = {}): Promise<OrgRow | undefined> {
+    return this.repo.transition(org.id, org.status, { ...values, status: assertTransition(org, transition) });
   }
 
   private async require(id: string): Promise<OrgRow> {
@@ -345,7 +376,7 @@ export class OrgsService {
       if (input.corporateDomains!.indexOf(d) !== i) errors.push({ field: `corporateDomains.${i}`, message: 'Listed twice' });
     });
     if (input.timezone !== undefined && !isIanaTimezone(input.timezone)) errors.push({ field: 'timezone', message: 'Not an IANA timezone' });
-    if (input.trialEndDate && !trialDateOk(input.trialEndDate)) errors.push({ field: 'trialEndDate', message: 'Must be strictly in the future' });
+    if (input.trialEndDate && !trialDateOk(input.trialEndDate, this.clock.now())) errors.push({ field: 'trialEndDate', message: 'Must be strictly in the future' });
     if (input.trialMode === 'none' && input.trialEndDate) errors.push({ field: 'trialEndDate', message: 'No trial end date with trial mode none' });
     if (input.slug !== undefined) {
       const problem = slugFormatProblem(input.slug);
@@ -356,8 +387,19 @@ export class OrgsService {
   }
 }
 
+function assertTransition(org: OrgRow, transition: OrgTransition): OrgStatus {
+  const next = orgTransition(transition, org.status);
+  if (!next.ok) throw AppError.conflict(next.message);
+  return next.to;
+}
+
 function diff(before: OrgRow, after: OrgRow, keys: Array<keyof OrgRow>): Record<string, { from: unknown; to: unknown }> {
   return Object.fromEntries(keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => [k, { from: before[k], to: after[k] }]));
+}
+
+/** The route that serves an org's logo; the version makes a replaced logo a new address for every cache. */
+export function logoPath(orgId: string, logoId: string): string {
+  return `/api/orgs/${orgId}/logo?v=${logoId}`;
 }
 
 export function toOrgDto(r: OrgRow): OrgDto {
@@ -370,7 +412,7 @@ export function toOrgDto(r: OrgRow): OrgDto {
     adminEmail: r.adminEmail,
     website: r.website,
     timezone: r.timezone,
-    logoUrl: r.logoUrl,
+    logoUrl: r.logoId ? logoPath(r.id, r.logoId) : null,
     billingEmail: r.billingEmail,
     companySize: r.companySize,
     trialEndDate: r.trialEndDate,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { boolean, date, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, date, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { ORG_STATUSES, type OrgStatus } from '../../contracts/orgs.js';
+import { oneOf } from '../../platform/db/checks.js';
 import { users } from '../users/users.tables.js';
 
 export { ORG_STATUSES, type OrgStatus };
@@ -17,7 +18,8 @@ export const orgs = pgTable(
     adminEmail: text('admin_email').notNull(),
     website: text('website').notNull(),
     timezone: text('timezone').notNull(),
-    logoUrl: text('logo_url'),
+    /** The org's current logo (org_logos.id), or null: the DTO's logoUrl is made from it. */
+    logoId: uuid('logo_id'),
     billingEmail: text('billing_email'),
     companySize: text('company_size'),
     trialEndDate: date('trial_end_date', { mode: 'string' }),
@@ -36,9 +38,12 @@ export const orgs = pgTable(
   },
   (t) => [
     // An org that is not deactivated holds its slug (API-MAP.md "AM wizard").
-    uniqueIndex('orgs_slug_held_key').on(t.slug).where(sql`${t.status} <> 'deactivated'`),
+    uniqueIndex('orgs_slug_held_key')
+      .on(t.slug)
+      .where(sql`${t.status} <> 'deactivated'`),
     index('orgs_status_idx').on(t.status),
     index('orgs_assigned_am_idx').on(t.assignedAmId),
+    oneOf('orgs_status_check', t.status, ORG_STATUSES),
   ],
 );
 export type OrgRow = typeof orgs.$inferSelect;
@@ -48,11 +53,35 @@ export type NewOrgRow = typeof orgs.$inferInsert;
  * Slugs held forever: reserved when an org is confirmed (Phase 2) or finished without invite,
  * and rebrand aliases. Never recycled, even after the org is deactivated.
  */
-export const slugReservations = pgTable('slug_reservations', {
-  slug: text('slug').primaryKey(),
+export const slugReservations = pgTable(
+  'slug_reservations',
+  {
+    slug: text('slug').primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'restrict' }),
+    kind: text('kind').$type<'reserved' | 'alias'>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('slug_reservations_org_idx').on(t.orgId)],
+);
+
+/**
+ * An org's uploaded logo (spec 2.1 "logo: image"): one per org. The bytes are in the logo storage
+ * under `storage_key` (a new key per upload, so a replaced logo's URL never serves the new bytes
+ * from a cache); the row says what they are, as sniffed from the bytes on upload.
+ */
+export const orgLogos = pgTable('org_logos', {
+  id: uuid('id').primaryKey().defaultRandom(),
   orgId: uuid('org_id')
     .notNull()
-    .references(() => orgs.id, { onDelete: 'restrict' }),
-  kind: text('kind').$type<'reserved' | 'alias'>().notNull(),
+    .unique('org_logos_org_key')
+    .references(() => orgs.id, { onDelete: 'cascade' }),
+  contentType: text('content_type').notNull(),
+  size: integer('size').notNull(),
+  width: integer('width').notNull(),
+  height: integer('height').notNull(),
+  storageKey: text('storage_key').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+export type OrgLogoRow = typeof orgLogos.$inferSelect;

@@ -5,12 +5,16 @@ import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decora
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams } from '../../platform/http/endpoint.js';
 import { onePage, pageSchema } from '../../platform/http/pagination.js';
+import { requestScope } from '../../platform/tenancy/org-scope.js';
 import { AssignmentsService } from './assignments.service.js';
 import { MailboxesService } from './mailboxes.service.js';
 
 const OrgParams = z.object({ orgId: z.uuid() });
 const AssignmentParams = z.object({ orgId: z.uuid(), assignmentId: z.uuid() });
 const SpecialistParams = z.object({ orgId: z.uuid(), specialistId: z.uuid() });
+
+/** Every route here is for staff who act on every org (@PlatformRoles). */
+const staffScope = (orgId: string) => requestScope(orgId, 'org_wide_role');
 
 /** Specialist assignments (spec 4.2): account managers and superadmins. */
 @Controller('am/orgs/:orgId')
@@ -24,7 +28,7 @@ export class AssignmentsController {
   @Get('specialist-assignments')
   @Endpoint({ summary: "The org's active assignments, oldest first (created, id); one page", tags: ['assignments'], params: OrgParams, response: pageSchema(OsaDtoSchema), errors: [404] })
   async list(@ValidParams() p: z.infer<typeof OrgParams>) {
-    return onePage(await this.assignments.list(p.orgId));
+    return onePage(await this.assignments.list(staffScope(p.orgId)));
   }
 
   @Post('specialist')
@@ -40,13 +44,13 @@ export class AssignmentsController {
     errors: [404, 409],
   })
   assign(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof OrgParams>, @ValidBody() body: z.infer<typeof AssignSpecialistSchema>) {
-    return this.assignments.assign(actor, p.orgId, body);
+    return this.assignments.assign(actor, staffScope(p.orgId), body);
   }
 
   @Get('specialist-assignments/:assignmentId')
   @Endpoint({ summary: 'OSA detail: assignment fields, mailbox metadata and the Specialist', tags: ['assignments'], params: AssignmentParams, response: OsaDtoSchema, errors: [404] })
   get(@ValidParams() p: z.infer<typeof AssignmentParams>) {
-    return this.assignments.get(p.orgId, p.assignmentId);
+    return this.assignments.get(staffScope(p.orgId), p.assignmentId);
   }
 
   @Patch('specialist-assignments/:assignmentId')
@@ -59,14 +63,14 @@ export class AssignmentsController {
     errors: [404],
   })
   update(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof AssignmentParams>, @ValidBody() body: z.infer<typeof UpdateAssignmentSchema>) {
-    return this.assignments.updateRate(actor, p.orgId, p.assignmentId, body);
+    return this.assignments.updateRate(actor, staffScope(p.orgId), p.assignmentId, body);
   }
 
   @Delete('specialist/:specialistId')
   @HttpCode(204)
-  @Endpoint({ summary: 'Unassign (a primary hands over to the oldest remaining assignment)', tags: ['assignments'], params: SpecialistParams, status: 204, errors: [404] })
+  @Endpoint({ summary: 'Unassign (a primary hands over to the oldest remaining assignment)', tags: ['assignments'], params: SpecialistParams, response: null, status: 204, errors: [404] })
   async unassign(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof SpecialistParams>) {
-    await this.assignments.unassign(actor, p.orgId, p.specialistId);
+    await this.assignments.unassign(actor, staffScope(p.orgId), p.specialistId);
   }
 
   @Post('specialist-assignments/:assignmentId/provision')
@@ -81,7 +85,7 @@ export class AssignmentsController {
     errors: [404, 409],
   })
   provision(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof AssignmentParams>) {
-    return this.mailboxes.provision(actor, p.orgId, p.assignmentId);
+    return this.mailboxes.provision(actor, staffScope(p.orgId), p.assignmentId);
   }
 
   @Post('specialist-assignments/:assignmentId/suspend')
@@ -95,13 +99,13 @@ export class AssignmentsController {
     errors: [404, 409],
   })
   suspend(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof AssignmentParams>) {
-    return this.mailboxes.suspend(actor, p.orgId, p.assignmentId);
+    return this.mailboxes.suspend(actor, staffScope(p.orgId), p.assignmentId);
   }
 
   @Post('specialist-assignments/:assignmentId/restore')
   @HttpCode(200)
   @Endpoint({ summary: 'Restore a suspended mailbox', tags: ['mailboxes'], params: AssignmentParams, response: OsaDtoSchema, status: 200, errors: [404, 409] })
   restore(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof AssignmentParams>) {
-    return this.mailboxes.restore(actor, p.orgId, p.assignmentId);
+    return this.mailboxes.restore(actor, staffScope(p.orgId), p.assignmentId);
   }
 }

@@ -1,8 +1,10 @@
 import type { OsaDto } from '../../contracts/assignments.js';
+import { systemNow } from '../../platform/clock/clock.js';
 import type { OsaWithSpecialist } from './assignments.repository.js';
-import { mailboxBadge, resolveRate } from './rates.js';
+import { mailboxBadge } from './mailbox.lifecycle.js';
+import { DEFAULT_CURRENCY, resolveRate } from './rates.js';
 
-const today = () => new Date().toISOString().slice(0, 10);
+const today = () => systemNow().toISOString().slice(0, 10);
 
 export function toOsaDto(a: OsaWithSpecialist): OsaDto {
   const catalog = a.specialist.monthlyRateConfig;
@@ -17,7 +19,7 @@ export function toOsaDto(a: OsaWithSpecialist): OsaDto {
     overrideReason: a.overrideReason,
     monthly_rate_config: {
       base_rate: rate?.amount ?? null,
-      currency: catalog.currency,
+      currency: rate?.currency ?? catalog?.currency ?? DEFAULT_CURRENCY,
       rate_effective_from: a.rateEffectiveFrom,
       rate_effective_until: a.rateEffectiveUntil,
     },
@@ -32,4 +34,3 @@ export function toOsaDto(a: OsaWithSpecialist): OsaDto {
     createdAt: a.createdAt.toISOString(),
   };
 }
-

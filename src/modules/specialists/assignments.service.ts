@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AssignSpecialistInput, OsaDto, UpdateAssignmentInput } from '../../contracts/assignments.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { Clock } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { firstNameOf } from '../../contracts/orgs.js';
-import { OrgsService } from '../orgs/index.js';
+import type { OrgScope } from '../../platform/tenancy/org-scope.js';
+import { OrgsService, orgsConfig, type OrgsConfig } from '../orgs/index.js';
 import { AssignmentsRepository, type OsaWithSpecialist } from './assignments.repository.js';
 import { SpecialistsRepository } from './specialists.repository.js';
 import { generateWorkspaceAlias } from './workspace-alias.js';
@@ -22,7 +22,7 @@ export interface AssignmentBillingSource {
   createdAt: Date;
   unassignedAt: Date | null;
   rateVersions: Array<{ at: Date; monthlyRate: number | null; rateEffectiveFrom: string | null; rateEffectiveUntil: string | null }>;
-  catalogVersions: Array<{ at: Date; base_rate: number; currency: string }>;
+  catalogVersions: Array<{ at: Date; base_rate: number | null; currency: string | null }>;
 }
 
 /**
@@ -39,38 +39,38 @@ export class AssignmentsService {
     private readonly audit: AuditService,
     private readonly dbService: DbService,
     private readonly mailboxes: MailboxesService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(orgsConfig.token) private readonly config: OrgsConfig,
+    private readonly clock: Clock,
   ) {}
 
-  async list(orgId: string): Promise<OsaDto[]> {
-    await this.orgs.get(orgId);
-    return (await this.repo.listActive(orgId)).map(toOsaDto);
+  async list(scope: OrgScope): Promise<OsaDto[]> {
+    await this.orgs.get(scope.orgId);
+    return (await this.repo.listActive(scope)).map(toOsaDto);
   }
 
-  async get(orgId: string, assignmentId: string): Promise<OsaDto> {
-    return toOsaDto(await this.require(orgId, assignmentId));
+  async get(scope: OrgScope, assignmentId: string): Promise<OsaDto> {
+    return toOsaDto(await this.require(scope, assignmentId));
   }
 
   /** Resolves an inbound mail's recipient: the active OSA whose `email_alias` it is, or was before a rebrand. */
   async findByAlias(address: string): Promise<OsaDto | undefined> {
-    const row = await this.repo.findActiveByAlias(address.trim().toLowerCase());
+    const row = await this.repo.unscopedFindActiveByAlias(address.trim().toLowerCase());
     return row ? toOsaDto(row) : undefined;
   }
 
-  async hasAssignment(orgId: string): Promise<boolean> {
-    return (await this.repo.listActive(orgId)).length > 0;
+  async hasAssignment(scope: OrgScope): Promise<boolean> {
+    return (await this.repo.listActive(scope)).length > 0;
   }
 
-  async assign(actor: Principal, orgId: string, input: AssignSpecialistInput): Promise<OsaDto> {
+  async assign(actor: Principal, scope: OrgScope, input: AssignSpecialistInput): Promise<OsaDto> {
     const created = await this.dbService.transaction(async () => {
-      const org = await this.orgs.lockForUpdate(orgId);
+      const org = await this.orgs.lockForUpdate(scope.orgId);
       const specialist = await this.catalog.findById(input.specialistId);
       if (!specialist) throw AppError.notFound('Specialist');
-      if (await this.repo.findActiveBySpecialist(orgId, specialist.id)) throw AppError.conflict('This Specialist is already assigned to the org');
-      const alias = await generateWorkspaceAlias(firstNameOf(specialist.name), org.slug, this.config.workspaceDomain, (a) => this.repo.aliasTaken(a));
-      const isPrimary = (await this.repo.listActive(orgId)).every((a) => !a.isPrimary);
-      const row = await this.repo.insert({
-        orgId,
+      if (await this.repo.findActiveBySpecialist(scope, specialist.id)) throw AppError.conflict('This Specialist is already assigned to the org');
+      const alias = await generateWorkspaceAlias(firstNameOf(specialist.name), org.slug, this.config.workspaceDomain, (a) => this.repo.unscopedAliasTaken(a));
+      const isPrimary = (await this.repo.listActive(scope)).every((a) => !a.isPrimary);
+      const row = await this.repo.insert(scope, {
         specialistId: specialist.id,
         isPrimary,
         monthlyRate: input.monthlyRate ?? null,
@@ -79,9 +79,8 @@ export class AssignmentsService {
         rateEffectiveUntil: input.rateEffectiveUntil ?? null,
         emailAlias: alias,
       });
-      await this.repo.addRateHistory({
+      await this.repo.addRateHistory(scope, {
         assignmentId: row.id,
-        orgId,
         monthlyRate: row.monthlyRate,
         overrideReason: row.overrideReason,
         rateEffectiveFrom: row.rateEffectiveFrom,
@@ -94,12 +93,12 @@ export class AssignmentsService {
       action: 'osa.assigned',
       userId: actor.userId,
       resourceId: created.id,
-      orgId,
+      orgId: scope.orgId,
       impersonatorId: actor.impersonatorId,
       meta: { specialistId: created.specialistId, isPrimary: created.isPrimary, monthlyRate: created.monthlyRate, email_alias: created.emailAlias },
     });
-    await this.mailboxes.afterAssigned(orgId, created.id);
-    return toOsaDto((await this.repo.findActive(orgId, created.id)) ?? created);
+    await this.mailboxes.afterAssigned(scope, created.id);
+    return toOsaDto((await this.repo.findActive(scope, created.id)) ?? created);
   }
 
   /**
@@ -108,42 +107,48 @@ export class AssignmentsService {
    * still routes inbound mail. Runs inside the caller's transaction, the org row locked, so the
    * aliases change with the slug or not at all.
    */
-  async followSlug(actor: Principal | null, orgId: string, slug: string): Promise<void> {
-    for (const current of await this.repo.listActive(orgId)) {
-      const next = await generateWorkspaceAlias(firstNameOf(current.specialist.name), slug, this.config.workspaceDomain, (a) => this.repo.aliasTaken(a, current.id));
+  async followSlug(actor: Principal | null, scope: OrgScope, slug: string): Promise<void> {
+    for (const current of await this.repo.listActive(scope)) {
+      const next = await generateWorkspaceAlias(firstNameOf(current.specialist.name), slug, this.config.workspaceDomain, (a) => this.repo.unscopedAliasTaken(a, current.id));
       if (next === current.emailAlias) continue;
-      await this.repo.replaceAlias(orgId, current.id, current.emailAlias, next);
+      await this.repo.replaceAlias(scope, current.id, current.emailAlias, next);
       await this.audit.record({
         action: 'osa.alias_regenerated',
         userId: actor?.userId,
         resourceId: current.id,
-        orgId,
+        orgId: scope.orgId,
         impersonatorId: actor?.impersonatorId,
         meta: { from: current.emailAlias, to: next, slug },
       });
     }
   }
 
-  /** A rate change is a new version in the rate history (billing prorates across versions). */
-  async updateRate(actor: Principal, orgId: string, assignmentId: string, input: UpdateAssignmentInput): Promise<OsaDto> {
+  /**
+   * A rate change is a new version in the rate history (billing prorates across versions). The
+   * same values again change nothing: no write, no version, no audit row (spec 4.2 "skips
+   * unchanged ones").
+   */
+  async updateRate(actor: Principal, scope: OrgScope, assignmentId: string, input: UpdateAssignmentInput): Promise<OsaDto> {
     const { before, after } = await this.dbService.transaction(async () => {
-      await this.orgs.lockForUpdate(orgId);
-      const current = await this.require(orgId, assignmentId);
+      await this.orgs.lockForUpdate(scope.orgId);
+      const current = await this.require(scope, assignmentId);
       const values = {
         monthlyRate: input.monthlyRate,
         overrideReason: input.monthlyRate != null ? (input.overrideReason ?? null) : null,
         rateEffectiveFrom: input.rateEffectiveFrom === undefined ? current.rateEffectiveFrom : input.rateEffectiveFrom,
         rateEffectiveUntil: input.rateEffectiveUntil === undefined ? current.rateEffectiveUntil : input.rateEffectiveUntil,
       };
-      const row = await this.repo.update(orgId, assignmentId, values);
-      await this.repo.addRateHistory({ assignmentId, orgId, ...values, changedBy: actor.userId });
+      if ((Object.keys(values) as Array<keyof typeof values>).every((k) => values[k] === current[k])) return { before: current, after: null };
+      const row = await this.repo.update(scope, assignmentId, values);
+      await this.repo.addRateHistory(scope, { assignmentId, ...values, changedBy: actor.userId });
       return { before: current, after: { ...row!, specialist: current.specialist } };
     });
+    if (!after) return toOsaDto(before);
     await this.audit.record({
       action: 'osa.rate_updated',
       userId: actor.userId,
       resourceId: assignmentId,
-      orgId,
+      orgId: scope.orgId,
       impersonatorId: actor.impersonatorId,
       meta: { from: { monthlyRate: before.monthlyRate, overrideReason: before.overrideReason }, to: { monthlyRate: after.monthlyRate, overrideReason: after.overrideReason } },
     });
@@ -151,24 +156,24 @@ export class AssignmentsService {
   }
 
   /** Unassigns (the row stays for billing history); a primary hands over to the oldest remaining. */
-  async unassign(actor: Principal, orgId: string, specialistId: string): Promise<void> {
+  async unassign(actor: Principal, scope: OrgScope, specialistId: string): Promise<void> {
     const removed = await this.dbService.transaction(async () => {
-      await this.orgs.lockForUpdate(orgId);
-      const current = await this.repo.findActiveBySpecialist(orgId, specialistId);
+      await this.orgs.lockForUpdate(scope.orgId);
+      const current = await this.repo.findActiveBySpecialist(scope, specialistId);
       if (!current) throw AppError.notFound('Assignment');
-      const now = new Date();
-      await this.repo.update(orgId, current.id, {
+      const now = this.clock.now();
+      await this.repo.update(scope, current.id, {
         unassignedAt: now,
         isPrimary: false,
         ...(current.mailboxUserId && !current.mailboxArchivedAt ? { mailboxArchivedAt: now } : {}),
       });
       if (current.isPrimary) {
-        const [next] = await this.repo.listActive(orgId);
-        if (next) await this.repo.update(orgId, next.id, { isPrimary: true });
+        const [next] = await this.repo.listActive(scope);
+        if (next) await this.repo.update(scope, next.id, { isPrimary: true });
       }
       return current;
     });
-    await this.audit.record({ action: 'osa.unassigned', userId: actor.userId, resourceId: removed.id, orgId, impersonatorId: actor.impersonatorId, meta: { specialistId } });
+    await this.audit.record({ action: 'osa.unassigned', userId: actor.userId, resourceId: removed.id, orgId: scope.orgId, impersonatorId: actor.impersonatorId, meta: { specialistId } });
     if (removed.mailboxUserId && !removed.mailboxArchivedAt) await this.mailboxes.archiveMailbox(removed.mailboxUserId);
   }
 
@@ -176,10 +181,13 @@ export class AssignmentsService {
    * What billing needs of these orgs' assignments, unassigned ones included: when each was made
    * and ended, its rate versions and its Specialist's catalog rate versions (oldest first).
    */
-  async billingSources(orgIds: string[]): Promise<AssignmentBillingSource[]> {
-    const rows = await this.repo.allForOrgs([...new Set(orgIds)]);
+  async billingSources(scopes: readonly OrgScope[]): Promise<AssignmentBillingSource[]> {
+    const rows = await this.repo.allForOrgs(scopes);
     const [versions, catalog] = await Promise.all([
-      this.repo.rateHistoryFor(rows.map((r) => r.id)),
+      this.repo.rateHistoryFor(
+        scopes,
+        rows.map((r) => r.id),
+      ),
       this.catalog.rateHistoryFor([...new Set(rows.map((r) => r.specialistId))]),
     ]);
     return rows.map((r) => {
@@ -199,29 +207,32 @@ export class AssignmentsService {
           rateEffectiveUntil: v.rateEffectiveUntil,
         })),
         // Specialists made before the catalog was versioned have their current rate only.
-        catalogVersions: catalogVersions.length > 0 ? catalogVersions : [{ at: r.specialist.createdAt, ...r.specialist.monthlyRateConfig }],
+        catalogVersions:
+          catalogVersions.length > 0
+            ? catalogVersions
+            : [{ at: r.specialist.createdAt, base_rate: r.specialist.monthlyRateConfig?.base_rate ?? null, currency: r.specialist.monthlyRateConfig?.currency ?? null }],
       };
     });
   }
 
   /** Assignment id -> its Specialist (id and name), unassigned ones included. */
   async specialistsOf(assignmentIds: string[]): Promise<Map<string, { specialistId: string; name: string; orgId: string }>> {
-    const rows = await this.repo.byIds([...new Set(assignmentIds)]);
+    const rows = await this.repo.unscopedByIds([...new Set(assignmentIds)]);
     return new Map(rows.map((r) => [r.id, { specialistId: r.specialistId, name: r.specialist.name, orgId: r.orgId }]));
   }
 
   /** Every active assignment's org and Specialist. */
   async activeInstances(): Promise<Array<{ id: string; orgId: string; specialistId: string }>> {
-    return (await this.repo.allActive()).map((r) => ({ id: r.id, orgId: r.orgId, specialistId: r.specialistId }));
+    return (await this.repo.unscopedAllActive()).map((r) => ({ id: r.id, orgId: r.orgId, specialistId: r.specialistId }));
   }
 
-  async rateHistory(orgId: string, assignmentId: string) {
-    await this.require(orgId, assignmentId);
-    return this.repo.rateHistory(orgId, assignmentId);
+  async rateHistory(scope: OrgScope, assignmentId: string) {
+    await this.require(scope, assignmentId);
+    return this.repo.rateHistory(scope, assignmentId);
   }
 
-  private async require(orgId: string, assignmentId: string): Promise<OsaWithSpecialist> {
-    const row = await this.repo.findActive(orgId, assignmentId);
+  private async require(scope: OrgScope, assignmentId: string): Promise<OsaWithSpecialist> {
+    const row = await this.repo.findActive(scope, assignmentId);
     if (!row) throw AppError.notFound('Assignment');
     return row;
   }

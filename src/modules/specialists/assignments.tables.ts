@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, date, index, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { oneOf } from '../../platform/db/checks.js';
 import { orgs } from '../orgs/orgs.tables.js';
 import { specialists } from './specialists.tables.js';
 
@@ -36,9 +37,15 @@ export const orgSpecialistAssignments = pgTable(
   },
   (t) => [
     // Exactly one primary per org, enforced by the database.
-    uniqueIndex('osa_one_primary_per_org').on(t.orgId).where(sql`${t.isPrimary} and ${t.unassignedAt} is null`),
-    uniqueIndex('osa_org_specialist_active').on(t.orgId, t.specialistId).where(sql`${t.unassignedAt} is null`),
-    uniqueIndex('osa_email_alias_active').on(t.emailAlias).where(sql`${t.unassignedAt} is null`),
+    uniqueIndex('osa_one_primary_per_org')
+      .on(t.orgId)
+      .where(sql`${t.isPrimary} and ${t.unassignedAt} is null`),
+    uniqueIndex('osa_org_specialist_active')
+      .on(t.orgId, t.specialistId)
+      .where(sql`${t.unassignedAt} is null`),
+    uniqueIndex('osa_email_alias_active')
+      .on(t.emailAlias)
+      .where(sql`${t.unassignedAt} is null`),
     index('osa_org_idx').on(t.orgId),
     index('osa_specialist_idx').on(t.specialistId),
   ],
@@ -62,7 +69,7 @@ export const osaRebrandAliases = pgTable(
     address: text('address').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('osa_rebrand_aliases_address').on(t.address), index('osa_rebrand_aliases_assignment_idx').on(t.assignmentId)],
+  (t) => [uniqueIndex('osa_rebrand_aliases_address').on(t.address), index('osa_rebrand_aliases_assignment_idx').on(t.assignmentId), index('osa_rebrand_aliases_org_idx').on(t.orgId)],
 );
 
 /** Every rate an OSA has had (spec 2.3: rate changes are versioned). */
@@ -73,7 +80,9 @@ export const osaRateHistory = pgTable(
     assignmentId: uuid('assignment_id')
       .notNull()
       .references(() => orgSpecialistAssignments.id, { onDelete: 'cascade' }),
-    orgId: uuid('org_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
     monthlyRate: numeric('monthly_rate', { precision: 10, scale: 2, mode: 'number' }),
     overrideReason: text('override_reason'),
     rateEffectiveFrom: date('rate_effective_from', { mode: 'string' }),
@@ -81,8 +90,11 @@ export const osaRateHistory = pgTable(
     changedBy: uuid('changed_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('osa_rate_history_assignment_idx').on(t.assignmentId, t.createdAt)],
+  (t) => [index('osa_rate_history_assignment_idx').on(t.assignmentId, t.createdAt), index('osa_rate_history_org_idx').on(t.orgId)],
 );
+
+export const HOSTED_MAILBOX_STATUSES = ['active', 'suspended', 'deleted'] as const;
+export type HostedMailboxStatus = (typeof HOSTED_MAILBOX_STATUSES)[number];
 
 /**
  * The default mailbox provider's store: hosted mailboxes kept in our own database, so the
@@ -94,10 +106,18 @@ export const hostedMailboxes = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     address: text('address').notNull(),
     displayName: text('display_name').notNull(),
-    orgId: uuid('org_id').notNull(),
-    status: text('status').$type<'active' | 'suspended' | 'deleted'>().notNull().default('active'),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    status: text('status').$type<HostedMailboxStatus>().notNull().default('active'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('hosted_mailboxes_address_live').on(t.address).where(sql`${t.status} <> 'deleted'`)],
+  (t) => [
+    uniqueIndex('hosted_mailboxes_address_live')
+      .on(t.address)
+      .where(sql`${t.status} <> 'deleted'`),
+    index('hosted_mailboxes_org_idx').on(t.orgId),
+    oneOf('hosted_mailboxes_status_check', t.status, HOSTED_MAILBOX_STATUSES),
+  ],
 );

@@ -1,22 +1,14 @@
 import { Controller, Get } from '@nestjs/common';
 import { z } from 'zod';
+import { ClientSpecialistSchema } from '../../contracts/specialists.js';
 import { CurrentPrincipal } from '../../platform/auth/auth.decorators.js';
-import { memberOrgId } from '../../platform/auth/org-scope.js';
+import { memberScope } from '../../platform/auth/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidQuery } from '../../platform/http/endpoint.js';
 import { onePage, pageSchema } from '../../platform/http/pagination.js';
 import { AssignmentsService } from './assignments.service.js';
 
 const OrgQuery = z.object({ orgId: z.uuid().optional() });
-const ClientSpecialistSchema = z.object({
-  assignmentId: z.uuid(),
-  specialistId: z.uuid(),
-  name: z.string(),
-  avatarUrl: z.string().nullable(),
-  skillTags: z.array(z.string()),
-  email_alias: z.string(),
-  isPrimary: z.boolean(),
-});
 
 /** The client portal's view of its Specialists (spec 4.6): personas only, never an Expert. */
 @Controller('client')
@@ -24,10 +16,15 @@ export class ClientSpecialistsController {
   constructor(private readonly assignments: AssignmentsService) {}
 
   @Get('specialists')
-  @Endpoint({ summary: "The caller's org's assigned Specialists (client view), oldest assignment first; one page", tags: ['client'], query: OrgQuery, response: pageSchema(ClientSpecialistSchema), errors: [404] })
+  @Endpoint({
+    summary: "The caller's org's assigned Specialists (client view), oldest assignment first; one page",
+    tags: ['client'],
+    query: OrgQuery,
+    response: pageSchema(ClientSpecialistSchema),
+    errors: [404],
+  })
   async list(@CurrentPrincipal() principal: Principal, @ValidQuery() q: z.infer<typeof OrgQuery>) {
-    const orgId = memberOrgId(principal, q.orgId);
-    const items = (await this.assignments.list(orgId)).map((a) => ({
+    const items = (await this.assignments.list(memberScope(principal, q.orgId))).map((a) => ({
       assignmentId: a.id,
       specialistId: a.specialistId,
       name: a.specialist.name,

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { and, eq, ne } from 'drizzle-orm';
+import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
-import { hostedMailboxes } from './assignments.tables.js';
+import { hostedMailboxes, type HostedMailboxStatus } from './assignments.tables.js';
 
 /**
  * What a hosted-workspace mailbox provider implements. `createMailbox` returns the provider's
@@ -48,7 +49,7 @@ export class DatabaseMailboxProvider implements MailboxProvider {
     return this.setStatus(userId, 'deleted');
   }
 
-  private async setStatus(userId: string, status: 'active' | 'suspended' | 'deleted'): Promise<void> {
-    await this.dbService.db.update(hostedMailboxes).set({ status, updatedAt: new Date() }).where(eq(hostedMailboxes.id, userId));
+  private async setStatus(userId: string, status: HostedMailboxStatus): Promise<void> {
+    await this.dbService.db.update(hostedMailboxes).set({ status, updatedAt: systemNow() }).where(eq(hostedMailboxes.id, userId));
   }
 }

@@ -2,18 +2,20 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { OsaDto } from '../../contracts/assignments.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
-import { APP_CONFIG } from '../../platform/config/config.token.js';
-import type { AppConfig } from '../../platform/config/config.js';
+import { Clock } from '../../platform/clock/clock.js';
+import { specialistsConfig, type SpecialistsConfig } from './specialists.config.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { EventBus } from '../../platform/events/event-bus.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
-import { NotificationsService } from '../notifications/index.js';
+import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { OrgsService } from '../orgs/index.js';
 import { AssignmentsRepository } from './assignments.repository.js';
 import { toOsaDto } from './assignments.dto.js';
+import { mailboxActionRefusal, type MailboxAction } from './mailbox.lifecycle.js';
 import { MAILBOX_PROVIDER, type MailboxProvider } from './mailbox.provider.js';
-import { mailboxActionRefusal, type MailboxAction } from './rates.js';
+import './mailboxes.events.js';
 
 declare module '../../platform/queue/jobs.js' {
   interface JobMap {
@@ -32,12 +34,13 @@ export class MailboxesService implements OnModuleInit {
   constructor(
     private readonly repo: AssignmentsRepository,
     private readonly orgs: OrgsService,
-    private readonly notifications: NotificationsService,
+    private readonly events: EventBus,
     private readonly queue: QueueService,
     private readonly audit: AuditService,
     private readonly dbService: DbService,
     @Inject(MAILBOX_PROVIDER) private readonly provider: MailboxProvider,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(specialistsConfig.token) private readonly config: SpecialistsConfig,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -49,13 +52,14 @@ export class MailboxesService implements OnModuleInit {
   }
 
   /** "Provision now": honours the per-org disable, bypasses the environment gate. */
-  async provision(actor: Principal | null, orgId: string, assignmentId: string): Promise<OsaDto> {
+  async provision(actor: Principal | null, scope: OrgScope, assignmentId: string): Promise<OsaDto> {
+    const { orgId } = scope;
     const osa = await this.dbService.transaction(async () => {
       const org = await this.orgs.lockForUpdate(orgId);
-      const current = await this.require(orgId, assignmentId);
+      const current = await this.require(scope, assignmentId);
       this.assertAllowed('provision', current);
       if (org.mailboxProvisioningDisabled) throw AppError.conflict('Mailbox provisioning is disabled for this org');
-      const row = await this.repo.update(orgId, assignmentId, { mailboxRequestedAt: new Date() });
+      const row = await this.repo.update(scope, assignmentId, { mailboxRequestedAt: this.clock.now() });
       this.dbService.afterCommit(() => this.queue.send('mailbox.provision', { orgId, assignmentId, requestedBy: actor?.userId ?? null }));
       return { ...row!, specialist: current.specialist };
     });
@@ -64,11 +68,11 @@ export class MailboxesService implements OnModuleInit {
   }
 
   /** The environment gate: when on, a new assignment queues its mailbox (unless the org disabled it). */
-  async afterAssigned(orgId: string, assignmentId: string): Promise<void> {
+  async afterAssigned(scope: OrgScope, assignmentId: string): Promise<void> {
     if (!this.config.mailbox.autoProvision) return;
-    const org = await this.orgs.findById(orgId);
+    const org = await this.orgs.findById(scope.orgId);
     if (org?.mailboxProvisioningDisabled) return;
-    await this.provision(null, orgId, assignmentId).catch((err) => logger.warn({ err, assignmentId }, 'automatic mailbox provisioning not queued'));
+    await this.provision(null, scope, assignmentId).catch((err) => logger.warn({ err, assignmentId }, 'automatic mailbox provisioning not queued'));
   }
 
   /** The unassigned OSA's mailbox is deleted at the provider (its row carries mailboxArchivedAt). */
@@ -76,16 +80,17 @@ export class MailboxesService implements OnModuleInit {
     await this.provider.archive(userId).catch((err) => logger.error({ err, userId }, 'mailbox archive at the provider failed'));
   }
 
-  async suspend(actor: Principal, orgId: string, assignmentId: string): Promise<OsaDto> {
-    return this.act(actor, 'suspend', orgId, assignmentId, async (current) => {
+  async suspend(actor: Principal, scope: OrgScope, assignmentId: string): Promise<OsaDto> {
+    return this.act(actor, 'suspend', scope, assignmentId, async (current) => {
       await this.provider.suspend(current.mailboxUserId!);
-      return { mailboxSuspendedAt: new Date() };
+      return { mailboxSuspendedAt: this.clock.now() };
     });
   }
 
-  async restore(actor: Principal, orgId: string, assignmentId: string): Promise<OsaDto> {
-    return this.act(actor, 'restore', orgId, assignmentId, async (current) => {
+  async restore(actor: Principal, scope: OrgScope, assignmentId: string): Promise<OsaDto> {
+    return this.act(actor, 'restore', scope, assignmentId, async (current) => {
       await this.provider.restore(current.mailboxUserId!);
+      await this.events.emitDurable('specialists.mailbox_restored', { orgId: scope.orgId, assignmentId });
       return { mailboxSuspendedAt: null };
     });
   }
@@ -93,50 +98,55 @@ export class MailboxesService implements OnModuleInit {
   private async act(
     actor: Principal,
     action: Exclude<MailboxAction, 'provision'>,
-    orgId: string,
+    scope: OrgScope,
     assignmentId: string,
     apply: (current: Awaited<ReturnType<MailboxesService['require']>>) => Promise<{ mailboxSuspendedAt: Date | null }>,
   ): Promise<OsaDto> {
     const osa = await this.dbService.transaction(async () => {
-      await this.orgs.lockForUpdate(orgId);
-      const current = await this.require(orgId, assignmentId);
+      await this.orgs.lockForUpdate(scope.orgId);
+      const current = await this.require(scope, assignmentId);
       this.assertAllowed(action, current);
-      const row = await this.repo.update(orgId, assignmentId, await apply(current));
+      const row = await this.repo.update(scope, assignmentId, await apply(current));
       return { ...row!, specialist: current.specialist };
     });
-    await this.auditAction(actor, action, orgId, assignmentId);
+    await this.auditAction(actor, action, scope.orgId, assignmentId);
     return toOsaDto(osa);
   }
 
   /** The job: creates the mailbox once; after its last failed attempt the assigned AM hears of it (spec 6.2). */
   private async runProvisioning(data: { orgId: string; assignmentId: string }, finalAttempt: boolean): Promise<void> {
-    const current = await this.repo.findActive(data.orgId, data.assignmentId);
+    const scope = jobScope(data);
+    const current = await this.repo.findActive(scope, data.assignmentId);
     if (!current || current.mailboxUserId || current.mailboxArchivedAt) return;
     try {
       const { userId } = await this.provider.createMailbox({ address: current.emailAlias, displayName: current.specialist.name, orgId: data.orgId });
-      await this.repo.update(data.orgId, data.assignmentId, { mailboxUserId: userId, mailboxProvisionedAt: new Date(), mailboxRequestedAt: null });
+      await this.repo.update(scope, data.assignmentId, { mailboxUserId: userId, mailboxProvisionedAt: this.clock.now(), mailboxRequestedAt: null });
       await this.audit.record({ action: 'osa.mailbox_provisioned', resourceId: data.assignmentId, orgId: data.orgId, meta: { provider: this.provider.name } });
     } catch (err) {
-      if (finalAttempt) await this.provisioningFailed(data.orgId, data.assignmentId, current.emailAlias, err);
+      if (finalAttempt) await this.provisioningFailed(scope, data.assignmentId, current.emailAlias, err);
       throw err;
     }
   }
 
-  private async provisioningFailed(orgId: string, assignmentId: string, alias: string, err: unknown): Promise<void> {
-    await this.repo.update(orgId, assignmentId, { mailboxRequestedAt: null });
+  private async provisioningFailed(scope: OrgScope, assignmentId: string, alias: string, err: unknown): Promise<void> {
+    const { orgId } = scope;
+    await this.repo.update(scope, assignmentId, { mailboxRequestedAt: null });
     const org = await this.orgs.findById(orgId);
     logger.error({ err, orgId, assignmentId }, 'mailbox provisioning failed after its retries');
     if (!org?.assignedAmId) return;
-    await this.notifications.notifyEach([org.assignedAmId], {
-      type: 'workspace_provisioning_failed',
-      title: 'Mailbox provisioning failed',
-      message: `The mailbox ${alias} for ${org.legalName} could not be provisioned after ${MAILBOX_RETRY_LIMIT + 1} attempts.`,
-      meta: { orgId, orgSlug: org.slug, assignmentId, email_alias: alias },
+    await this.events.emit('notifications.requested', {
+      userIds: [org.assignedAmId],
+      notice: {
+        type: 'workspace_provisioning_failed',
+        title: 'Mailbox provisioning failed',
+        message: `The mailbox ${alias} for ${org.legalName} could not be provisioned after ${MAILBOX_RETRY_LIMIT + 1} attempts.`,
+        meta: { orgId, orgSlug: org.slug, assignmentId, email_alias: alias },
+      },
     });
   }
 
-  private async require(orgId: string, assignmentId: string) {
-    const row = await this.repo.findActive(orgId, assignmentId);
+  private async require(scope: OrgScope, assignmentId: string) {
+    const row = await this.repo.findActive(scope, assignmentId);
     if (!row) throw AppError.notFound('Assignment');
     return row;
   }

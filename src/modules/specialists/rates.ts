@@ -21,47 +21,19 @@ export function overrideActive(osa: RateWindow, day: string): boolean {
   return true;
 }
 
+/** A catalog rate as stored (`monthly_rate_config`, or a version of it); null or a null base_rate: none. */
+export type CatalogRate = { base_rate: number | null; currency: string | null } | null | undefined;
+
+/** The currency of an override on a Specialist without a catalog currency. */
+export const DEFAULT_CURRENCY = 'USD';
+
 /**
  * Rate resolution of spec 2.3: the OSA override when its window is active, else the catalog
- * default, else null. The currency is the catalog's.
+ * default, else null (no rate: billing skips the Specialist). The currency is the catalog's.
  */
-export function resolveRate(osa: RateWindow, catalog: { base_rate: number; currency: string } | null | undefined, day: string): ResolvedRate | null {
-  const currency = catalog?.currency ?? 'USD';
+export function resolveRate(osa: RateWindow, catalog: CatalogRate, day: string): ResolvedRate | null {
+  const currency = catalog?.currency ?? DEFAULT_CURRENCY;
   if (overrideActive(osa, day)) return { amount: osa.monthlyRate!, currency, source: 'override' };
-  if (catalog && Number.isFinite(catalog.base_rate)) return { amount: catalog.base_rate, currency, source: 'specialist' };
+  if (catalog && catalog.base_rate != null && Number.isFinite(catalog.base_rate)) return { amount: catalog.base_rate, currency, source: 'specialist' };
   return null;
-}
-
-export type MailboxBadge = 'archived' | 'suspended' | 'provisioned' | 'provisioning' | 'none';
-
-/** Spec 3.3: the lifecycle is the three timestamps; the badge shows Archived, then Suspended, then Provisioned. */
-export function mailboxBadge(m: { mailboxUserId: string | null; mailboxSuspendedAt: Date | null; mailboxArchivedAt: Date | null }, provisioningQueued = false): MailboxBadge {
-  if (m.mailboxArchivedAt) return 'archived';
-  if (m.mailboxSuspendedAt) return 'suspended';
-  if (m.mailboxUserId) return 'provisioned';
-  return provisioningQueued ? 'provisioning' : 'none';
-}
-
-export type MailboxAction = 'provision' | 'suspend' | 'restore';
-
-/** The conditions of spec 3.3, as one table: null when allowed, else why not. */
-export function mailboxActionRefusal(
-  action: MailboxAction,
-  m: { mailboxUserId: string | null; mailboxSuspendedAt: Date | null; mailboxArchivedAt: Date | null },
-): string | null {
-  switch (action) {
-    case 'provision':
-      if (m.mailboxArchivedAt) return 'The mailbox is archived';
-      if (m.mailboxUserId) return 'The mailbox is already provisioned';
-      return null;
-    case 'suspend':
-      if (m.mailboxArchivedAt) return 'The mailbox is archived';
-      if (!m.mailboxUserId) return 'There is no mailbox user to suspend';
-      if (m.mailboxSuspendedAt) return 'The mailbox is already suspended';
-      return null;
-    case 'restore':
-      if (m.mailboxArchivedAt) return 'The mailbox is archived';
-      if (!m.mailboxSuspendedAt) return 'The mailbox is not suspended';
-      return null;
-  }
 }

@@ -4,16 +4,14 @@ import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decora
 import type { Principal } from '../../platform/auth/principal.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
 import { PageQuerySchema, decodeCursor, pageSchema } from '../../platform/http/pagination.js';
-import {
-  CreateSpecialistSchema,
-  SpecialistDtoSchema,
-  SpecialistIdParamsSchema,
-  UpdateSpecialistSchema,
-} from './specialists.schemas.js';
+import { CreateSpecialistSchema, SpecialistDtoSchema, SpecialistIdParamsSchema, UpdateSpecialistSchema } from './specialists.schemas.js';
 import { SpecialistsService } from './specialists.service.js';
 
 /** Who may read the pool: superadmins, AMs (who assign from it) and the ops console. */
 const READERS = ['superadmin', 'account_manager', 'ai_operator'] as const;
+const CatalogQuerySchema = PageQuerySchema.extend({
+  q: z.string().trim().max(200).optional().describe('Part of a name, handle, routing email or skill tag (case-insensitive)'),
+});
 
 @Controller()
 export class SpecialistsController {
@@ -24,11 +22,11 @@ export class SpecialistsController {
   @Endpoint({
     summary: 'The Specialist catalog (the platform pool AMs assign from)',
     tags: ['specialists'],
-    query: PageQuerySchema,
+    query: CatalogQuerySchema,
     response: pageSchema(SpecialistDtoSchema),
   })
-  list(@ValidQuery() q: z.infer<typeof PageQuerySchema>) {
-    return this.specialists.list({ limit: q.limit, after: decodeCursor(q.cursor) });
+  list(@ValidQuery() q: z.infer<typeof CatalogQuerySchema>) {
+    return this.specialists.list({ limit: q.limit, after: decodeCursor(q.cursor) }, { q: q.q || undefined });
   }
 
   @Get('specialists/:id')
@@ -63,11 +61,7 @@ export class SpecialistsController {
     response: SpecialistDtoSchema,
     errors: [404, 409],
   })
-  update(
-    @CurrentPrincipal() actor: Principal,
-    @ValidParams() p: z.infer<typeof SpecialistIdParamsSchema>,
-    @ValidBody() body: z.infer<typeof UpdateSpecialistSchema>,
-  ) {
+  update(@CurrentPrincipal() actor: Principal, @ValidParams() p: z.infer<typeof SpecialistIdParamsSchema>, @ValidBody() body: z.infer<typeof UpdateSpecialistSchema>) {
     return this.specialists.update(actor, p.id, body);
   }
 }

@@ -1,6 +1,6 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
-import { NotificationsModule } from '../notifications/index.js';
-import { OrgsModule, OrgsService } from '../orgs/index.js';
+import { Module } from '@nestjs/common';
+import { providePort } from '../../platform/ports/ports.js';
+import { ORG_ASSIGNMENTS, OrgsModule, orgsConfig } from '../orgs/index.js';
 import { AssignmentsController } from './assignments.controller.js';
 import { ClientSpecialistsController } from './client-specialists.controller.js';
 import { AssignmentsRepository } from './assignments.repository.js';
@@ -9,30 +9,25 @@ import { DatabaseMailboxProvider, MAILBOX_PROVIDER } from './mailbox.provider.js
 import { MailboxesService } from './mailboxes.service.js';
 import { SpecialistsController } from './specialists.controller.js';
 import { SpecialistsRepository } from './specialists.repository.js';
+import { specialistsConfig } from './specialists.config.js';
 import { SpecialistsService } from './specialists.service.js';
 
 @Module({
-  imports: [OrgsModule, NotificationsModule],
+  imports: [OrgsModule],
   controllers: [SpecialistsController, AssignmentsController, ClientSpecialistsController],
   providers: [
     SpecialistsRepository,
     SpecialistsService,
     AssignmentsRepository,
     AssignmentsService,
+    // The org's Phase 0 status asks whether a Specialist is assigned; its slug's aliases follow a change.
+    providePort(ORG_ASSIGNMENTS, AssignmentsService),
     MailboxesService,
+    specialistsConfig.provider,
+    orgsConfig.provider,
     // The default provider keeps mailboxes in our database; a hosted-workspace adapter replaces it here.
     { provide: MAILBOX_PROVIDER, useClass: DatabaseMailboxProvider },
   ],
-  exports: [SpecialistsService, AssignmentsService],
+  exports: [SpecialistsService, AssignmentsService, MailboxesService],
 })
-export class SpecialistsModule implements OnModuleInit {
-  constructor(
-    private readonly orgs: OrgsService,
-    private readonly assignments: AssignmentsService,
-  ) {}
-
-  onModuleInit(): void {
-    this.orgs.setPhase0Indicators({ specialistAssigned: (orgId) => this.assignments.hasAssignment(orgId) });
-    this.orgs.setSlugFollower((actor, orgId, slug) => this.assignments.followSlug(actor, orgId, slug));
-  }
-}
+export class SpecialistsModule {}

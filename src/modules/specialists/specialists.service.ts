@@ -14,7 +14,7 @@ export interface NewSpecialist {
   routingEmail?: string;
   skillTags: string[];
   persona: string;
-  monthlyRateConfig: MonthlyRateConfig;
+  monthlyRateConfig: MonthlyRateConfig | null;
 }
 
 export function toSpecialistDto(r: SpecialistRow): SpecialistDto {
@@ -42,8 +42,8 @@ export class SpecialistsService {
     private readonly audit: AuditService,
   ) {}
 
-  async list(page: { limit: number; after?: Keyset }) {
-    return pageOf(await this.repo.list(page), page.limit, (r) => ({ at: r.createdAt, id: r.id }), toSpecialistDto);
+  async list(page: { limit: number; after?: Keyset }, filter: { q?: string } = {}) {
+    return pageOf(await this.repo.list(filter, page), page.limit, (r) => ({ at: r.createdAt, id: r.id }), toSpecialistDto);
   }
 
   async get(id: string): Promise<SpecialistDto> {
@@ -53,6 +53,11 @@ export class SpecialistsService {
   }
 
   /** Catalog rows by id (the conversations module shows names and avatars, and gives the agent its persona). */
+  /** One Specialist for an agent turn (its name and persona): cached until it is updated. */
+  forTurn(id: string): Promise<SpecialistRow | undefined> {
+    return this.repo.findForTurn(id);
+  }
+
   async byIds(ids: string[]): Promise<Map<string, SpecialistRow>> {
     const rows = await this.repo.findByIds([...new Set(ids)]);
     return new Map(rows.map((r) => [r.id, r]));
@@ -71,7 +76,7 @@ export class SpecialistsService {
 
   /** Catalog rates are versioned too: billing prorates a mid-month change by day. */
   private async recordRate(row: SpecialistRow, changedBy: string | null): Promise<void> {
-    await this.repo.addRateHistory({ specialistId: row.id, baseRate: row.monthlyRateConfig.base_rate, currency: row.monthlyRateConfig.currency, changedBy });
+    await this.repo.addRateHistory({ specialistId: row.id, baseRate: row.monthlyRateConfig?.base_rate ?? null, currency: row.monthlyRateConfig?.currency ?? null, changedBy });
   }
 
   async createFromApi(actor: Principal, input: CreateSpecialistInput): Promise<SpecialistDto> {

@@ -16,7 +16,8 @@ export const specialists = pgTable(
     routingEmail: text('routing_email'),
     skillTags: text('skill_tags').array().notNull().default([]),
     persona: text('persona').notNull().default(''),
-    monthlyRateConfig: jsonb('monthly_rate_config').$type<MonthlyRateConfig>().notNull(),
+    /** The catalog monthly rate; null: the Specialist has none (rate resolution falls through to null, spec 2.3). */
+    monthlyRateConfig: jsonb('monthly_rate_config').$type<MonthlyRateConfig>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -24,7 +25,7 @@ export const specialists = pgTable(
 );
 export type SpecialistRow = typeof specialists.$inferSelect;
 
-/** Every catalog rate a Specialist has had: billing prorates a mid-month catalog change by day. */
+/** Every catalog rate a Specialist has had (null: none from then on): billing prorates a mid-month catalog change by day. */
 export const specialistRateHistory = pgTable(
   'specialist_rate_history',
   {
@@ -32,8 +33,8 @@ export const specialistRateHistory = pgTable(
     specialistId: uuid('specialist_id')
       .notNull()
       .references(() => specialists.id, { onDelete: 'cascade' }),
-    baseRate: numeric('base_rate', { precision: 10, scale: 2, mode: 'number' }).notNull(),
-    currency: text('currency').notNull(),
+    baseRate: numeric('base_rate', { precision: 10, scale: 2, mode: 'number' }),
+    currency: text('currency'),
     changedBy: uuid('changed_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },

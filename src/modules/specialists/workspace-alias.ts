@@ -37,12 +37,7 @@ export function* workspaceAliasCandidates(firstName: string, orgSlug: string, wo
 }
 
 /** The first free address; `isTaken` answers whether an address is already an OSA's alias. */
-export async function generateWorkspaceAlias(
-  firstName: string,
-  orgSlug: string,
-  workspaceDomain: string,
-  isTaken: (address: string) => Promise<boolean>,
-): Promise<string> {
+export async function generateWorkspaceAlias(firstName: string, orgSlug: string, workspaceDomain: string, isTaken: (address: string) => Promise<boolean>): Promise<string> {
   for (const address of workspaceAliasCandidates(firstName, orgSlug, workspaceDomain)) {
     if (!(await isTaken(address))) return address;
   }

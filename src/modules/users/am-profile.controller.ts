@@ -2,10 +2,10 @@ import { Controller, Get, Patch } from '@nestjs/common';
 import { z } from 'zod';
 import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { AmProfileSchema } from '../../contracts/orgs.js';
 import { Endpoint, ValidBody } from '../../platform/http/endpoint.js';
 import { UsersService } from './users.service.js';
 
-const AmProfileSchema = z.object({ id: z.uuid(), email: z.string(), name: z.string() });
 const UpdateAmProfileSchema = z.object({ name: z.string().trim().max(200) });
 
 /** The AM profile: one global name shared by every org the AM works on (spec 2.1; gate rule 2). */

@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { and, asc, count, desc, eq, ilike, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { OrgRole, PlatformRole } from '../../contracts/roles.js';
+import { systemNow } from '../../platform/clock/clock.js';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { containsPattern, newerThan, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
-import { orgMemberships, users, type NewUserRow, type UserRow } from './users.tables.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
+import { orgMemberships } from './memberships.tables.js';
+import { users, type NewUserRow, type UserRow } from './users.tables.js';
+import { principalFromJson, principalOf, type PrincipalJson } from './users.sql.js';
+import type { PrincipalRecord } from '../../platform/auth/principal.js';
 
 export interface MembershipRecord {
   orgId: string;
@@ -28,27 +33,17 @@ export interface OrgMemberRecord extends MembershipRecord {
   joinedAt: Date;
 }
 
-/** Queries of the users and memberships tables; no rules. */
+/**
+ * Queries of the users and memberships tables; no rules. Membership queries of one org take its
+ * scope first; the ones keyed by a user (their own memberships across orgs) do not.
+ */
 @Injectable()
 export class UsersRepository {
-  /**
-   * The user and their memberships in one round trip: the read every authenticated request makes,
-   * a prepared statement.
-   */
-  private readonly principalById: PreparedStatement<Array<{ user: UserRow; memberships: MembershipRecord[] }>, { id: string }>;
+  /** The user's current state as the auth layer needs it, memberships included: one prepared statement. */
+  private readonly principalById: PreparedStatement<Array<{ principal: PrincipalJson | null }>, { id: string }>;
 
   constructor(private readonly dbService: DbService) {
-    this.principalById = dbService.prepared('users_principal_by_id', (db) =>
-      db
-        .select({
-          user: users,
-          memberships: sql<MembershipRecord[]>`coalesce(
-            (select json_agg(json_build_object('orgId', m.org_id, 'orgRole', m.org_role) order by m.created_at)
-               from org_memberships m where m.user_id = users.id), '[]'::json)`,
-        })
-        .from(users)
-        .where(eq(users.id, sql.placeholder('id'))),
-    );
+    this.principalById = dbService.prepared('users_principal_by_id', (db) => db.select({ principal: principalOf(sql`${sql.placeholder('id')}::uuid`) }).from(sql`(select 1) as principal`));
   }
 
   private get db() {
@@ -62,7 +57,10 @@ export class UsersRepository {
 
   async findByIds(ids: string[]): Promise<UserRow[]> {
     if (ids.length === 0) return [];
-    return this.db.select().from(users).where(inArray(users.id, [...new Set(ids)]));
+    return this.db
+      .select()
+      .from(users)
+      .where(inArray(users.id, [...new Set(ids)]));
   }
 
   async findByEmail(email: string): Promise<UserRow | undefined> {
@@ -70,9 +68,9 @@ export class UsersRepository {
     return row;
   }
 
-  async findWithMemberships(id: string): Promise<(UserRow & { memberships: MembershipRecord[] }) | undefined> {
+  async findPrincipal(id: string): Promise<PrincipalRecord | undefined> {
     const [row] = await this.principalById({ id });
-    return row ? { ...row.user, memberships: row.memberships } : undefined;
+    return row?.principal ? principalFromJson(row.principal) : undefined;
   }
 
   async listByRole(role: PlatformRole): Promise<UserRow[]> {
@@ -103,14 +101,17 @@ export class UsersRepository {
   }
 
   async insert(values: NewUserRow): Promise<UserRow> {
-    const [row] = await this.db.insert(users).values({ ...values, email: values.email.toLowerCase() }).returning();
+    const [row] = await this.db
+      .insert(users)
+      .values({ ...values, email: values.email.toLowerCase() })
+      .returning();
     return row!;
   }
 
   async update(id: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
     const [row] = await this.db
       .update(users)
-      .set({ ...values, updatedAt: new Date() })
+      .set({ ...values, updatedAt: systemNow() })
       .where(eq(users.id, id))
       .returning();
     return row;
@@ -130,41 +131,31 @@ export class UsersRepository {
     const [row] = await this.db
       .select({ n: count() })
       .from(users)
-      .where(
-        and(
-          eq(users.platformRole, role),
-          opts.activeOnly ? eq(users.status, 'active') : undefined,
-          opts.excludeId ? ne(users.id, opts.excludeId) : undefined,
-        ),
-      );
+      .where(and(eq(users.platformRole, role), opts.activeOnly ? eq(users.status, 'active') : undefined, opts.excludeId ? ne(users.id, opts.excludeId) : undefined));
     return Number(row?.n ?? 0);
   }
 
   async memberships(userId: string): Promise<MembershipRecord[]> {
-    return this.db
-      .select({ orgId: orgMemberships.orgId, orgRole: orgMemberships.orgRole })
-      .from(orgMemberships)
-      .where(eq(orgMemberships.userId, userId))
-      .orderBy(asc(orgMemberships.createdAt));
+    return this.db.select({ orgId: orgMemberships.orgId, orgRole: orgMemberships.orgRole }).from(orgMemberships).where(eq(orgMemberships.userId, userId)).orderBy(asc(orgMemberships.createdAt));
   }
 
-  async upsertMembership(orgId: string, userId: string, orgRole: OrgRole): Promise<void> {
+  async upsertMembership(scope: OrgScope, userId: string, orgRole: OrgRole): Promise<void> {
     await this.db
       .insert(orgMemberships)
-      .values({ orgId, userId, orgRole })
+      .values({ orgId: scope.orgId, userId, orgRole })
       .onConflictDoUpdate({ target: [orgMemberships.orgId, orgMemberships.userId], set: { orgRole } });
   }
 
-  async membership(orgId: string, userId: string): Promise<MembershipRecord | undefined> {
+  async membership(scope: OrgScope, userId: string): Promise<MembershipRecord | undefined> {
     const [row] = await this.db
       .select({ orgId: orgMemberships.orgId, orgRole: orgMemberships.orgRole })
       .from(orgMemberships)
-      .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.userId, userId)));
+      .where(and(inOrg(orgMemberships.orgId, scope), eq(orgMemberships.userId, userId)));
     return row;
   }
 
   /** The members of one org with their user, oldest membership first. */
-  async membersOfOrg(orgId: string, page?: { limit: number; after?: Keyset }): Promise<OrgMemberRecord[]> {
+  async membersOfOrg(scope: OrgScope, page?: { limit: number; after?: Keyset }): Promise<OrgMemberRecord[]> {
     const query = this.db
       .select({
         membershipId: orgMemberships.id,
@@ -179,24 +170,24 @@ export class UsersRepository {
       })
       .from(orgMemberships)
       .innerJoin(users, eq(users.id, orgMemberships.userId))
-      .where(and(eq(orgMemberships.orgId, orgId), page && newerThan(orgMemberships.createdAt, orgMemberships.id, page.after)))
+      .where(and(inOrg(orgMemberships.orgId, scope), page && newerThan(orgMemberships.createdAt, orgMemberships.id, page.after)))
       .orderBy(asc(orgMemberships.createdAt), asc(orgMemberships.id));
     return page ? query.limit(page.limit + 1) : query;
   }
 
-  async setMembershipRole(orgId: string, userId: string, orgRole: OrgRole): Promise<boolean> {
+  async setMembershipRole(scope: OrgScope, userId: string, orgRole: OrgRole): Promise<boolean> {
     const rows = await this.db
       .update(orgMemberships)
       .set({ orgRole })
-      .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.userId, userId)))
+      .where(and(inOrg(orgMemberships.orgId, scope), eq(orgMemberships.userId, userId)))
       .returning({ id: orgMemberships.id });
     return rows.length === 1;
   }
 
-  async removeMembership(orgId: string, userId: string): Promise<boolean> {
+  async removeMembership(scope: OrgScope, userId: string): Promise<boolean> {
     const rows = await this.db
       .delete(orgMemberships)
-      .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.userId, userId)))
+      .where(and(inOrg(orgMemberships.orgId, scope), eq(orgMemberships.userId, userId)))
       .returning({ id: orgMemberships.id });
     return rows.length === 1;
   }
@@ -206,15 +197,15 @@ export class UsersRepository {
   }
 
   /** Locks the membership rows of an org until the transaction ends (owner counts stay true). */
-  async lockMemberships(orgId: string): Promise<void> {
-    await this.db.select({ id: orgMemberships.id }).from(orgMemberships).where(eq(orgMemberships.orgId, orgId)).for('update');
+  async lockMemberships(scope: OrgScope): Promise<void> {
+    await this.db.select({ id: orgMemberships.id }).from(orgMemberships).where(inOrg(orgMemberships.orgId, scope)).for('update');
   }
 
-  async countOwners(orgId: string): Promise<number> {
+  async countOwners(scope: OrgScope): Promise<number> {
     const [row] = await this.db
       .select({ n: count() })
       .from(orgMemberships)
-      .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.orgRole, 'owner')));
+      .where(and(inOrg(orgMemberships.orgId, scope), eq(orgMemberships.orgRole, 'owner')));
     return Number(row?.n ?? 0);
   }
 
@@ -233,11 +224,13 @@ export class UsersRepository {
     return rows.map((r) => r.orgId);
   }
 
-  async membersOf(orgIds: string[]): Promise<Array<MembershipRecord & { userId: string }>> {
-    if (orgIds.length === 0) return [];
-    return this.db
-      .select({ orgId: orgMemberships.orgId, orgRole: orgMemberships.orgRole, userId: orgMemberships.userId })
+  /** The user ids of one org's members holding one of these org roles. */
+  async memberIdsWithRoles(scope: OrgScope, roles: readonly OrgRole[]): Promise<string[]> {
+    if (roles.length === 0) return [];
+    const rows = await this.db
+      .select({ userId: orgMemberships.userId })
       .from(orgMemberships)
-      .where(inArray(orgMemberships.orgId, orgIds));
+      .where(and(inOrg(orgMemberships.orgId, scope), inArray(orgMemberships.orgRole, [...roles])));
+    return rows.map((r) => r.userId);
   }
 }

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
 import { ADMIN_MESSAGES } from '../../contracts/admin.js';
-import { ASSIGNABLE_PLATFORM_ROLES, CLIENT_ROLES, type OrgRole, type PlatformRole, type UserStatus } from '../../contracts/roles.js';
+import { ASSIGNABLE_PLATFORM_ROLES, isClientRole, type OrgRole, type PlatformRole, type UserStatus } from '../../contracts/roles.js';
 import { AccessEvents, type AccessChange } from '../../platform/auth/access-events.js';
-import type { PrincipalLoader, PrincipalRecord } from '../../platform/auth/principal.js';
+import type { PrincipalRecord } from '../../platform/auth/principal.js';
+import { Clock, systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { Keyset } from '../../platform/http/pagination.js';
+import type { OrgScope } from '../../platform/tenancy/org-scope.js';
 import { UsersRepository, type MembershipRecord, type OrgMemberRecord, type UserSearch } from './users.repository.js';
 import type { UserRow } from './users.tables.js';
 
@@ -34,28 +36,17 @@ export interface CreateUserInput {
 
 /** Users and their memberships: the rules (role assignability, password hashing, session revocation). */
 @Injectable()
-export class UsersService implements PrincipalLoader {
+export class UsersService {
   constructor(
     private readonly repo: UsersRepository,
     private readonly dbService: DbService,
     private readonly accessEvents: AccessEvents,
+    private readonly clock: Clock,
   ) {}
 
-  /** PrincipalLoader port of the auth layer: the user's current state, memberships included. */
+  /** The user's current state as the auth layer describes a principal, memberships included. */
   async load(userId: string): Promise<PrincipalRecord | null> {
-    const row = await this.repo.findWithMemberships(userId);
-    if (!row) return null;
-    return {
-      id: row.id,
-      email: row.email,
-      name: row.name,
-      platformRole: row.platformRole,
-      status: row.status,
-      passwordChangedAt: row.passwordChangedAt,
-      totpEnabled: row.totpEnabled,
-      createdAt: row.createdAt,
-      orgMemberships: row.memberships,
-    };
+    return (await this.repo.findPrincipal(userId)) ?? null;
   }
 
   findById(id: string): Promise<UserRow | undefined> {
@@ -90,12 +81,12 @@ export class UsersService implements PrincipalLoader {
       name: input.name ?? '',
       platformRole: input.platformRole,
       passwordHash: input.password ? await hash(input.password, ARGON2) : null,
-      passwordChangedAt: new Date(),
+      passwordChangedAt: systemNow(),
     });
   }
 
-  async addMembership(orgId: string, userId: string, orgRole: OrgRole): Promise<void> {
-    await this.repo.upsertMembership(orgId, userId, orgRole);
+  async addMembership(scope: OrgScope, userId: string, orgRole: OrgRole): Promise<void> {
+    await this.repo.upsertMembership(scope, userId, orgRole);
     this.announce({ kind: 'reach_changed', userId });
   }
 
@@ -111,7 +102,7 @@ export class UsersService implements PrincipalLoader {
 
   /** Sets a password and revokes every token issued before now. */
   async setPassword(userId: string, password: string): Promise<UserRow> {
-    const row = await this.repo.update(userId, { passwordHash: await hash(password, ARGON2), passwordChangedAt: new Date() });
+    const row = await this.repo.update(userId, { passwordHash: await hash(password, ARGON2), passwordChangedAt: systemNow() });
     if (!row) throw AppError.notFound('User');
     this.announce({ kind: 'user_revoked', userId });
     return row;
@@ -126,7 +117,7 @@ export class UsersService implements PrincipalLoader {
 
   /** Changes a user's status; leaving `active` revokes every session (spec 4.7 rule 4). */
   async setStatus(userId: string, status: UserStatus): Promise<UserRow> {
-    const row = await this.repo.update(userId, status === 'active' ? { status } : { status, passwordChangedAt: new Date() });
+    const row = await this.repo.update(userId, status === 'active' ? { status } : { status, passwordChangedAt: systemNow() });
     if (!row) throw AppError.notFound('User');
     if (status !== 'active') this.announce({ kind: 'user_revoked', userId });
     return row;
@@ -143,7 +134,7 @@ export class UsersService implements PrincipalLoader {
       if (holder && holder.id !== userId) throw emailInUse();
     }
     try {
-      const row = await this.repo.update(userId, { ...changes, ...(opts.revokeSessions ? { passwordChangedAt: new Date() } : {}) });
+      const row = await this.repo.update(userId, { ...changes, ...(opts.revokeSessions ? { passwordChangedAt: systemNow() } : {}) });
       if (!row) throw AppError.notFound('User');
       if (opts.revokeSessions) this.announce({ kind: 'user_revoked', userId });
       return row;
@@ -167,8 +158,8 @@ export class UsersService implements PrincipalLoader {
       totpSecretEnc: null,
       totpEnabled: false,
       totpLastStep: null,
-      removedAt: new Date(),
-      passwordChangedAt: new Date(),
+      removedAt: this.clock.now(),
+      passwordChangedAt: systemNow(),
     });
     if (!row) throw AppError.notFound('User');
     this.announce({ kind: 'user_revoked', userId });
@@ -199,35 +190,35 @@ export class UsersService implements PrincipalLoader {
 
   // Org members (spec 4.6)
 
-  membership(orgId: string, userId: string): Promise<MembershipRecord | undefined> {
-    return this.repo.membership(orgId, userId);
+  membership(scope: OrgScope, userId: string): Promise<MembershipRecord | undefined> {
+    return this.repo.membership(scope, userId);
   }
 
   /** Oldest membership first (joined, then membership id); with a page, keyset-paginated (limit + 1 rows). */
-  membersOfOrg(orgId: string, page?: { limit: number; after?: Keyset }): Promise<OrgMemberRecord[]> {
-    return this.repo.membersOfOrg(orgId, page);
+  membersOfOrg(scope: OrgScope, page?: { limit: number; after?: Keyset }): Promise<OrgMemberRecord[]> {
+    return this.repo.membersOfOrg(scope, page);
   }
 
-  lockMemberships(orgId: string): Promise<void> {
-    return this.repo.lockMemberships(orgId);
+  lockMemberships(scope: OrgScope): Promise<void> {
+    return this.repo.lockMemberships(scope);
   }
 
-  countOwners(orgId: string): Promise<number> {
-    return this.repo.countOwners(orgId);
+  countOwners(scope: OrgScope): Promise<number> {
+    return this.repo.countOwners(scope);
   }
 
   orgsSolelyOwnedBy(userId: string): Promise<string[]> {
     return this.repo.orgsSolelyOwnedBy(userId);
   }
 
-  async setOrgRole(orgId: string, userId: string, orgRole: OrgRole): Promise<void> {
-    if (!(await this.repo.setMembershipRole(orgId, userId, orgRole))) throw AppError.notFound('Member');
+  async setOrgRole(scope: OrgScope, userId: string, orgRole: OrgRole): Promise<void> {
+    if (!(await this.repo.setMembershipRole(scope, userId, orgRole))) throw AppError.notFound('Member');
     await this.syncClientRole(userId);
     this.announce({ kind: 'reach_changed', userId });
   }
 
-  async removeMembership(orgId: string, userId: string): Promise<void> {
-    if (!(await this.repo.removeMembership(orgId, userId))) throw AppError.notFound('Member');
+  async removeMembership(scope: OrgScope, userId: string): Promise<void> {
+    if (!(await this.repo.removeMembership(scope, userId))) throw AppError.notFound('Member');
     await this.syncClientRole(userId);
     this.announce({ kind: 'reach_changed', userId });
   }
@@ -238,18 +229,18 @@ export class UsersService implements PrincipalLoader {
    */
   async syncClientRole(userId: string): Promise<void> {
     const user = await this.repo.findById(userId);
-    if (!user || !(CLIENT_ROLES as readonly string[]).includes(user.platformRole)) return;
+    if (!user || !isClientRole(user.platformRole)) return;
     const role = clientRoleFor((await this.repo.memberships(userId)).map((m) => m.orgRole));
     if (role !== user.platformRole) await this.repo.update(userId, { platformRole: role });
   }
 
   /** Members of an org holding one of these org roles (billing notifications, spec 3.6). */
-  async memberIdsWithRoles(orgId: string, roles: readonly OrgRole[]): Promise<string[]> {
-    return (await this.repo.membersOf([orgId])).filter((m) => roles.includes(m.orgRole)).map((m) => m.userId);
+  async memberIdsWithRoles(scope: OrgScope, roles: readonly OrgRole[]): Promise<string[]> {
+    return this.repo.memberIdsWithRoles(scope, roles);
   }
 
   async recordLogin(userId: string): Promise<void> {
-    await this.repo.update(userId, { lastLoginAt: new Date() });
+    await this.repo.update(userId, { lastLoginAt: this.clock.now() });
   }
 
   /** Superadmins, optionally only active ones and without one user (the target of an edit). */

@@ -1,6 +1,6 @@
 import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { OrgRole, PlatformRole, UserStatus } from '../../contracts/roles.js';
-import { orgs } from '../orgs/orgs.tables.js';
+import { USER_STATUSES, type PlatformRole, type UserStatus } from '../../contracts/roles.js';
+import { oneOf } from '../../platform/db/checks.js';
 
 /** Users of spec 2.7. Email is stored lower-cased; `password_changed_at` keeps milliseconds (token revocation). */
 export const users = pgTable(
@@ -27,25 +27,8 @@ export const users = pgTable(
     uniqueIndex('users_email_key').on(t.email),
     index('users_platform_role_idx').on(t.platformRole),
     index('users_created_at_idx').on(t.createdAt),
+    oneOf('users_status_check', t.status, USER_STATUSES),
   ],
 );
 export type UserRow = typeof users.$inferSelect;
 export type NewUserRow = typeof users.$inferInsert;
-
-/** A user's membership of an org, with its orgRole (spec 2.7). */
-export const orgMemberships = pgTable(
-  'org_memberships',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id, { onDelete: 'cascade' }),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    orgRole: text('org_role').$type<OrgRole>().notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [uniqueIndex('org_memberships_org_user_key').on(t.orgId, t.userId), index('org_memberships_user_idx').on(t.userId)],
-);
-export type OrgMembershipRow = typeof orgMemberships.$inferSelect;

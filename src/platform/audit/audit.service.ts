@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, count, desc, eq, gte, min, or, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, lt, min, or, type SQL } from 'drizzle-orm';
 import { DbService } from '../db/db.service.js';
 import { olderThan } from '../db/query-parts.js';
 import { pageOf, type Keyset } from '../http/pagination.js';
@@ -12,8 +12,12 @@ export interface AuditFilter {
   action?: string;
   orgId?: string;
   since?: Date;
+  /** Rows before this instant (excluded). */
+  until?: Date;
   /** Rows the user took part in: as the actor, or as the SuperAdmin impersonating the actor. */
   involving?: string;
+  /** Rows about the user: as the actor, the impersonating SuperAdmin, or the target. */
+  about?: string;
 }
 
 function matching(filter: AuditFilter): SQL | undefined {
@@ -23,6 +27,8 @@ function matching(filter: AuditFilter): SQL | undefined {
     filter.action ? eq(auditLog.action, filter.action) : undefined,
     filter.orgId ? eq(auditLog.orgId, filter.orgId) : undefined,
     filter.since ? gte(auditLog.createdAt, filter.since) : undefined,
+    filter.until ? lt(auditLog.createdAt, filter.until) : undefined,
+    filter.about ? or(eq(auditLog.userId, filter.about), eq(auditLog.impersonatorId, filter.about), eq(auditLog.resourceId, filter.about)) : undefined,
     filter.involving ? or(eq(auditLog.userId, filter.involving), eq(auditLog.impersonatorId, filter.involving)) : undefined,
   );
 }

@@ -18,6 +18,7 @@ export const auditLog = pgTable(
     index('audit_log_resource_idx').on(t.resourceId, t.createdAt),
     index('audit_log_action_idx').on(t.action, t.createdAt),
     index('audit_log_created_at_idx').on(t.createdAt),
+    index('audit_log_org_idx').on(t.orgId, t.createdAt),
   ],
 );
 export type AuditRow = typeof auditLog.$inferSelect;

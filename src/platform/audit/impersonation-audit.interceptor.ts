@@ -34,9 +34,10 @@ export class ImpersonationAuditInterceptor implements NestInterceptor, OnModuleI
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
-    fastify.addHook('onSend', async (request, reply, payload) => {
-      await this.record(request, reply.statusCode);
-      return payload;
+    // Not async: every answer passes here, and all but the impersonated ones leave at once.
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      if (!request.principal?.impersonatorId || request.impersonationAudited) return done(null, payload);
+      this.record(request, reply.statusCode).then(() => done(null, payload), done);
     });
   }
 

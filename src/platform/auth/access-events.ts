@@ -10,10 +10,7 @@ import { logger } from '../observability/logger.js';
  * - `reach_changed`: the user's orgs or grants changed (membership removed, role changed, Expert grant
  *   removed): its sockets leave the rooms they may no longer be in.
  */
-export type AccessChange =
-  | { kind: 'user_revoked'; userId: string }
-  | { kind: 'session_ended'; sessionId: string }
-  | { kind: 'reach_changed'; userId: string };
+export type AccessChange = { kind: 'user_revoked'; userId: string } | { kind: 'session_ended'; sessionId: string } | { kind: 'reach_changed'; userId: string };
 
 export type AccessChangeListener = (change: AccessChange) => void | Promise<void>;
 

@@ -1,6 +1,7 @@
 import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { OrgRole, PlatformRole } from '../../contracts/roles.js';
 import { AppError } from '../errors/app-error.js';
+import type { OrgScope } from '../tenancy/org-scope.js';
 import type { Principal } from './principal.js';
 
 export const IS_PUBLIC = 'auth:public';
@@ -50,4 +51,18 @@ export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: Execu
   const principal = ctx.switchToHttp().getRequest<{ principal?: Principal }>().principal;
   if (!principal) throw AppError.unauthorized();
   return principal;
+});
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The org of the route, once the guard checked the caller's @OrgRoles for it. */
+    orgScope?: OrgScope;
+  }
+}
+
+/** The scope of the route's org, as the guard's @OrgRoles check verified it (only on such routes). */
+export const RouteOrg = createParamDecorator((_data: unknown, ctx: ExecutionContext): OrgScope => {
+  const scope = ctx.switchToHttp().getRequest<{ orgScope?: OrgScope }>().orgScope;
+  if (!scope) throw new Error('@RouteOrg() needs @OrgRoles() on the route');
+  return scope;
 });

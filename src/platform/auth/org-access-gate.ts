@@ -1,33 +1,45 @@
-import { Injectable } from '@nestjs/common';
-import { CLIENT_ROLES, type PlatformRole } from '../../contracts/roles.js';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { isClientRole, type PlatformRole } from '../../contracts/roles.js';
 import { AppError } from '../errors/app-error.js';
+import { definePort, Ports } from '../ports/ports.js';
 import type { Principal } from './principal.js';
 
 /** Which of these orgs have their access gate closed (spec 3.6: a suspended org). */
-export type ClosedOrgsSource = (orgIds: string[]) => Promise<Set<string>>;
+export interface ClosedOrgsSource {
+  closedAmong(orgIds: string[]): Promise<Set<string>>;
+}
+/** Provided by the billing module. */
+export const CLOSED_ORGS_SOURCE = definePort<ClosedOrgsSource>('CLOSED_ORGS_SOURCE');
 
 export const ORG_SUSPENDED_MESSAGE = 'This organization is suspended for non-payment; billing settings remain available';
 
 /**
  * The one access gate of spec 3.2 / 3.6. The RequestGuard asks it for every client-role request
  * (routes marked @OpenWhileSuspended excepted) and the conversations module asks it before an
- * agent turn; the billing module says which orgs are closed. Open until a source is set.
+ * agent turn; the billing module says which orgs are closed (CLOSED_ORGS_SOURCE). It fails closed:
+ * with no source, every org is closed.
  */
 @Injectable()
-export class OrgAccessGate {
-  private source: ClosedOrgsSource = async () => new Set();
+export class OrgAccessGate implements OnModuleInit {
+  private source?: ClosedOrgsSource;
 
-  setSource(source: ClosedOrgsSource): void {
-    this.source = source;
+  constructor(private readonly ports: Ports) {}
+
+  onModuleInit(): void {
+    this.source = this.ports.find(CLOSED_ORGS_SOURCE);
+  }
+
+  private async closedAmong(orgIds: string[]): Promise<Set<string>> {
+    return this.source ? this.source.closedAmong(orgIds) : new Set(orgIds);
   }
 
   /** Client roles are gated; internal staff keep working on a suspended org. */
   applies(role: PlatformRole): boolean {
-    return (CLIENT_ROLES as readonly PlatformRole[]).includes(role);
+    return isClientRole(role);
   }
 
   async isOpen(orgId: string): Promise<boolean> {
-    return !(await this.source([orgId])).has(orgId);
+    return !(await this.closedAmong([orgId])).has(orgId);
   }
 
   /**
@@ -39,7 +51,7 @@ export class OrgAccessGate {
     const named = requestedOrgId && principal.orgMemberships.some((m) => m.orgId === requestedOrgId) ? [requestedOrgId] : undefined;
     const orgIds = named ?? principal.orgMemberships.map((m) => m.orgId);
     if (orgIds.length === 0) return;
-    const closed = await this.source(orgIds);
+    const closed = await this.closedAmong(orgIds);
     if (orgIds.some((id) => closed.has(id))) throw new AppError('org_suspended', ORG_SUSPENDED_MESSAGE);
   }
 }

@@ -40,10 +40,3 @@ export interface PrincipalRecord {
   createdAt: Date;
   orgMemberships: PrincipalMembership[];
 }
-
-export interface PrincipalLoader {
-  load(userId: string): Promise<PrincipalRecord | null>;
-}
-
-/** DI token of the PrincipalLoader port. */
-export const PRINCIPAL_LOADER = Symbol('PRINCIPAL_LOADER');

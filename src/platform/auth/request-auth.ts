@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { securityEvent } from '../observability/security-log.js';
-import { PRINCIPAL_LOADER, type Principal, type PrincipalLoader } from './principal.js';
+import { definePort, Ports } from '../ports/ports.js';
+import type { Principal, PrincipalRecord } from './principal.js';
 import { TokenService } from './token.service.js';
 
 export type AuthOutcome = { principal: Principal } | { principal?: undefined; reason: 'missing' | 'invalid' | 'revoked' | 'inactive' };
@@ -21,8 +22,12 @@ export interface ImpersonationClaims {
   impersonatorId: string;
   targetUserId: string;
 }
-/** True while the impersonation session is open (not stopped, not expired, the impersonator still a SuperAdmin). */
-export type ImpersonationCheck = (claims: ImpersonationClaims) => Promise<boolean>;
+/** Provided by the module that keeps impersonation sessions (admin). */
+export interface ImpersonationCheck {
+  /** True while the impersonation session is open (not stopped, not expired, the impersonator still a SuperAdmin). */
+  isOpen(claims: ImpersonationClaims): Promise<boolean>;
+}
+export const IMPERSONATION_CHECK = definePort<ImpersonationCheck>('IMPERSONATION_CHECK');
 
 /** A server-side session as the authenticator needs it, for the `sid` of a token. */
 export interface SessionState {
@@ -31,8 +36,16 @@ export interface SessionState {
   endedAt: Date | null;
   endReason: string | null;
 }
-/** The session of a `sid`, or null when there is none; answered by the module that keeps sessions. */
-export type SessionLookup = (sessionId: string) => Promise<SessionState | null>;
+/** What a token's check reads: its user's current state (null when removed) and its session. */
+export interface CallerState {
+  user: PrincipalRecord | null;
+  session: SessionState | undefined;
+}
+/** Provided by the module that keeps sessions (auth): both read in one statement. */
+export interface CallerLookup {
+  caller(userId: string, sessionId: string): Promise<CallerState>;
+}
+export const CALLER_LOOKUP = definePort<CallerLookup>('CALLER_LOOKUP');
 
 export function bearerToken(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
@@ -44,28 +57,24 @@ export function bearerToken(header: string | string[] | undefined): string | und
 /**
  * Resolves the caller of a request once: the token verified, then the user's current row
  * (status and `passwordChangedAt`, compared at millisecond precision) and the token's server-side
- * session (not ended, not expired, the user's own), read side by side. Every refusal leaves a
+ * session (not ended, not expired, the user's own), read in one statement. Every refusal leaves a
  * `security.token_refused` (the token itself is bad) or `security.token_revoked` (a good token
  * whose session or user no longer allows it) line, never with the token in it.
  */
 @Injectable()
-export class RequestAuthenticator {
-  // Fails closed until the module that owns impersonation sessions answers.
-  private impersonationOpen: ImpersonationCheck = async () => false;
-  // Fails closed until the module that keeps sessions answers.
-  private sessionOf: SessionLookup = async () => null;
+export class RequestAuthenticator implements OnModuleInit {
+  private impersonations!: ImpersonationCheck;
+  private callers!: CallerLookup;
 
   constructor(
     private readonly tokens: TokenService,
-    @Inject(PRINCIPAL_LOADER) private readonly loader: PrincipalLoader,
+    private readonly ports: Ports,
   ) {}
 
-  setImpersonationCheck(check: ImpersonationCheck): void {
-    this.impersonationOpen = check;
-  }
-
-  setSessionLookup(lookup: SessionLookup): void {
-    this.sessionOf = lookup;
+  /** Without either port the app does not start: no token is ever checked without them. */
+  onModuleInit(): void {
+    this.impersonations = this.ports.one(IMPERSONATION_CHECK);
+    this.callers = this.ports.one(CALLER_LOOKUP);
   }
 
   resolve(request: FastifyRequest): Promise<AuthOutcome> {
@@ -85,7 +94,7 @@ export class RequestAuthenticator {
       return { reason: 'invalid' };
     }
     const claims = checked.claims;
-    const [user, session] = await Promise.all([this.loader.load(claims.sub), this.sessionOf(claims.sid)]);
+    const { user, session } = await this.callers.caller(claims.sub, claims.sid);
     const revoked = (reason: string, fields: Record<string, unknown> = {}, outcome: 'revoked' | 'invalid' | 'inactive' = 'revoked'): AuthOutcome => {
       securityEvent('token_revoked', { reason, userId: claims.sub, sessionId: claims.sid, ...fields });
       return { reason: outcome };
@@ -104,7 +113,7 @@ export class RequestAuthenticator {
       const open =
         claims.impersonationId !== undefined &&
         claims.impersonatorId !== undefined &&
-        (await this.impersonationOpen({ impersonationId: claims.impersonationId, impersonatorId: claims.impersonatorId, targetUserId: user.id }));
+        (await this.impersonations.isOpen({ impersonationId: claims.impersonationId, impersonatorId: claims.impersonatorId, targetUserId: user.id }));
       if (!open) return revoked('impersonation_closed', { impersonatorId: claims.impersonatorId, impersonationId: claims.impersonationId });
     }
     return {

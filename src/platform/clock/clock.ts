@@ -17,3 +17,13 @@ export class Clock {
     this.offsetMs += ms;
   }
 }
+
+/**
+ * The system clock, on purpose, where a time is compared with another clock than business time:
+ * a token's iat/exp (checked by the JWT library), a vendor's signed timestamp or token expiry, a
+ * lease, retry or recovery time, and row stamps the database also writes with its own now().
+ * Business time (expiries, trials, lifecycle stamps) is `Clock.now()`.
+ */
+export function systemNow(): Date {
+  return new Date();
+}

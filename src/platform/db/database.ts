@@ -15,6 +15,7 @@ export type Transaction = PgTransaction<PgQueryResultHKT, Record<string, never>,
 export type Db = Database | Transaction;
 
 /** Raw SQL runner, as pg-boss's `db.executeSql` wants it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg-boss's own signature: its rows are any
 export type ExecuteSql = (text: string, values?: unknown[]) => Promise<{ rows: any[] }>;
 
 export interface DatabaseHandle {

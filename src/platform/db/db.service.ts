@@ -49,11 +49,7 @@ export class DbService {
    * stand whatever becomes of the caller's transaction). The name is the statement's on every
    * connection: one name, one statement.
    */
-  prepared<Result, Values extends object>(
-    name: string,
-    build: (db: Db) => Preparable<Result>,
-    options: { root?: boolean } = {},
-  ): PreparedStatement<Result, Values> {
+  prepared<Result, Values extends object>(name: string, build: (db: Db) => Preparable<Result>, options: { root?: boolean } = {}): PreparedStatement<Result, Values> {
     let onRoot: ReturnType<Preparable<Result>['prepare']> | undefined;
     return (values) => {
       const placeholders = values as Record<string, unknown>;

@@ -19,8 +19,20 @@ export function containsPattern(q: string): string {
  */
 export function afterKeyset(order: 'desc' | 'asc', at: Column, id: Column, k: Keyset | undefined): SQL | undefined {
   if (!k) return undefined;
-  const bound = sql`coalesce((select ${at} from ${at.table} where ${id} = ${k.id}::uuid), ${k.at.toISOString()}::timestamptz)`;
-  return order === 'desc' ? sql`(${at}, ${id}) < (${bound}, ${k.id}::uuid)` : sql`(${at}, ${id}) > (${bound}, ${k.id}::uuid)`;
+  return keysetAfter(order, at, id, sql`coalesce((select ${at} from ${at.table} where ${id} = ${k.id}::uuid), ${k.at.toISOString()}::timestamptz)`, k.id);
+}
+
+/**
+ * The same condition on a computed sort key (an aggregate, in HAVING): no row holds it, so the bound
+ * is the cursor's own timestamp.
+ */
+export function afterComputedKeyset(order: 'desc' | 'asc', at: SQL, id: Column, k: Keyset | undefined): SQL | undefined {
+  if (!k) return undefined;
+  return keysetAfter(order, at, id, sql`${k.at.toISOString()}::timestamptz`, k.id);
+}
+
+function keysetAfter(order: 'desc' | 'asc', at: Column | SQL, id: Column, bound: SQL, afterId: string): SQL {
+  return order === 'desc' ? sql`(${at}, ${id}) < (${bound}, ${afterId}::uuid)` : sql`(${at}, ${id}) > (${bound}, ${afterId}::uuid)`;
 }
 
 /** Rows after the keyset in (timestamp desc, id desc) order: newest first. */

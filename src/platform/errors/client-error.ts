@@ -20,8 +20,12 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
   const body = JSON.stringify(errorBody(code, message));
   const status = ERROR_CODES[code].status;
   if (socket.writable) {
-    const security = Object.entries(BASE_SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${security}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const security = Object.entries(BASE_SECURITY_HEADERS)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${security}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }

@@ -6,17 +6,32 @@ import { zodFieldErrors } from '../errors/zod-details.js';
 
 export const ENDPOINT = 'http:endpoint';
 
-export interface EndpointSpec {
+/**
+ * A route that writes its own answer through `@Res()` (a file, an image, a text document, a
+ * stream): its media type, and for the document the schema of that body.
+ */
+export interface RawResponse {
+  raw: string;
+  schema?: z.ZodType;
+}
+
+/**
+ * What a route answers on success: a zod schema is its JSON body (the handler returns a value of
+ * that schema); `null` is no body at all (204); a `RawResponse` is a body the route writes itself.
+ * Every route says which, so none drops out of the typed and tested answer by forgetting it.
+ */
+export type EndpointResponse = z.ZodType | RawResponse | null;
+
+export interface EndpointSpec<R extends EndpointResponse = EndpointResponse> {
   summary: string;
   description?: string;
   tags?: string[];
   body?: z.ZodType;
+  /** The body's media type (default `application/json`): `multipart/form-data` for an upload, which the route reads itself. */
+  bodyType?: string;
   query?: z.ZodType;
   params?: z.ZodType;
-  /** The success body; omit for 204. */
-  response?: z.ZodType;
-  /** The success body's media type (default `application/json`). */
-  responseType?: string;
+  response: R;
   /** Success status (default 200; 201 for creates, 204 for no body). */
   status?: number;
   /** Documented error codes besides the defaults. */
@@ -25,14 +40,39 @@ export interface EndpointSpec {
   headers?: Record<string, string>;
 }
 
+/** A body the route writes itself may also be returned to Nest to send (text, bytes). */
+type RawBody = string | Uint8Array;
+
+/**
+ * What the handler of a route may return: the value its JSON body is written from (a value of the
+ * schema as the client reads it, since nothing converts it on the way), nothing for 204, a raw body.
+ */
+export type EndpointAnswer<R extends EndpointResponse> = R extends null ? void : R extends RawResponse ? void | RawBody : R extends z.ZodType ? z.output<R> : never;
+
+type EndpointHandler<R extends EndpointResponse> = (...args: never[]) => EndpointAnswer<R> | Promise<EndpointAnswer<R>>;
+
+/** A handler typed `any` (an untyped JSON.parse, a cast) would pass any schema: refused. */
+type NotAny<H> = H extends (...args: never[]) => infer A ? (0 extends 1 & Awaited<A> ? { 'returns any, which no response schema can check': never } : unknown) : unknown;
+
+export const isRawResponse = (response: EndpointResponse): response is RawResponse => response !== null && 'raw' in response;
+
 /**
  * Describes a route once: the zod schemas that validate it are the ones its OpenAPI entry is
- * generated from.
+ * generated from, and the handler it decorates must return what `response` says (a compile error
+ * otherwise).
  */
-export const Endpoint = (spec: EndpointSpec) => SetMetadata(ENDPOINT, spec);
+export function Endpoint<const R extends EndpointResponse>(spec: EndpointSpec<R>) {
+  const metadata = SetMetadata(ENDPOINT, spec);
+  return <H extends EndpointHandler<R>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H> & NotAny<H>): void => {
+    metadata(target, key, descriptor);
+  };
+}
+
+/** The `@Endpoint` of a handler, if it has one. */
+export const endpointOf = (handler: object): EndpointSpec | undefined => Reflect.getMetadata(ENDPOINT, handler) as EndpointSpec | undefined;
 
 function parsePart(ctx: ExecutionContext, part: 'body' | 'query' | 'params'): unknown {
-  const spec = Reflect.getMetadata(ENDPOINT, ctx.getHandler()) as EndpointSpec | undefined;
+  const spec = endpointOf(ctx.getHandler());
   const schema = spec?.[part];
   const request = ctx.switchToHttp().getRequest<Record<string, unknown>>();
   const value = request[part];

@@ -37,8 +37,7 @@ export function nestsDeeperThan(text: Uint8Array | string, max: number): boolean
   return false;
 }
 
-const tooDeep = () =>
-  new AppError('validation_failed', 'Invalid body', { details: [{ field: 'body', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }] });
+const tooDeep = () => new AppError('validation_failed', 'Invalid body', { details: [{ field: 'body', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }] });
 
 /**
  * The JSON body parser of every route (webhooks included, which keep their raw bytes for
@@ -52,6 +51,7 @@ export function depthLimitedJsonParser(fastify: FastifyInstance) {
       done(tooDeep());
       return;
     }
-    parse(request, body as unknown as string, done);
+    // Called with `done`, the parser answers through it (its promise type is for the other form).
+    void parse(request, body as unknown as string, done);
   };
 }

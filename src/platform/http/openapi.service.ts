@@ -5,14 +5,19 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ErrorBodySchema } from '../../contracts/errors.js';
-import { IS_PUBLIC, ORG_ROLES, PLATFORM_ROLES, type OrgRolesPolicy } from '../auth/auth.decorators.js';
-import { ENDPOINT, type EndpointSpec } from './endpoint.js';
+import { IS_PUBLIC, ORG_ROLES, PLATFORM_ROLES, VENDOR_WEBHOOK, type OrgRolesPolicy } from '../auth/auth.decorators.js';
+import { ENDPOINT, isRawResponse, type EndpointResponse, type EndpointSpec } from './endpoint.js';
+import { isProbe } from './probe.js';
 
 export interface DiscoveredRoute {
   method: string;
   /** Full path in OpenAPI form, e.g. `/api/orgs/{orgId}`. */
   path: string;
   isPublic: boolean;
+  /** Marked @Probe(): answered before the pipeline, so never throttled. */
+  probe: boolean;
+  /** Marked @VendorWebhook: a vendor's webhook, outside the per-IP throttle. */
+  vendorWebhook: boolean;
   platformRoles?: string[];
   orgRoles?: OrgRolesPolicy;
   spec?: EndpointSpec;
@@ -25,7 +30,13 @@ export interface DiscoveredRoute {
 const API_PREFIX = '/api';
 
 const join = (...parts: string[]) =>
-  ('/' + parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')).replace(/:(\w+)/g, '{$1}');
+  (
+    '/' +
+    parts
+      .map((p) => p.replace(/^\/+|\/+$/g, ''))
+      .filter(Boolean)
+      .join('/')
+  ).replace(/:(\w+)/g, '{$1}');
 
 const words = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean);
 const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
@@ -57,6 +68,12 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Backpressure (`backpressure`) with Retry-After',
 };
 
+function responseDoc(status: number, response: EndpointResponse): RouteConfig['responses'][number] {
+  if (response === null) return { description: status === 204 ? 'No content' : 'Success' };
+  const [type, schema] = isRawResponse(response) ? [response.raw, response.schema ?? z.string()] : ['application/json', response];
+  return { description: 'Success', content: { [type]: { schema } } };
+}
+
 /** Every route of the app, read from Nest's metadata; the OpenAPI document is generated from it. */
 @Injectable()
 export class RouteCatalog {
@@ -71,7 +88,7 @@ export class RouteCatalog {
     for (const wrapper of this.discovery.getControllers()) {
       const instance = wrapper.instance as object | undefined;
       if (!instance || !wrapper.metatype) continue;
-      const controllerPaths = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, wrapper.metatype) ?? '');
+      const controllerPaths = ([] as string[]).concat((Reflect.getMetadata(PATH_METADATA, wrapper.metatype) as string | string[] | undefined) ?? '');
       const proto = Object.getPrototypeOf(instance) as Record<string, (...args: unknown[]) => unknown>;
       for (const name of this.scanner.getAllMethodNames(proto)) {
         const handler = proto[name]!;
@@ -87,11 +104,13 @@ export class RouteCatalog {
               method,
               path: join(API_PREFIX, cp, rp),
               isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
+              probe: isProbe(handler),
+              vendorWebhook: this.reflector.getAllAndOverride<boolean>(VENDOR_WEBHOOK, targets) === true,
               platformRoles: this.reflector.getAllAndOverride<string[]>(PLATFORM_ROLES, targets),
               orgRoles: this.reflector.getAllAndOverride<OrgRolesPolicy>(ORG_ROLES, targets),
               spec,
               status,
-              controller: wrapper.name,
+              controller: wrapper.name as string,
               handler: name,
             });
           }
@@ -101,7 +120,7 @@ export class RouteCatalog {
     return out;
   }
 
-  openApiDocument(info: { title: string; version: string; serverUrl: string }): object {
+  openApiDocument(info: { title: string; version: string; serverUrl: string }) {
     const registry = new OpenAPIRegistry();
     registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     const errorSchema = ErrorBodySchema;
@@ -115,11 +134,9 @@ export class RouteCatalog {
       const spec = route.spec;
       const status = route.status;
       const responses: RouteConfig['responses'] = {
-        [status]: spec?.response
-          ? { description: 'Success', content: { [spec.responseType ?? 'application/json']: { schema: spec.response } } }
-          : { description: status === 204 ? 'No content' : 'Success' },
+        [status]: responseDoc(status, spec?.response ?? null),
       };
-      const errorCodes = new Set<number>([400, 429, ...(spec?.errors ?? [])]);
+      const errorCodes = new Set<number>([400, ...(route.probe ? [] : [429]), ...(spec?.errors ?? [])]);
       if (!route.isPublic) errorCodes.add(401);
       if (route.platformRoles || route.orgRoles) errorCodes.add(403);
       for (const code of errorCodes) {
@@ -133,9 +150,7 @@ export class RouteCatalog {
         .filter(Boolean)
         .join(' ');
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-      const params =
-        (spec?.params as z.ZodObject | undefined) ??
-        (pathParams.length ? z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) : undefined);
+      const params = (spec?.params as z.ZodObject | undefined) ?? (pathParams.length ? z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) : undefined);
       registry.registerPath({
         method: route.method as RouteConfig['method'],
         path: route.path,
@@ -147,7 +162,7 @@ export class RouteCatalog {
         request: {
           params,
           query: spec?.query as z.ZodObject | undefined,
-          body: spec?.body ? { content: { 'application/json': { schema: spec.body } } } : undefined,
+          body: spec?.body ? { content: { [spec.bodyType ?? 'application/json']: { schema: spec.body } } } : undefined,
           headers: spec?.headers ? z.object(Object.fromEntries(Object.entries(spec.headers).map(([h, d]) => [h, z.string().describe(d)]))) : undefined,
         },
         responses,

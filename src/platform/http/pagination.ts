@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PageOf } from '../../contracts/pages.js';
 import { AppError } from '../errors/app-error.js';
 
 /** `?limit=&cursor=` of API-MAP.md: limit 1..200 (default 50), an opaque cursor. */
@@ -30,18 +31,18 @@ export function decodeCursor(cursor: string | undefined): Keyset | undefined {
 }
 
 /** `{ items, nextCursor }` from a page fetched with limit + 1 rows. */
-export function pageOf<T, R>(rows: T[], limit: number, key: (row: T) => Keyset, map: (row: T) => R): { items: R[]; nextCursor: string | null } {
+export function pageOf<T, R>(rows: T[], limit: number, key: (row: T) => Keyset, map: (row: T) => R): PageOf<R> {
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return { items: page.map(map), nextCursor: more ? encodeCursor(key(page[page.length - 1]!)) : null };
 }
 
-export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+export { pageSchema } from '../../contracts/pages.js';
 
 /**
  * A list bounded by its parent (an org's grants, the 13 industries, a message's revisions): the
  * whole list as the one page of `{ items, nextCursor }`, so every list has the same shape.
  */
-export function onePage<T>(items: T[]): { items: T[]; nextCursor: string | null } {
+export function onePage<T>(items: T[]): PageOf<T> {
   return { items, nextCursor: null };
 }

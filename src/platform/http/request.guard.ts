@@ -9,9 +9,24 @@ import { RequestAuthenticator, type AuthOutcome } from '../auth/request-auth.js'
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
+import { requestScope } from '../tenancy/org-scope.js';
 import { RateLimitService, rateLimitError, rateLimitHeaders, type Limiter } from '../rate-limit/rate-limit.service.js';
 
 const ACTS_ON_EVERY_ORG: readonly PlatformRole[] = ORG_WIDE_ROLES;
+
+type HandlerRef = ReturnType<ExecutionContext['getHandler']>;
+type ControllerRef = ReturnType<ExecutionContext['getClass']>;
+
+/** What a route's decorators ask of the guard. */
+interface RoutePolicy {
+  controller: ControllerRef;
+  ownBearer: boolean;
+  vendorWebhook: boolean;
+  isPublic: boolean;
+  openWhileSuspended: boolean;
+  platformRoles?: PlatformRole[];
+  orgPolicy?: OrgRolesPolicy;
+}
 
 /**
  * The one global guard, in a fixed order: resolve the caller (if a token is sent), apply the
@@ -22,6 +37,7 @@ const ACTS_ON_EVERY_ORG: readonly PlatformRole[] = ORG_WIDE_ROLES;
 export class RequestGuard implements CanActivate {
   private readonly orgThrottle: Limiter;
   private readonly ipThrottle: Limiter;
+  private readonly policies = new WeakMap<HandlerRef, RoutePolicy>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -38,43 +54,63 @@ export class RequestGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
-    const targets = [context.getHandler(), context.getClass()];
+    const policy = this.policyOf(context.getHandler(), context.getClass());
 
     reply.header('x-request-id', request.id);
-    const ownBearer = this.reflector.getAllAndOverride<boolean>(OWN_BEARER, targets) === true;
-    const outcome: AuthOutcome = ownBearer ? { reason: 'missing' } : await this.authenticator.resolve(request);
-    if (this.reflector.getAllAndOverride<boolean>(VENDOR_WEBHOOK, targets) !== true) await this.throttle(request, reply, outcome.principal);
+    const outcome: AuthOutcome = policy.ownBearer ? { reason: 'missing' } : await this.authenticator.resolve(request);
+    if (!policy.vendorWebhook) await this.throttle(request, reply, outcome.principal);
 
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true;
-    if (isPublic) return true;
+    if (policy.isPublic) return true;
     const principal = outcome.principal;
     if (!principal) {
       const why = outcome.reason === 'missing' ? 'Authentication required' : outcome.reason === 'revoked' ? 'Session revoked, sign in again' : 'Invalid or expired token';
       throw AppError.unauthorized(why);
     }
 
-    const platformRoles = this.reflector.getAllAndOverride<PlatformRole[] | undefined>(PLATFORM_ROLES, targets);
-    if (platformRoles && !platformRoles.includes(principal.platformRole)) {
+    if (policy.platformRoles && !policy.platformRoles.includes(principal.platformRole)) {
       throw AppError.forbidden('Your role does not allow this');
     }
 
-    const orgPolicy = this.reflector.getAllAndOverride<OrgRolesPolicy | undefined>(ORG_ROLES, targets);
-    if (orgPolicy) this.checkOrgRoles(request, principal, orgPolicy);
+    if (policy.orgPolicy) this.checkOrgRoles(request, principal, policy.orgPolicy);
 
-    if (this.accessGate.applies(principal.platformRole) && this.reflector.getAllAndOverride<boolean>(OPEN_WHILE_SUSPENDED, targets) !== true) {
-      await this.accessGate.assertOpenFor(principal, requestOrgId(request, orgPolicy?.param));
+    if (this.accessGate.applies(principal.platformRole) && !policy.openWhileSuspended) {
+      await this.accessGate.assertOpenFor(principal, requestOrgId(request, policy.orgPolicy?.param));
     }
     return true;
+  }
+
+  /** The route's decorators, read once per handler (they never change at run time). */
+  private policyOf(handler: HandlerRef, controller: ControllerRef): RoutePolicy {
+    const known = this.policies.get(handler);
+    if (known?.controller === controller) return known;
+    const targets = [handler, controller];
+    const flag = (key: string) => this.reflector.getAllAndOverride<boolean>(key, targets) === true;
+    const policy: RoutePolicy = {
+      controller,
+      ownBearer: flag(OWN_BEARER),
+      vendorWebhook: flag(VENDOR_WEBHOOK),
+      isPublic: flag(IS_PUBLIC),
+      openWhileSuspended: flag(OPEN_WHILE_SUSPENDED),
+      platformRoles: this.reflector.getAllAndOverride<PlatformRole[] | undefined>(PLATFORM_ROLES, targets),
+      orgPolicy: this.reflector.getAllAndOverride<OrgRolesPolicy | undefined>(ORG_ROLES, targets),
+    };
+    // A handler inherited by two controllers keeps the first one's (the other reads it each time).
+    if (!known) this.policies.set(handler, policy);
+    return policy;
   }
 
   private checkOrgRoles(request: FastifyRequest, principal: Principal, policy: OrgRolesPolicy): void {
     const orgId = (request.params as Record<string, string | undefined>)[policy.param ?? 'orgId'];
     if (!orgId) throw AppError.notFound('Organization');
-    if (policy.platformRoles?.includes(principal.platformRole)) return;
+    if (policy.platformRoles?.includes(principal.platformRole)) {
+      request.orgScope = requestScope(orgId, 'org_wide_role');
+      return;
+    }
     const membership = principal.orgMemberships.find((m) => m.orgId === orgId);
     // Not a member at all: do not reveal that the org exists.
     if (!membership) throw AppError.notFound('Organization');
     if (!policy.roles.includes(membership.orgRole)) throw AppError.forbidden('Your organization role does not allow this');
+    request.orgScope = requestScope(orgId, 'membership');
   }
 
   /**
@@ -99,7 +135,7 @@ export class RequestGuard implements CanActivate {
     }
     const result = await limiter.consume(key);
     if (!result.allowed) throw rateLimitError(result, 'Rate limit exceeded');
-    for (const [name, value] of Object.entries(rateLimitHeaders(result))) reply.header(name, value);
+    void reply.headers(rateLimitHeaders(result));
   }
 }
 

@@ -44,7 +44,7 @@ function partHtml(part: MailPart): string {
   return `<a href="${escapeHtml(part.href)}">${escapeHtml(part.label ?? part.href)}</a>`;
 }
 
-const partsOf = (p: MailParagraph): readonly MailPart[] => (Array.isArray(p) ? p : [p as MailPart]);
+const partsOf = (p: MailParagraph): readonly MailPart[] => (Array.isArray(p) ? (p as readonly MailPart[]) : [p as MailPart]);
 
 /**
  * The one way a mail is written: a plain-text part and an HTML part from the same paragraphs,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
-import { Clock } from '../clock/clock.js';
+import { systemNow } from '../clock/clock.js';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
@@ -60,7 +60,6 @@ export class MailService implements OnModuleInit {
     private readonly dbService: DbService,
     private readonly queue: QueueService,
     private readonly scheduler: SchedulerService,
-    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     if (config.smtpUrl) this.transport = nodemailer.createTransport(config.smtpUrl);
@@ -90,9 +89,14 @@ export class MailService implements OnModuleInit {
         sensitive: message.sensitive ?? false,
       })
       .returning({ id: mailOutbox.id });
-    if (this.transport) {
-      this.dbService.afterCommit(() => this.queue.send('mail.deliver', { outboxId: row!.id }, { singletonKey: row!.id }));
+    if (!this.transport) return;
+    if (this.dbService.inTransaction && this.queue.started) {
+      // The job commits with its row (an outbox): mails written one transaction after another are
+      // delivered in that order, whichever worker wrote them (held mail released by several at once).
+      await this.queue.sendInTransaction('mail.deliver', { outboxId: row!.id }, { singletonKey: row!.id });
+      return;
     }
+    this.dbService.afterCommit(() => this.queue.send('mail.deliver', { outboxId: row!.id }, { singletonKey: row!.id }));
   }
 
   async list(filter: { to?: string; limit: number }): Promise<MailOutboxRow[]> {
@@ -143,9 +147,12 @@ export class MailService implements OnModuleInit {
     for (const { id } of stuck) await this.queue.send('mail.deliver', { outboxId: id }, { singletonKey: id });
   }
 
-  /** Erases the sensitive mails kept past SECRET_MAIL_RETENTION_MS (unsent: the outbox, or SMTP failing); answers how many. */
-  async eraseExpiredSecrets(): Promise<number> {
-    const now = this.clock.now();
+  /**
+   * Erases the sensitive mails kept past SECRET_MAIL_RETENTION_MS (unsent: the outbox, or SMTP
+   * failing); answers how many. The retention is measured on the system clock, as the database
+   * stamps created_at: business time moved forward (trials, expiries) erases nothing early.
+   */
+  async eraseExpiredSecrets(now: Date = systemNow()): Promise<number> {
     const rows = await this.dbService.db
       .update(mailOutbox)
       .set(erased(now))

@@ -29,7 +29,9 @@ export const mailOutbox = pgTable(
   (t) => [
     index('mail_outbox_to_idx').on(t.to, t.createdAt),
     index('mail_outbox_created_at_idx').on(t.createdAt),
-    index('mail_outbox_secrets_idx').on(t.createdAt).where(sql`${t.sensitive} and ${t.erasedAt} is null`),
+    index('mail_outbox_secrets_idx')
+      .on(t.createdAt)
+      .where(sql`${t.sensitive} and ${t.erasedAt} is null`),
   ],
 );
 export type MailOutboxRow = typeof mailOutbox.$inferSelect;

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Headers, Inject, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { OwnBearer, Public } from '../auth/auth.decorators.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -8,6 +8,7 @@ import { safeEqual, sha256Hex } from '../crypto/crypto.js';
 import { AppError } from '../errors/app-error.js';
 import { DbService } from '../db/db.service.js';
 import { Endpoint } from '../http/endpoint.js';
+import { Probe } from '../http/probe.js';
 import { QueueService } from '../queue/queue.service.js';
 import { Metrics } from './metrics.js';
 
@@ -17,7 +18,11 @@ const ReadySchema = z.object({
   checks: z.object({ database: z.boolean(), migrations: z.boolean(), queue: z.boolean() }),
 });
 
-/** Operational endpoints; each also answers at the root (`/health`, `/ready`, `/metrics`). */
+/**
+ * Operational endpoints; each also answers at the root (`/health`, `/ready`, `/metrics`). The two
+ * probes are served by fastify itself (`@Probe()`); the metrics go through the whole pipeline (their
+ * bearer in production, the throttle).
+ */
 @Controller()
 export class HealthController {
   constructor(
@@ -28,21 +33,28 @@ export class HealthController {
   ) {}
 
   @Get('health')
-  @Public()
-  @Endpoint({ summary: 'Liveness: the process answers', tags: ['operations'], response: HealthSchema, status: 200 })
+  @Probe()
+  @Endpoint({
+    summary: 'Liveness: the process answers',
+    description: 'A probe: answered before the request pipeline (no token read, not throttled, no request id).',
+    tags: ['operations'],
+    response: HealthSchema,
+    status: 200,
+  })
   health() {
     return { status: 'ok' as const };
   }
 
   @Get('ready')
-  @Public()
+  @Probe()
   @Endpoint({
     summary: 'Readiness: database reachable, migrations applied, job queue started (503 otherwise)',
+    description: 'A probe: answered before the request pipeline (no token read, not throttled, no request id); it reads the database each time.',
     tags: ['operations'],
     response: ReadySchema,
     errors: [503],
   })
-  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+  async ready(_request: FastifyRequest, reply: FastifyReply) {
     const checks = { database: await this.dbService.ping(), migrations: this.dbService.migrated, queue: this.queue.started };
     const ok = checks.database && checks.migrations && checks.queue;
     if (!ok) reply.status(503);
@@ -57,6 +69,7 @@ export class HealthController {
     summary: 'Prometheus metrics (text exposition format)',
     description: 'In production only with `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise), and not there at all (404) when METRICS_TOKEN is unset.',
     tags: ['operations'],
+    response: { raw: 'text/plain' },
     errors: [401],
   })
   async metricsText(@Res() reply: FastifyReply, @Headers('authorization') authorization?: string) {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { sql, type SQL } from 'drizzle-orm';
 import PgBoss from 'pg-boss';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
@@ -49,12 +50,67 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
     return this.boss!.send(name as string, data as object, toSendOptions(options));
   }
 
+  /**
+   * Enqueues on the open transaction (a transactional outbox): the job exists if and only if the
+   * transaction commits. Outside a transaction it is a plain send.
+   */
+  async sendInTransaction<K extends JobName>(name: K, data: JobMap[K], options: JobOptions = {}): Promise<string | null> {
+    await this.ready;
+    return this.boss!.send(name as string, data as object, { ...toSendOptions(options), ...this.onOpenTransaction() });
+  }
+
+  /**
+   * Completes an active job on the open transaction, so that the job's completion commits with the
+   * handler's writes or not at all. False when the job is no longer active (another worker took it).
+   */
+  async completeInTransaction(name: JobName, id: string): Promise<boolean> {
+    await this.ready;
+    // pg-boss answers how many jobs it completed, though its types say nothing.
+    const complete = this.boss!.complete.bind(this.boss) as unknown as (name: string, id: string, data: null, options: object) => Promise<{ affected: number }>;
+    return (await complete(name as string, id, null, this.onOpenTransaction())).affected === 1;
+  }
+
+  /**
+   * Takes a job still waiting for its first delivery, as a worker's fetch would (`created` ->
+   * `active`), on the open transaction when there is one; false when a worker has it already. The
+   * process that wrote a job uses it to run the job at once after its commit, the queue staying the
+   * path of every retry (an active job whose runner dies expires and is retried, as a worker's).
+   */
+  async claim(name: JobName, id: string): Promise<boolean> {
+    await this.ready;
+    const claimed = await this.dbService.db.execute(
+      sql`update pgboss.job set state = 'active', started_on = now() where name = ${name} and id = ${id}::uuid and state = 'created' and start_after <= now() returning id`,
+    );
+    return rowsOf(claimed).length === 1;
+  }
+
+  /** Completes a job taken with `claim` (outside a transaction). */
+  async complete(name: JobName, id: string): Promise<void> {
+    await this.ready;
+    await this.boss!.complete(name as string, id);
+  }
+
+  /** Fails a job taken with `claim`: pg-boss retries it by its retry policy. */
+  async fail(name: JobName, id: string, err: unknown): Promise<void> {
+    await this.ready;
+    await this.boss!.fail(name as string, id, { message: err instanceof Error ? err.message : String(err) });
+  }
+
+  private onOpenTransaction(): { db?: PgBoss.Db } {
+    if (!this.dbService.inTransaction) return {};
+    const db = this.dbService.db;
+    return { db: { executeSql: async (text, values) => ({ rows: rowsOf(await db.execute(positional(text, values))) }) } };
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     const handle = this.dbService.handle;
+    // A connection per worker, and two for sends and maintenance: a worker still waiting for a
+    // connection when the pool closes never reports stopped, and the process cannot exit.
+    const poolSize = this.registrations.length + 2;
     const options: PgBoss.ConstructorOptions =
       handle.kind === 'pglite'
         ? { db: { executeSql: (text, values) => handle.executeSql(text, values) }, schema: 'pgboss' }
-        : { connectionString: this.config.databaseUrl, max: 4, schema: 'pgboss', application_name: 'cos-queue' };
+        : { connectionString: this.config.databaseUrl, max: poolSize, schema: 'pgboss', application_name: 'cos-queue' };
     const boss = new PgBoss({ ...options, supervise: true, schedule: false, migrate: true });
     boss.on('error', (err) => logger.error({ err }, 'job queue error'));
     await boss.start();
@@ -74,19 +130,15 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
       }
     });
     for (const reg of this.registrations) {
-      await boss.work(
-        reg.name as string,
-        { batchSize: reg.options.batchSize ?? 1, pollingIntervalSeconds: reg.options.pollingIntervalSeconds ?? 1, includeMetadata: true },
-        async (jobs) => {
-          const run = (job: (typeof jobs)[number]) => reg.handler(job.data as JobMap[JobName], { id: job.id, retryCount: job.retryCount, final: job.retryCount >= job.retryLimit });
-          if (!reg.options.parallel) {
-            for (const job of jobs) await run(job);
-            return;
-          }
-          const failed = (await Promise.allSettled(jobs.map(run))).find((r): r is PromiseRejectedResult => r.status === 'rejected');
-          if (failed) throw failed.reason;
-        },
-      );
+      await boss.work(reg.name as string, { batchSize: reg.options.batchSize ?? 1, pollingIntervalSeconds: reg.options.pollingIntervalSeconds ?? 1, includeMetadata: true }, async (jobs) => {
+        const run = (job: (typeof jobs)[number]) => reg.handler(job.data as JobMap[JobName], { id: job.id, retryCount: job.retryCount, final: job.retryCount >= job.retryLimit });
+        if (!reg.options.parallel) {
+          for (const job of jobs) await run(job);
+          return;
+        }
+        const failed = (await Promise.allSettled(jobs.map(run))).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) throw failed.reason;
+      });
     }
     this.started = true;
     this.markReady();
@@ -110,4 +162,17 @@ function toSendOptions(o: JobOptions): PgBoss.SendOptions {
   };
   // pg-boss validates every key present, so unset ones must be absent rather than undefined.
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as PgBoss.SendOptions;
+}
+
+/** pg-boss's `$1`-numbered SQL as a drizzle query, each number bound to its value (never spliced). */
+function positional(text: string, values: unknown[] = []): SQL {
+  const parts = text.split(/\$(\d+)/);
+  return sql.join(
+    parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql.param(values[Number(part) - 1]))),
+    sql.raw(''),
+  );
+}
+
+function rowsOf(result: unknown): unknown[] {
+  return Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
 }

@@ -31,6 +31,7 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
   private tickTimer?: NodeJS.Timeout;
   private leaseValidUntil = 0;
   private stopped = false;
+  private standingBy = false;
 
   constructor(
     private readonly dbService: DbService,
@@ -41,11 +42,17 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
     this.tasks.push({ name, intervalMs, run, running: false });
   }
 
+  /** Before the app starts: this instance never takes the lease, so it runs no periodic work. */
+  standBy(): void {
+    this.standingBy = true;
+  }
+
   get isLeader(): boolean {
     return Date.now() < this.leaseValidUntil;
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    if (this.standingBy) return;
     await this.renewLease();
     this.leaseTimer = setInterval(() => void this.renewLease(), LEASE_RENEW_MS);
     this.tickTimer = setInterval(() => void this.tick(), TICK_MS);

@@ -6,7 +6,6 @@ import type { AppConfig } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { REDIS_CLIENT } from '../redis/redis.js';
 
-
 export interface LimitDefinition {
   /** Stable name; part of the store key. */
   name: string;
@@ -27,24 +26,73 @@ export interface Reservation extends LimitResult {
   refund(): Promise<void>;
 }
 
-/** One limiter: a fixed window of `points` per `durationS`, shared by every instance through Redis when configured. */
+/** A consume waiting for the next round trip of its key. */
+interface Waiter {
+  points: number;
+  resolve(result: LimitResult): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * One limiter: a fixed window of `points` per `durationS`, shared by every instance through Redis
+ * when configured.
+ *
+ * One round trip per key at a time: the consumes of a key that arrive while its round trip is in
+ * flight go together in the next one (one increment by their sum). The store still counts every
+ * point, in order: each consume is answered from its own place in the window (the count before
+ * the batch plus the points ahead of it), so a batch answers exactly what one consume after
+ * another would have. A hot key (an org's many users, one busy caller) costs a fraction of a
+ * round trip per request instead of one each.
+ */
 export class Limiter {
+  private readonly queued = new Map<string, Waiter[]>();
+  private readonly inFlight = new Set<string>();
+
   constructor(
     readonly definition: LimitDefinition,
     private readonly impl: RateLimiterAbstract,
   ) {}
 
-  async consume(key: string, points = 1): Promise<LimitResult> {
-    const { points: limit } = this.definition;
-    try {
-      const res = await this.impl.consume(key, points);
-      return { allowed: true, limit, remaining: res.remainingPoints, resetAtMs: Date.now() + res.msBeforeNext };
-    } catch (rej) {
-      if (rej instanceof RateLimiterRes) {
-        return { allowed: false, limit, remaining: 0, resetAtMs: Date.now() + rej.msBeforeNext };
+  consume(key: string, points = 1): Promise<LimitResult> {
+    return new Promise((resolve, reject) => {
+      const waiting = this.queued.get(key);
+      if (waiting) waiting.push({ points, resolve, reject });
+      else this.queued.set(key, [{ points, resolve, reject }]);
+      if (!this.inFlight.has(key)) this.send(key);
+    });
+  }
+
+  /** Sends the consumes queued for `key` as one increment; the next batch goes when it is answered. */
+  private send(key: string): void {
+    const batch = this.queued.get(key);
+    if (!batch) return;
+    this.queued.delete(key);
+    this.inFlight.add(key);
+    let total = 0;
+    for (const w of batch) total += w.points;
+    const settle = (consumedAfter: number, msBeforeNext: number) => {
+      const { points: limit } = this.definition;
+      const resetAtMs = Date.now() + msBeforeNext;
+      let used = consumedAfter - total;
+      for (const w of batch) {
+        used += w.points;
+        w.resolve(used <= limit ? { allowed: true, limit, remaining: Math.max(0, limit - used), resetAtMs } : { allowed: false, limit, remaining: 0, resetAtMs });
       }
-      throw rej;
-    }
+    };
+    this.impl
+      .consume(key, total)
+      .then(
+        (res) => settle(res.consumedPoints, res.msBeforeNext),
+        (rej: unknown) => {
+          // A refusal past the limit counts the batch too; any other refusal (a block) refuses it all.
+          if (rej instanceof RateLimiterRes) settle(rej.consumedPoints > this.definition.points ? rej.consumedPoints : Number.POSITIVE_INFINITY, rej.msBeforeNext);
+          else for (const w of batch) w.reject(rej);
+        },
+      )
+      .finally(() => {
+        this.inFlight.delete(key);
+        this.send(key);
+      });
   }
 
   /**

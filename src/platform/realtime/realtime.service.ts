@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
@@ -14,6 +14,7 @@ import {
   conversationRoom,
   expertsOrgRoom,
   orgRoom,
+  orgThreadRooms,
   sessionRoom,
   userRoom,
   type ClientToServerEvents,
@@ -22,8 +23,9 @@ import {
   type ServerEventPayload,
   type ServerToClientEvents,
   type SocketRefusal,
+  type ThreadScope,
 } from '../../contracts/realtime.js';
-import { CLIENT_ROLES, type PlatformRole } from '../../contracts/roles.js';
+import { isClientRole, type PlatformRole } from '../../contracts/roles.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AccessEvents, type AccessChange } from '../auth/access-events.js';
 import type { Principal } from '../auth/principal.js';
@@ -31,6 +33,7 @@ import { RequestAuthenticator, bearerToken } from '../auth/request-auth.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
 import { logger } from '../observability/logger.js';
+import { definePort, Ports } from '../ports/ports.js';
 import { securityEvent } from '../observability/security-log.js';
 import { RateLimitService, type Limiter } from '../rate-limit/rate-limit.service.js';
 import { REDIS_CLIENT } from '../redis/redis.js';
@@ -41,7 +44,15 @@ interface SocketData {
 /** What the instances of one deployment tell each other (through the Redis adapter). */
 interface InterServerEvents {
   access_change: (change: AccessChange) => void;
+  /** One event in its two views (toAudiences): one publish, each instance delivers both views to its own sockets. */
+  audiences: (push: AudiencePush) => void;
   count_user_sockets: (userId: string, ack: (count: number) => void) => void;
+}
+interface AudiencePush {
+  rooms: string[];
+  event: ServerEventName;
+  staff: unknown;
+  client: unknown;
 }
 type NotificationsNamespace = Namespace<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
@@ -49,21 +60,26 @@ type Handshake = AppSocket['handshake'];
 
 /**
  * Rooms a non-client socket joins besides its memberships' org rooms (AM assignments, Expert
- * grants); asked again whenever the user's reach changes.
+ * grants: the org's rooms for an org-wide grant, the Specialist's part of them for a scoped one);
+ * asked again whenever the user's reach changes. Each module that gives reach provides one.
  */
-export type RoomSource = (principal: Principal) => Promise<string[]>;
-/** The org of a conversation the caller may follow, or null; filled by the conversations module. */
-export type ConversationAccessCheck = (principal: Principal, conversationId: string) => Promise<string | null>;
+export interface RoomSource {
+  roomsFor(principal: Principal): Promise<string[]>;
+}
+export const ROOM_SOURCE = definePort<RoomSource>('ROOM_SOURCE');
+
+/** Who may join a conversation room (join_conversation): provided by the conversations module. */
+export interface ConversationAccessCheck {
+  /** The org of a conversation the caller may follow, or null. */
+  followableOrg(principal: Principal, conversationId: string): Promise<string | null>;
+}
+export const CONVERSATION_ACCESS = definePort<ConversationAccessCheck>('CONVERSATION_ACCESS');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EXPERT_ROOM_ROLES: readonly PlatformRole[] = ['expert', 'superadmin'];
 const CONVERSATION_ROOM_PREFIX = conversationRoom('');
 /** How long a handshake waits for the other instances' socket counts before counting its own alone. */
 const CLUSTER_ANSWER_MS = 2000;
-
-export function isClientRole(role: PlatformRole): boolean {
-  return (CLIENT_ROLES as readonly PlatformRole[]).includes(role);
-}
 
 class SocketRefused extends Error {
   constructor(
@@ -82,14 +98,14 @@ class SocketRefused extends Error {
  * access change to the sockets of every instance.
  */
 @Injectable()
-export class RealtimeService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private io?: Server;
   private closing = false;
   private ns?: NotificationsNamespace;
   private pub?: Redis;
   private sub?: Redis;
-  private readonly roomSources: RoomSource[] = [];
-  private conversationAccess: ConversationAccessCheck = async () => null;
+  private roomSources: RoomSource[] = [];
+  private conversationAccess!: ConversationAccessCheck;
   private readonly ipThrottle: Limiter;
   /** The token each local socket signed in with: kept here, never in `socket.data` (which other instances may fetch). */
   private readonly tokens = new WeakMap<AppSocket, string>();
@@ -103,6 +119,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly adapterHost: HttpAdapterHost,
     private readonly authenticator: RequestAuthenticator,
     private readonly audit: AuditService,
+    private readonly ports: Ports,
     accessEvents: AccessEvents,
     rateLimits: RateLimitService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -112,14 +129,10 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     accessEvents.on((change) => this.follow(change));
   }
 
-  /** Modules that give a user reach over an org (assignments, grants) add its rooms here at init. */
-  addRoomSource(source: RoomSource): void {
-    this.roomSources.push(source);
-  }
-
-  /** The conversations module decides who may join a conversation room. Until then, nobody. */
-  setConversationAccess(check: ConversationAccessCheck): void {
-    this.conversationAccess = check;
+  /** Sockets are served only once these are known: without the conversation access the app does not start. */
+  onModuleInit(): void {
+    this.conversationAccess = this.ports.one(CONVERSATION_ACCESS);
+    this.roomSources = this.ports.all(ROOM_SOURCE);
   }
 
   onApplicationBootstrap(): void {
@@ -149,6 +162,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     ns.on('connection', (socket) => this.onConnection(socket));
     // From the other instances: an access change committed there, a count of this user's sockets here.
     ns.on('access_change', (change) => void this.applyHere(change));
+    ns.on('audiences', (push) => this.deliverHere(push));
     ns.on('count_user_sockets', (userId, ack) => {
       if (typeof ack === 'function') ack(this.localSocketCount(userId));
     });
@@ -171,7 +185,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     this.io = undefined;
     if (io) {
       io.disconnectSockets(true);
-      await new Promise<void>((resolve) => io.close(() => resolve()));
+      await new Promise<void>((resolve) => void io.close(() => resolve()));
     }
     // The publisher stays open: jobs still finishing (the queue stops alongside) emit events
     // that other instances' sockets must get. disconnectRedis() closes it at the very end.
@@ -204,16 +218,18 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     return this.emit(userRoom(userId), event, payload);
   }
 
+  /** To the org room only: its org-wide staff. An event about a thread goes to orgThreadRooms instead. */
   toOrg<E extends ServerEventName>(orgId: string, event: E, payload: ServerEventPayload<E>): boolean {
     return this.emit(orgRoom(orgId), event, payload);
   }
 
   /**
-   * An org's Expert-queue event: to the Experts whose grants cover the org and the superadmins
-   * (never to `experts` as a whole), and to the org room's staff; never to client sockets.
+   * An Expert-queue event about one thread: to the Experts whose grants cover its org or its
+   * Specialist and the superadmins (never to `experts` as a whole), and to the org room's staff;
+   * never to client sockets.
    */
-  toQueue<E extends ServerEventName>(orgId: string, event: E, payload: ServerEventPayload<E>): boolean {
-    return this.emit([expertsOrgRoom(orgId), EXPERTS_ALL_ORGS_ROOM, orgRoom(orgId)], event, payload, AUDIENCE_CLIENT_ROOM);
+  toQueue<E extends ServerEventName>(thread: ThreadScope, event: E, payload: ServerEventPayload<E>): boolean {
+    return this.emit([expertsOrgRoom(thread.orgId), EXPERTS_ALL_ORGS_ROOM, ...orgThreadRooms(thread)], event, payload, AUDIENCE_CLIENT_ROOM);
   }
 
   toConversation<E extends ServerEventName>(conversationId: string, event: E, payload: ServerEventPayload<E>): boolean {
@@ -225,9 +241,26 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
    * null) to their client-role sockets. Client roles never see internal notes or Expert identities.
    */
   toAudiences<E extends ServerEventName>(rooms: string[], event: E, views: { staff: ServerEventPayload<E>; client: ServerEventPayload<E> | null }): boolean {
-    const staff = this.emit(rooms, event, views.staff, AUDIENCE_CLIENT_ROOM);
-    const client = views.client === null || this.emit(rooms, event, views.client, AUDIENCE_STAFF_ROOM);
-    return staff && client;
+    if (!this.ns) return false;
+    const push: AudiencePush = { rooms, event, staff: views.staff, client: views.client };
+    try {
+      // One publish for both views (the adapter would publish each emit, one per view): the other
+      // instances deliver it to their sockets as this one does to its own.
+      if (this.redis) this.ns.serverSideEmit('audiences', push);
+      this.deliverHere(push);
+      return true;
+    } catch (err) {
+      logger.warn({ err, event }, 'realtime push failed');
+      return false;
+    }
+  }
+
+  /** Both views of an audience push to this instance's sockets in its rooms. */
+  private deliverHere({ rooms, event, staff, client }: AudiencePush): void {
+    const local = this.ns?.local as unknown as { to(rooms: string[]): { except(room: string): { emit(e: string, p: unknown): boolean } } } | undefined;
+    if (!local) return;
+    local.to(rooms).except(AUDIENCE_CLIENT_ROOM).emit(event, staff);
+    if (client !== null) local.to(rooms).except(AUDIENCE_STAFF_ROOM).emit(event, client);
   }
 
   /**
@@ -270,7 +303,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     if (principal.sessionId) rooms.push(sessionRoom(principal.sessionId));
     if (!isClientRole(principal.platformRole)) {
       for (const m of principal.orgMemberships) rooms.push(orgRoom(m.orgId));
-      for (const source of this.roomSources) rooms.push(...(await source(principal)));
+      for (const source of this.roomSources) rooms.push(...(await source.roomsFor(principal)));
     }
     if (EXPERT_ROOM_ROLES.includes(principal.platformRole)) rooms.push(EXPERTS_ROOM);
     if (principal.platformRole === 'superadmin') rooms.push(EXPERTS_ALL_ORGS_ROOM);
@@ -307,7 +340,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     let orgId: string | null = null;
     if (principal && valid) {
       socket.data.principal = principal;
-      orgId = await this.conversationAccess(principal, conversationId);
+      orgId = await this.conversationAccess.followableOrg(principal, conversationId);
       if (orgId) {
         await socket.join(conversationRoom(conversationId));
         answer = { ok: true };
@@ -387,7 +420,7 @@ export class RealtimeService implements OnApplicationBootstrap, BeforeApplicatio
     const leave: string[] = [];
     for (const room of socket.rooms) {
       if (room === socket.id || wanted.has(room)) continue;
-      if (room.startsWith(CONVERSATION_ROOM_PREFIX) && (await this.conversationAccess(principal, room.slice(CONVERSATION_ROOM_PREFIX.length)))) continue;
+      if (room.startsWith(CONVERSATION_ROOM_PREFIX) && (await this.conversationAccess.followableOrg(principal, room.slice(CONVERSATION_ROOM_PREFIX.length)))) continue;
       leave.push(room);
     }
     for (const room of leave) await socket.leave(room);

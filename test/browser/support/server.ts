@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const READY_TIMEOUT_MS = 60_000;
+// A loaded machine (several test files booting servers at once) can take more than a minute.
+const READY_TIMEOUT_MS = 100_000;
 const STOP_TIMEOUT_MS = 10_000;
 const OUTPUT_KEPT_CHARS = 20_000;
 

@@ -33,9 +33,13 @@ export function browserSessions(
   });
 
   afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.stop();
+    try {
+      for (const context of contexts) await context.close();
+      // Throws when a page broke the Content-Security-Policy: the server is stopped all the same.
+      await browser?.close();
+    } finally {
+      await server?.stop();
+    }
     expect(pageErrors, 'uncaught errors in the page').toEqual([]);
   });
 

@@ -1,6 +1,6 @@
+import type { PageOf } from '@contracts';
 import { Button, Group } from '@mantine/core';
 import { useInfiniteQuery, type QueryKey } from '@tanstack/react-query';
-import type { PageOf } from './admin.api';
 
 /** A `{ items, nextCursor }` list read page by page, with its items flattened. */
 export function useCursorList<T>(queryKey: QueryKey, fetchPage: (cursor: string | undefined, signal: AbortSignal) => Promise<PageOf<T>>, options: { enabled?: boolean } = {}) {

@@ -23,6 +23,8 @@ type Query = Record<string, string | number | undefined>;
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
+  /** A multipart body (an upload): sent as is, the browser sets its Content-Type and boundary. */
+  form?: FormData;
   query?: Query;
   signal?: AbortSignal;
   /** Extra request headers (`Idempotency-Key`, an `Accept` other than JSON). */
@@ -53,7 +55,7 @@ async function readErrorBody(response: Response): Promise<ErrorBody> {
 export async function apiResponse(path: string, options: RequestOptions = {}): Promise<Response> {
   const token = tokenStore.get();
   const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.body !== undefined && !options.form) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
 
   let response: Response;
@@ -61,7 +63,7 @@ export async function apiResponse(path: string, options: RequestOptions = {}): P
     response = await fetch(buildUrl(path, options.query), {
       method: options.method ?? 'GET',
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       signal: options.signal,
     });
   } catch (cause) {
@@ -77,7 +79,8 @@ export async function apiResponse(path: string, options: RequestOptions = {}): P
   if (!response.ok) {
     const body = await readErrorBody(response);
     // A refused token (expired, revoked) ends the session; the route guards then send the user to /login.
-    if (response.status === 401 && token) tokenStore.clear();
+    // Unless a newer token replaced it meanwhile (a password change answers one).
+    if (response.status === 401 && token && tokenStore.get() === token) tokenStore.clear();
     throw new ApiError(body);
   }
   return response;

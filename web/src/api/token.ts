@@ -16,7 +16,7 @@ function notify(): void {
 }
 
 export const tokenStore = {
-  get(): string | null {
+  get(this: void): string | null {
     return localStorage.getItem(STORAGE_KEY);
   },
   set(token: string): void {
@@ -28,7 +28,7 @@ export const tokenStore = {
     localStorage.removeItem(STORAGE_KEY);
     notify();
   },
-  subscribe(listener: Listener): () => void {
+  subscribe(this: void, listener: Listener): () => void {
     listeners.add(listener);
     // Another tab signing in or out changes the session here too.
     const onStorage = (event: StorageEvent): void => {

@@ -1,64 +1,154 @@
 import type { PlatformRole } from '@contracts';
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { lazy, Suspense, type ComponentType } from 'react';
+import { createBrowserRouter, type PatchRoutesOnNavigationFunction, type RouteObject } from 'react-router';
+import { tokenStore } from '../api/token';
 import { CLIENT_ROLES, OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
-import { LandingRedirect, RequireRole } from '../auth/SessionGate';
-import { AppLayout } from '../layout/AppLayout';
-import { ChatPage } from '../pages/client/ChatPage';
-import { InboxPage } from '../pages/client/InboxPage';
-import { clientSettingsRoute } from '../pages/client/settings/routes';
-import { DevMailPage } from '../pages/dev/DevMailPage';
+import { LandingRedirect, RequireRole, SessionLoading } from '../auth/SessionGate';
 import { ErrorPage } from '../pages/ErrorPage';
-import { AcceptInvitationPage } from '../pages/invitations/AcceptInvitationPage';
 import { LoginPage } from '../pages/login/LoginPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
-import { OnboardingPage } from '../pages/onboarding/OnboardingPage';
-import { opsAdminRoutes } from '../pages/ops/admin/routes';
-import { opsBillingRoutes } from '../pages/ops/billing/routes';
-import { opsChannelRoutes } from '../pages/ops/channels/routes';
-import { opsClientRoutes } from '../pages/ops/routes';
-import { ResetPasswordPage } from '../pages/reset-password/ResetPasswordPage';
-import { QueuePage } from '../pages/workspace/QueuePage';
-import { QueueThreadPage } from '../pages/workspace/QueueThreadPage';
 import { legacyRedirects } from './legacy-redirects';
 
-/** A signed-in area: its pages share the app shell and are open to `roles` only. */
-function area(path: string, roles: readonly PlatformRole[], children: RouteObject[]): RouteObject {
+/*
+ * Code splitting: the sign-in page is in the first download; every other page comes with its own
+ * chunk when it is first opened. A signed-in area's pages (and its shell) load together, the first
+ * time a path of the area is visited (react-router's route discovery patches them in).
+ */
+
+/** A route of one page module, loaded when the route is first matched. */
+function page<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): Pick<RouteObject, 'lazy'> {
+  return { lazy: async () => ({ Component: pick(await load()) }) };
+}
+
+const AppLayout = lazy(() => import('../layout/AppLayout').then((module) => ({ default: module.AppLayout })));
+
+interface Area {
+  id: string;
+  roles: readonly PlatformRole[];
+  /** The area's pages (relative paths under `/<id>`), imported on the first visit. */
+  routes: () => Promise<RouteObject[]>;
+}
+
+const AREAS: readonly Area[] = [
+  {
+    id: 'ops',
+    roles: OPS_ROLES,
+    routes: async () => {
+      const [clients, channels, admin, billing] = await Promise.all([
+        import('../pages/ops/routes'),
+        import('../pages/ops/channels/routes'),
+        import('../pages/ops/admin/routes'),
+        import('../pages/ops/billing/routes'),
+      ]);
+      return [...clients.opsClientRoutes, ...channels.opsChannelRoutes, ...admin.opsAdminRoutes, ...billing.opsBillingRoutes];
+    },
+  },
+  {
+    id: 'workspace',
+    roles: WORKSPACE_ROLES,
+    routes: async () => (await import('../pages/workspace/routes')).workspaceRoutes,
+  },
+  {
+    id: 'client',
+    roles: CLIENT_ROLES,
+    routes: async () => {
+      const [{ ChatPage }, { InboxPage }, { clientSettingsRoute }] = await Promise.all([
+        import('../pages/client/ChatPage'),
+        import('../pages/client/InboxPage'),
+        import('../pages/client/settings/routes'),
+      ]);
+      return [{ path: 'chat', element: <ChatPage /> }, { path: 'inbox', element: <InboxPage /> }, clientSettingsRoute];
+    },
+  },
+];
+
+/**
+ * A signed-in area: its pages share the app shell and are open to `roles` only. Until its pages
+ * are loaded it knows `/<id>` itself (the landing) and a not-found page for any other path.
+ */
+function areaRoute(area: Area): RouteObject {
   return {
-    path,
+    id: area.id,
+    path: `/${area.id}`,
     element: (
-      <RequireRole roles={roles}>
-        <AppLayout />
+      <RequireRole roles={area.roles}>
+        <Suspense fallback={<SessionLoading />}>
+          <AppLayout />
+        </Suspense>
       </RequireRole>
     ),
-    children,
+    children: [
+      { index: true, element: <LandingRedirect /> },
+      { path: '*', element: <NotFoundPage /> },
+    ],
   };
 }
 
-export const router = createBrowserRouter([
-  {
-    errorElement: <ErrorPage />,
-    children: [
-      { path: '/', element: <LandingRedirect /> },
-      { path: '/login', element: <LoginPage /> },
-      { path: '/dev/mail', element: <DevMailPage /> },
-      { path: '/reset-password', element: <ResetPasswordPage /> },
-      { path: '/onboarding/start', element: <OnboardingPage /> },
-      // The preserved entry for OTP, password and profile (spec 4.1): the same flow.
-      { path: '/accept-invite', element: <OnboardingPage /> },
-      // The link of a member invitation mail: the signed-in invited user accepts it.
-      { path: '/invitations/accept', element: <AcceptInvitationPage /> },
-      area('/ops', OPS_ROLES, [...opsClientRoutes, ...opsChannelRoutes, ...opsAdminRoutes, ...opsBillingRoutes]),
-      area('/workspace', WORKSPACE_ROLES, [
-        { path: 'queue', element: <QueuePage /> },
-        { path: 'queue/:conversationId', element: <QueueThreadPage /> },
-      ]),
-      area('/client', CLIENT_ROLES, [
-        { path: 'chat', element: <ChatPage /> },
-        { path: 'inbox', element: <InboxPage /> },
-        clientSettingsRoute,
-      ]),
-      ...legacyRedirects,
-      { path: '*', element: <NotFoundPage /> },
-    ],
-  },
-]);
+const loadedAreas = new Set<string>();
+
+/**
+ * Adds an area's pages to the router the first time one of its paths is visited by someone signed
+ * in (a signed-out visitor is sent to /login without downloading them).
+ */
+export const discoverAreaRoutes: PatchRoutesOnNavigationFunction = async ({ path, patch, signal }) => {
+  const area = AREAS.find((candidate) => path === `/${candidate.id}` || path.startsWith(`/${candidate.id}/`));
+  if (!area || loadedAreas.has(area.id) || tokenStore.get() === null) return;
+  const routes = await area.routes();
+  // An interrupted navigation's patch is dropped by the router: the next navigation patches them.
+  if (signal.aborted || loadedAreas.has(area.id)) return;
+  patch(area.id, routes);
+  loadedAreas.add(area.id);
+};
+
+export const router = createBrowserRouter(
+  [
+    {
+      errorElement: <ErrorPage />,
+      children: [
+        { path: '/', element: <LandingRedirect /> },
+        { path: '/login', element: <LoginPage /> },
+        {
+          path: '/dev/mail',
+          ...page(
+            () => import('../pages/dev/DevMailPage'),
+            (m) => m.DevMailPage,
+          ),
+        },
+        {
+          path: '/reset-password',
+          ...page(
+            () => import('../pages/reset-password/ResetPasswordPage'),
+            (m) => m.ResetPasswordPage,
+          ),
+        },
+        {
+          path: '/onboarding/start',
+          ...page(
+            () => import('../pages/onboarding/OnboardingPage'),
+            (m) => m.OnboardingPage,
+          ),
+        },
+        // The preserved entry for OTP, password and profile (spec 4.1): the same flow.
+        {
+          path: '/accept-invite',
+          ...page(
+            () => import('../pages/onboarding/OnboardingPage'),
+            (m) => m.OnboardingPage,
+          ),
+        },
+        // The link of a member invitation mail: the signed-in invited user accepts it.
+        {
+          path: '/invitations/accept',
+          ...page(
+            () => import('../pages/invitations/AcceptInvitationPage'),
+            (m) => m.AcceptInvitationPage,
+          ),
+        },
+        ...AREAS.map(areaRoute),
+        ...legacyRedirects,
+        { path: '*', element: <NotFoundPage /> },
+      ],
+    },
+  ],
+  { patchRoutesOnNavigation: discoverAreaRoutes },
+);

@@ -1,11 +1,12 @@
 import { Alert, Button, Center, Group, Loader } from '@mantine/core';
 import type { MeResponse, PlatformRole } from '@contracts';
 import type { ReactNode } from 'react';
-import { Navigate } from 'react-router';
+import { Navigate, useLocation } from 'react-router';
+import { loginPathFor } from './next-path';
 import { CurrentUserContext } from './current-user';
 import { useSession, useSignOut } from './session';
 
-function SessionLoading() {
+export function SessionLoading() {
   return (
     <Center h="100vh">
       <Loader aria-label="Loading session" />
@@ -30,12 +31,13 @@ function SessionError({ error, retry }: { error: Error; retry: () => void }) {
   );
 }
 
-/** Renders `children(user)` once the session is known; signed-out visitors go to /login. */
+/** Renders `children(user)` once the session is known; signed-out visitors go to /login, and come back after it. */
 function WithSession({ children }: { children: (user: MeResponse) => ReactNode }) {
   const session = useSession();
+  const location = useLocation();
   switch (session.status) {
     case 'signed-out':
-      return <Navigate to="/login" replace />;
+      return <Navigate to={loginPathFor(location)} replace />;
     case 'loading':
       return <SessionLoading />;
     case 'error':
@@ -49,13 +51,7 @@ function WithSession({ children }: { children: (user: MeResponse) => ReactNode }
 export function RequireRole({ roles, children }: { roles: readonly PlatformRole[]; children: ReactNode }) {
   return (
     <WithSession>
-      {(user) =>
-        roles.includes(user.platformRole) ? (
-          <CurrentUserContext.Provider value={user}>{children}</CurrentUserContext.Provider>
-        ) : (
-          <Navigate to={user.landing} replace />
-        )
-      }
+      {(user) => (roles.includes(user.platformRole) ? <CurrentUserContext.Provider value={user}>{children}</CurrentUserContext.Provider> : <Navigate to={user.landing} replace />)}
     </WithSession>
   );
 }

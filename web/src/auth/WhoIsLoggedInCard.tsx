@@ -4,9 +4,7 @@ import { roleLabel } from './roles';
 
 export function WhoIsLoggedInCard() {
   const user = useCurrentUser();
-  const organizations = user.orgMemberships
-    .map((membership) => `${membership.orgName ?? membership.orgSlug ?? membership.orgId} (${membership.orgRole})`)
-    .join(', ');
+  const organizations = user.orgMemberships.map((membership) => `${membership.orgName ?? membership.orgSlug ?? membership.orgId} (${membership.orgRole})`).join(', ');
 
   return (
     <Card withBorder maw={560} data-testid="who-is-logged-in" aria-labelledby="who-is-logged-in-title">
@@ -32,7 +30,13 @@ export function WhoIsLoggedInCard() {
           </Table.Tr>
           <Table.Tr>
             <Table.Th>Organizations</Table.Th>
-            <Table.Td>{organizations || <Text c="dimmed" size="sm">none</Text>}</Table.Td>
+            <Table.Td>
+              {organizations || (
+                <Text c="dimmed" size="sm">
+                  none
+                </Text>
+              )}
+            </Table.Td>
           </Table.Tr>
         </Table.Tbody>
       </Table>

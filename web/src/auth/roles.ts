@@ -1,10 +1,12 @@
-import { CLIENT_ROLES, type PlatformRole } from '@contracts';
+import { CLIENT_ROLES, isClientRole, type PlatformRole } from '@contracts';
 
 /** Who may open each area of the web app (spec 5.4); everyone else is sent to their own landing. */
 export const OPS_ROLES = ['superadmin', 'account_manager', 'ai_operator'] as const satisfies readonly PlatformRole[];
 /** The attention list is the Expert's landing; AMs and SuperAdmins may open it too (spec 4.4). */
 export const WORKSPACE_ROLES = ['expert', 'account_manager', 'superadmin'] as const satisfies readonly PlatformRole[];
-export { CLIENT_ROLES };
+export { CLIENT_ROLES, isClientRole };
+/** Roles whose only area is the workspace (Experts): their profile and notifications live there too. */
+export const WORKSPACE_ONLY_ROLES: readonly PlatformRole[] = WORKSPACE_ROLES.filter((role) => !(OPS_ROLES as readonly PlatformRole[]).includes(role));
 
 const ROLE_LABELS: Record<PlatformRole, string> = {
   superadmin: 'SuperAdmin',

@@ -1,16 +1,13 @@
 import type { MeResponse } from '@contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useSyncExternalStore } from 'react';
-import { useNavigate } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import { ApiError } from '../api/client';
 import { tokenStore } from '../api/token';
 import { authApi } from './auth.api';
+import { nextPathOf } from './next-path';
 
-export type Session =
-  | { status: 'signed-out' }
-  | { status: 'loading' }
-  | { status: 'error'; error: Error; retry: () => void }
-  | { status: 'signed-in'; user: MeResponse };
+export type Session = { status: 'signed-out' } | { status: 'loading' } | { status: 'error'; error: Error; retry: () => void } | { status: 'signed-in'; user: MeResponse };
 
 // The token is part of the key, so a new sign-in never reads the previous user's answer.
 const meQueryKey = (token: string | null) => ['auth', 'me', token] as const;
@@ -37,10 +34,14 @@ export function useSession(): Session {
   return { status: 'loading' };
 }
 
-/** Stores a freshly issued token, loads `/auth/me` and goes to the user's landing page. */
+/**
+ * Stores a freshly issued token, loads `/auth/me` and goes to the page the sign-in was asked for
+ * (`/login?next=`, a path of this site only), else to the user's landing page.
+ */
 export function useSignIn(): (token: string) => Promise<void> {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const { search } = useLocation();
   return useCallback(
     async (token: string) => {
       tokenStore.set(token);
@@ -48,9 +49,9 @@ export function useSignIn(): (token: string) => Promise<void> {
         queryKey: meQueryKey(token),
         queryFn: ({ signal }) => authApi.me(signal),
       });
-      await navigate(user.landing, { replace: true });
+      await navigate(nextPathOf(search) ?? user.landing, { replace: true });
     },
-    [queryClient, navigate],
+    [queryClient, navigate, search],
   );
 }
 

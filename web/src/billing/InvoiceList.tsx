@@ -2,7 +2,7 @@ import { Accordion, Badge, Group, Table, Text } from '@mantine/core';
 import type { InvoiceDto } from '@contracts';
 import type { ReactNode } from 'react';
 import { formatDate } from '../ops/format';
-import { INVOICE_STATUS_LABELS, PAYMENT_STATE_LABELS, formatCents } from './billing.api';
+import { INVOICE_STATUS_LABELS, PAYMENT_STATE_LABELS, formatCents, formatPeriod } from './billing.api';
 
 export function PaymentStateBadge({ state }: { state: keyof typeof PAYMENT_STATE_LABELS }) {
   const s = PAYMENT_STATE_LABELS[state];
@@ -13,52 +13,72 @@ export function PaymentStateBadge({ state }: { state: keyof typeof PAYMENT_STATE
   );
 }
 
+/** How a rate period's source reads: staff see the precise term, clients plain words. */
+const SOURCE_WORDS = {
+  staff: { override: 'override', specialist: 'catalog' },
+  client: { override: 'agreed rate', specialist: 'standard rate' },
+} as const;
+
+export type InvoiceAudience = keyof typeof SOURCE_WORDS;
+
 /** One invoice's lines: one per Specialist instance, with its rate periods when the rate changed. */
-function InvoiceLines({ invoice }: { invoice: InvoiceDto }) {
+function InvoiceLines({ invoice, audience }: { invoice: InvoiceDto; audience: InvoiceAudience }) {
   return (
-    <Table striped withTableBorder fz="sm" aria-label={`Lines of ${invoice.period}`}>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Specialist</Table.Th>
-          <Table.Th>Days</Table.Th>
-          <Table.Th>Rate periods</Table.Th>
-          <Table.Th ta="right">Amount</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {invoice.lines.map((line) => (
-          <Table.Tr key={line.assignmentId} data-testid="invoice-line">
-            <Table.Td>{line.description}</Table.Td>
-            <Table.Td>
-              {line.daysActive} / {line.daysInMonth}
-            </Table.Td>
-            <Table.Td>
-              {line.periods.map((p) => (
-                <Text key={p.from} size="xs">
-                  {formatDate(p.from)} to {formatDate(p.to)}: {p.days} days at {formatCents(p.monthlyRateCents, line.currency)} / month ({p.source === 'override' ? 'override' : 'catalog'}) = {formatCents(p.amountCents, line.currency)}
-                </Text>
-              ))}
-            </Table.Td>
-            <Table.Td ta="right">{formatCents(line.amountCents, line.currency)}</Table.Td>
+    <Table.ScrollContainer minWidth={560} type="native" tabIndex={0}>
+      <Table striped withTableBorder fz="sm" aria-label={`Lines of ${formatPeriod(invoice.period)} in ${invoice.currency}`}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Specialist</Table.Th>
+            <Table.Th>Days</Table.Th>
+            <Table.Th>Rate periods</Table.Th>
+            <Table.Th ta="right">Amount</Table.Th>
           </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+        </Table.Thead>
+        <Table.Tbody>
+          {invoice.lines.map((line) => (
+            <Table.Tr key={line.assignmentId} data-testid="invoice-line">
+              <Table.Td>{line.description}</Table.Td>
+              <Table.Td>
+                {line.daysActive} / {line.daysInMonth}
+              </Table.Td>
+              <Table.Td>
+                {line.periods.map((p) => (
+                  <Text key={p.from} size="xs">
+                    {formatDate(p.from)} to {formatDate(p.to)}: {p.days} days at {formatCents(p.monthlyRateCents, line.currency)} / month ({SOURCE_WORDS[audience][p.source]}) ={' '}
+                    {formatCents(p.amountCents, line.currency)}
+                  </Text>
+                ))}
+              </Table.Td>
+              <Table.Td ta="right">{formatCents(line.amountCents, line.currency)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
   );
 }
 
-/** Invoices newest first, each opening to its lines; `actions` renders per-invoice controls (ops). */
-export function InvoiceList({ invoices, actions }: { invoices: InvoiceDto[]; actions?: (invoice: InvoiceDto) => ReactNode }) {
+/**
+ * Invoices newest first (one per month and currency), each opening to its lines; `actions` renders
+ * per-invoice controls (ops). The header wraps on a narrow screen; the lines scroll inside.
+ */
+export function InvoiceList({ invoices, actions, audience = 'staff' }: { invoices: InvoiceDto[]; actions?: (invoice: InvoiceDto) => ReactNode; audience?: InvoiceAudience }) {
   if (invoices.length === 0) return <Text c="dimmed">No invoices yet.</Text>;
   return (
     <Accordion variant="separated" multiple data-testid="invoice-list">
       {invoices.map((invoice) => {
         const status = INVOICE_STATUS_LABELS[invoice.status];
+        const key = invoice.id ?? `upcoming-${invoice.period}-${invoice.currency}`;
         return (
-          <Accordion.Item key={invoice.id ?? `upcoming-${invoice.period}`} value={invoice.id ?? `upcoming-${invoice.period}`} data-testid="invoice">
+          <Accordion.Item key={key} value={key} data-testid="invoice">
             <Accordion.Control>
-              <Group justify="space-between" wrap="nowrap" pr="md">
-                <Text fw={600}>{invoice.period}</Text>
+              <Group justify="space-between" wrap="wrap" gap="xs" pr="md">
+                <Text fw={600} data-testid="invoice-month">
+                  {formatPeriod(invoice.period)}
+                </Text>
+                <Badge color="gray" variant="outline" data-testid="invoice-currency">
+                  {invoice.currency}
+                </Badge>
                 <Badge color={status.color} variant="light">
                   {status.label}
                 </Badge>
@@ -76,7 +96,7 @@ export function InvoiceList({ invoices, actions }: { invoices: InvoiceDto[]; act
                   Payment failed: {invoice.failureReason}
                 </Text>
               )}
-              <InvoiceLines invoice={invoice} />
+              <InvoiceLines invoice={invoice} audience={audience} />
               {actions && <Group mt="sm">{actions(invoice)}</Group>}
             </Accordion.Panel>
           </Accordion.Item>

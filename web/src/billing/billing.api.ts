@@ -1,11 +1,14 @@
 import type {
+  CheckoutUrl,
   CostRangeQuery,
   ExpertLeverage,
   ExpertWorkload,
   InvoiceDto,
-  OpsBillingOrg,
+  OpsBillingOrgList,
   OrgBillingDto,
   OrgCosts,
+  PageOf,
+  PaymentRecorded,
   PlatformCosts,
   RecordPaymentInput,
   RecordPaymentMethodInput,
@@ -19,13 +22,13 @@ const org = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}`;
 export const billingApi = {
   settings: (orgId: string, signal?: AbortSignal) => apiFetch<OrgBillingDto>(`${org(orgId)}/billing`, { signal }),
   updateEmail: (orgId: string, body: UpdateOrgBillingInput) => apiFetch<OrgBillingDto>(`${org(orgId)}/billing`, { method: 'PATCH', body }),
-  invoices: (orgId: string, signal?: AbortSignal) => apiFetch<{ items: InvoiceDto[]; nextCursor: string | null }>(`${org(orgId)}/invoices`, { signal }),
-  checkoutUrl: (orgId: string) => apiFetch<{ url: string; provider: string; mode: 'setup' }>('/client/billing/checkout-url', { query: { orgId } }),
+  invoices: (orgId: string, signal?: AbortSignal) => apiFetch<PageOf<InvoiceDto>>(`${org(orgId)}/invoices`, { signal }),
+  checkoutUrl: (orgId: string) => apiFetch<CheckoutUrl>('/client/billing/checkout-url', { query: { orgId } }),
   recordPaymentMethod: (orgId: string, body: RecordPaymentMethodInput) => apiFetch<OrgBillingDto>(`${org(orgId)}/billing/payment-method`, { method: 'POST', body }),
-  opsOrgs: (signal?: AbortSignal) => apiFetch<{ items: OpsBillingOrg[] }>('/ops/billing/orgs', { signal }),
+  opsOrgs: (signal?: AbortSignal) => apiFetch<OpsBillingOrgList>('/ops/billing/orgs', { signal }),
   opsOrg: (orgId: string, range: CostRangeQuery, signal?: AbortSignal) => apiFetch<OrgCosts>(`/ops/billing/orgs/${encodeURIComponent(orgId)}`, { query: range, signal }),
   platformCosts: (range: CostRangeQuery, signal?: AbortSignal) => apiFetch<PlatformCosts>('/ops/billing/costs', { query: range, signal }),
-  recordPayment: (invoiceId: string, body: RecordPaymentInput) => apiFetch<{ ok: boolean; duplicate: boolean }>(`/ops/billing/invoices/${encodeURIComponent(invoiceId)}/payments`, { method: 'POST', body }),
+  recordPayment: (invoiceId: string, body: RecordPaymentInput) => apiFetch<PaymentRecorded>(`/ops/billing/invoices/${encodeURIComponent(invoiceId)}/payments`, { method: 'POST', body }),
   workload: (range: CostRangeQuery, signal?: AbortSignal) => apiFetch<ExpertWorkload>('/ops/analytics/expert-workload', { query: range, signal }),
   leverage: (signal?: AbortSignal) => apiFetch<ExpertLeverage>('/ops/analytics/expert-leverage', { signal }),
 };
@@ -45,6 +48,13 @@ export const billingKeys = {
 export function formatUsd(micro: number): string {
   const usd = micro / 1_000_000;
   return new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd !== 0 && Math.abs(usd) < 1 ? 4 : 2 }).format(usd);
+}
+
+/** A billing month `2025-05` as people read it: "May 2025". */
+export function formatPeriod(period: string): string {
+  const match = /^(\d{4})-(\d{2})$/.exec(period);
+  if (!match) return period;
+  return new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1)).toLocaleDateString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
 /** Cents in a currency: "$1,234.56". */

@@ -3,6 +3,7 @@ import { AreaChart, BarChart, DonutChart } from '@mantine/charts';
 import { Card, SegmentedControl, Stack, Text } from '@mantine/core';
 import type { CostSlice } from '@contracts';
 import type { ReactNode } from 'react';
+import { useUrlParams } from '../ops/url-state';
 import { formatUsd } from './billing.api';
 
 const COLORS = ['indigo.6', 'teal.6', 'orange.6', 'grape.6', 'cyan.6', 'red.6', 'lime.6', 'pink.6'];
@@ -46,7 +47,9 @@ export function CostBars({ slices }: { slices: CostSlice[] }) {
 /** Cost slices as a donut (by purpose). */
 export function CostDonut({ slices }: { slices: CostSlice[] }) {
   if (slices.length === 0) return <Text c="dimmed">No LLM cost in this range.</Text>;
-  return <DonutChart data={slices.map((s, i) => ({ name: s.label, value: s.costMicroUsd / 1_000_000, color: COLORS[i % COLORS.length]! }))} withLabelsLine withLabels withTooltip valueFormatter={usd} />;
+  return (
+    <DonutChart data={slices.map((s, i) => ({ name: s.label, value: s.costMicroUsd / 1_000_000, color: COLORS[i % COLORS.length]! }))} withLabelsLine withLabels withTooltip valueFormatter={usd} />
+  );
 }
 
 /** Message usage per hour or day: client messages and replies stacked. */
@@ -83,4 +86,14 @@ export function rangeOf(days: string): { from: string; to: string } {
 
 export function RangePicker({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   return <SegmentedControl aria-label="Range" data={RANGES} value={value} onChange={onChange} size="xs" />;
+}
+
+const DEFAULT_DAYS = '30';
+
+/** The range of a page's panels, in the address (`?days=7`); the default (30 days) leaves it out. */
+export function useRangeParam(): [days: string, setDays: (days: string) => void] {
+  const [param, setParams] = useUrlParams<'days'>();
+  const raw = param('days');
+  const days = RANGES.some((r) => r.value === raw) ? raw! : DEFAULT_DAYS;
+  return [days, (next) => setParams({ days: next === DEFAULT_DAYS ? null : next })];
 }

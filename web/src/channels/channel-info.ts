@@ -45,8 +45,20 @@ const INFO: Record<ChannelName, Omit<ChannelInfo, 'channel'>> = {
       "Text and WhatsApp messages, to the service's numbers or to your own account's numbers. On the service's numbers, only the sender numbers listed here reach your Specialist; on your own account, the list (when set) filters the senders.",
     fields: {
       config: [
-        { key: 'whitelist', label: 'Sender numbers', description: 'E.164 numbers, such as +4915112345678, or whatsapp:+4915112345678 for WhatsApp senders. Press Enter after each.', required: false, kind: 'numbers' },
-        { key: 'numbers', label: 'Your own numbers', description: "Only with your own account: the account's numbers (or whatsapp: senders) that receive the messages. Leave empty to use the service's numbers.", required: false, kind: 'numbers' },
+        {
+          key: 'whitelist',
+          label: 'Sender numbers',
+          description: 'E.164 numbers, such as +4915112345678, or whatsapp:+4915112345678 for WhatsApp senders. Press Enter after each.',
+          required: false,
+          kind: 'numbers',
+        },
+        {
+          key: 'numbers',
+          label: 'Your own numbers',
+          description: "Only with your own account: the account's numbers (or whatsapp: senders) that receive the messages. Leave empty to use the service's numbers.",
+          required: false,
+          kind: 'numbers',
+        },
       ],
       secrets: [
         { key: 'accountSid', label: 'Account SID', description: 'Only with your own account: its Account SID (AC...).', required: false },
@@ -56,11 +68,11 @@ const INFO: Record<ChannelName, Omit<ChannelInfo, 'channel'>> = {
   },
   'messaging-b': {
     label: 'Messaging B',
-    description: 'A messenger bot. Its webhook secret routes the updates to your organization; the bot token sends the replies.',
+    description: 'A messenger bot. The secret token you give the bot tells us its messages are yours; the bot token sends the replies.',
     fields: {
       config: [{ key: 'botUsername', label: 'Bot username', description: 'Without the @, to recognise mentions of the bot in groups.', required: false, kind: 'text' }],
       secrets: [
-        { key: 'webhookSecret', label: 'Webhook secret', description: 'The secret token you set on the webhook (at least 32 characters); each update carries it.', required: true },
+        { key: 'webhookSecret', label: 'Secret token', description: "The secret token you set for the bot's messages (at least 32 characters); every message of the bot carries it.", required: true },
         { key: 'botToken', label: 'Bot token', description: 'Used to send the replies.', required: true },
       ],
     },
@@ -115,8 +127,35 @@ export const PROOF_HINTS: Record<ChannelName, string> = {
   'enterprise-chat': 'Send the code to the bot from your tenant, in a personal chat or a message that mentions it.',
 };
 
+/** How a channel's replies are getting out (the health's `delivery`). */
+export const DELIVERY_LABELS: Record<'ok' | 'retrying' | 'failing', { label: string; color: string }> = {
+  ok: { label: 'Delivering', color: 'teal' },
+  retrying: { label: 'Retrying', color: 'yellow' },
+  failing: { label: 'Failing: replies not delivered', color: 'red' },
+};
+
 export const BREAKER_LABELS: Record<'closed' | 'open' | 'half_open', { label: string; color: string }> = {
   closed: { label: 'Closed', color: 'teal' },
   half_open: { label: 'Half open', color: 'yellow' },
   open: { label: 'Open', color: 'red' },
 };
+
+/** Who reads a channel page: staff keep the precise terms, a client reads plain words. */
+export type ChannelAudience = 'client' | 'staff';
+
+/**
+ * How the replies of a channel are getting out, in a client's words: the delivery state and the
+ * outbound circuit breaker as one status ("Delivery paused, retrying" while the breaker is open).
+ */
+export function clientDeliveryLabel(health: { delivery: 'ok' | 'retrying' | 'failing'; breaker: 'closed' | 'open' | 'half_open' }): { label: string; color: string } {
+  if (health.delivery === 'failing') return { label: 'Replies not delivered', color: 'red' };
+  if (health.breaker === 'open') return { label: 'Delivery paused, retrying', color: 'orange' };
+  if (health.breaker === 'half_open') return { label: 'Delivery resuming', color: 'yellow' };
+  if (health.delivery === 'retrying') return { label: 'Retrying', color: 'yellow' };
+  return { label: 'Delivering', color: 'teal' };
+}
+
+/** A stored secret by its label ("Bot token"), never its key. */
+export function secretLabel(fields: IntegrationFields, key: string): string {
+  return fields.secrets.find((f) => f.key === key)?.label ?? key;
+}

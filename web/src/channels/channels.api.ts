@@ -1,26 +1,12 @@
-import type {
-  ChannelHealthSchema,
-  CreateIntegrationInput,
-  InboundEventDtoSchema,
-  IntegrationDto,
-  UpdateIntegrationInput,
-  WebhookUrlsSchema,
-} from '@contracts';
+import type { ChannelHealthSchema, ClientSpecialist, CreateIntegrationInput, InboundEventDtoSchema, IntegrationDto, PageOf, UpdateIntegrationInput, WebhookUrlsSchema } from '@contracts';
 import type { z } from 'zod';
 import { apiFetch, fetchItems } from '../api/client';
-import type { PageOf } from '../ops/types';
+
+export type { ClientSpecialist };
 
 export type ChannelHealth = z.infer<typeof ChannelHealthSchema>;
 export type WebhookUrls = z.infer<typeof WebhookUrlsSchema>;
 export type InboundEventDto = z.infer<typeof InboundEventDtoSchema>;
-
-/** `GET /client/specialists`: the fields the email channel shows (the server keeps the schema). */
-export interface ClientSpecialist {
-  assignmentId: string;
-  name: string;
-  email_alias: string;
-  isPrimary: boolean;
-}
 
 const org = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}`;
 const integration = (orgId: string, id: string) => `${org(orgId)}/integrations/${encodeURIComponent(id)}`;
@@ -36,8 +22,7 @@ export const channelsApi = {
   status: (orgId: string, signal?: AbortSignal) => fetchItems<ChannelHealth>(`${org(orgId)}/channels/status`, { signal }),
   webhookUrls: (orgId: string, signal?: AbortSignal) => apiFetch<WebhookUrls>(`${org(orgId)}/channels/webhook-urls`, { signal }),
   specialists: (orgId: string, signal?: AbortSignal) => fetchItems<ClientSpecialist>('/client/specialists', { query: { orgId }, signal }),
-  quarantine: (query: { orgId?: string; limit: number; cursor?: string }, signal?: AbortSignal) =>
-    apiFetch<PageOf<InboundEventDto>>('/ops/channels/quarantine', { query, signal }),
+  quarantine: (query: { orgId?: string; limit: number; cursor?: string }, signal?: AbortSignal) => apiFetch<PageOf<InboundEventDto>>('/ops/channels/quarantine', { query, signal }),
 };
 
 /** Everything of one org lives under `channelKeys.org(id)`, so one invalidation refreshes it all. */

@@ -1,8 +1,9 @@
-import { Badge, Button, Center, Group, Paper, ScrollArea, Stack, Text } from '@mantine/core';
+import { Avatar, Badge, Button, Center, Divider, Group, Paper, ScrollArea, Stack, Text } from '@mantine/core';
 import type { MessageDto } from '@contracts';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { formatDateTime } from '../ops/format';
 import { Attachments } from './Attachments';
+import { dayLabel, exactTime, relativeTime, useNow } from './time';
 
 export type BubbleSide = 'start' | 'end' | 'center';
 export type BubbleTone = 'plain' | 'own' | 'internal' | 'system';
@@ -30,13 +31,49 @@ interface BubbleProps {
   footer?: ReactNode;
   /** data-* attributes of the bubble. */
   data: Record<`data-${string}`, string | boolean | undefined>;
+  /** Who wrote it, as a picture: beside the bubble, on its side. */
+  avatar?: ReactNode;
+}
+
+/** A person's or Specialist's picture: the image when there is one, the initials of the name otherwise. */
+export function PersonAvatar({ name, src, size = 32 }: { name: string; src?: string | null; size?: number }) {
+  return <Avatar src={src ?? null} alt="" name={name} color="initials" size={size} aria-hidden="true" data-testid="avatar" data-name={name} data-image={Boolean(src)} />;
+}
+
+/** A time as "5 min. ago", with the exact time on hover. */
+export function RelativeTime({ iso, size = 'xs' }: { iso: string; size?: 'xs' | 'sm' }) {
+  const now = useNow();
+  return (
+    <Text component="time" size={size} c="dimmed" dateTime={iso} title={exactTime(iso)} data-testid="relative-time" style={{ whiteSpace: 'nowrap' }}>
+      {relativeTime(iso, now)}
+    </Text>
+  );
+}
+
+/** The line between the messages of two days: "Today", "Yesterday", a date. */
+export function DaySeparator({ iso }: { iso: string }) {
+  const now = useNow();
+  return (
+    <Divider
+      my={4}
+      labelPosition="center"
+      label={
+        <Text component="span" size="xs" c="dimmed" fw={500}>
+          {dayLabel(iso, now)}
+        </Text>
+      }
+      role="separator"
+      data-testid="day-separator"
+    />
+  );
 }
 
 /** One entry of a thread: who, when, what. */
-export function Bubble({ side, tone, author, badges, time, content, attachments, footer, data }: BubbleProps) {
+export function Bubble({ side, tone, author, badges, time, content, attachments, footer, data, avatar }: BubbleProps) {
   return (
-    <Group justify={JUSTIFY[side]} wrap="nowrap">
-      <Paper withBorder p="sm" radius="md" maw={side === 'center' ? '90%' : '80%'} bg={TONE_BACKGROUNDS[tone]} {...data}>
+    <Group justify={JUSTIFY[side]} wrap="nowrap" align="flex-end" gap="xs">
+      {side === 'start' && avatar}
+      <Paper withBorder p="sm" radius="md" maw={side === 'center' ? '90%' : '80%'} miw={0} bg={TONE_BACKGROUNDS[tone]} {...data}>
         <Group gap="xs" justify="space-between" wrap="wrap" mb={4}>
           <Group gap="xs" wrap="wrap">
             <Text size="xs" fw={600} data-testid="message-author">
@@ -44,11 +81,7 @@ export function Bubble({ side, tone, author, badges, time, content, attachments,
             </Text>
             {badges}
           </Group>
-          {time && (
-            <Text size="xs" c="dimmed">
-              {formatDateTime(time)}
-            </Text>
-          )}
+          {time && <RelativeTime iso={time} />}
         </Group>
         <Text size="sm" fs={tone === 'system' ? 'italic' : undefined} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid="message-content">
           {content}
@@ -56,37 +89,42 @@ export function Bubble({ side, tone, author, badges, time, content, attachments,
         {attachments}
         {footer}
       </Paper>
+      {side === 'end' && avatar}
     </Group>
   );
 }
 
-/** The bubble of a stored message, with its id, role and flags as data attributes; a corrected one says so. */
+type StoredParts = Pick<BubbleProps, 'badges' | 'time' | 'content' | 'attachments' | 'data'>;
+
+/** What a bubble shows of a stored message: its id, role and flags as data attributes; a corrected one says so. */
+export function storedMessageParts(message: MessageDto, badges?: ReactNode): StoredParts {
+  return {
+    badges: (
+      <>
+        {badges}
+        {message.correctedAt && (
+          <Badge size="xs" variant="light" color="gray" title={`Corrected ${formatDateTime(message.correctedAt)}`} data-testid="message-corrected">
+            corrected
+          </Badge>
+        )}
+      </>
+    ),
+    time: message.createdAt,
+    content: message.content,
+    attachments: <Attachments attachments={message.attachments} />,
+    data: {
+      'data-testid': 'message',
+      'data-id': message.id,
+      'data-role': message.role,
+      'data-internal': message.is_internal,
+      'data-corrected': message.correctedAt !== null,
+    },
+  };
+}
+
+/** The bubble of a stored message. */
 export function MessageBubble({ message, badges, ...props }: Omit<BubbleProps, 'content' | 'time' | 'data' | 'attachments'> & { message: MessageDto }) {
-  return (
-    <Bubble
-      {...props}
-      badges={
-        <>
-          {badges}
-          {message.correctedAt && (
-            <Badge size="xs" variant="light" color="gray" title={`Corrected ${formatDateTime(message.correctedAt)}`} data-testid="message-corrected">
-              corrected
-            </Badge>
-          )}
-        </>
-      }
-      time={message.createdAt}
-      content={message.content}
-      attachments={<Attachments attachments={message.attachments} />}
-      data={{
-        'data-testid': 'message',
-        'data-id': message.id,
-        'data-role': message.role,
-        'data-internal': message.is_internal,
-        'data-corrected': message.correctedAt !== null,
-      }}
-    />
-  );
+  return <Bubble {...props} {...storedMessageParts(message, badges)} />;
 }
 
 /**
@@ -99,8 +137,11 @@ export function ThreadScroll({
   hasOlder,
   loadingOlder,
   onLoadOlder,
+  fill = false,
 }: {
   children: ReactNode;
+  /** Take the height the parent (a flex column) leaves, instead of a fixed one. */
+  fill?: boolean;
   /** Changes whenever the newest entry changes (count, streamed length). */
   followKey: string;
   hasOlder: boolean;
@@ -114,7 +155,7 @@ export function ThreadScroll({
   }, [followKey]);
 
   return (
-    <ScrollArea h="min(60vh, 560px)" viewportRef={viewport} type="auto" data-testid="thread-messages">
+    <ScrollArea h={fill ? undefined : 'min(60vh, 560px)'} style={fill ? { flex: 1, minHeight: 0 } : undefined} viewportRef={viewport} type="auto" data-testid="thread-messages">
       <Stack gap="sm" p="xs">
         {hasOlder && (
           <Center>

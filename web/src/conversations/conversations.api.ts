@@ -1,10 +1,13 @@
 import type {
+  ClientSpecialist,
   ConversationDto,
   ConversationStatus,
   CreateConversationInput,
   MessageDto,
+  PageOf,
   QueueItemDto,
   QueueTab,
+  SearchHitSchema,
   SendMessageInput,
   SentMessageDto,
   SetStatusInput,
@@ -12,10 +15,14 @@ import type {
 } from '@contracts';
 import type { z } from 'zod';
 import { apiFetch } from '../api/client';
-import type { PageOf } from '../ops/types';
+
+export type { ClientSpecialist };
 
 export type ThreadDto = z.infer<typeof ThreadDtoSchema>;
 export type CreatedConversation = ConversationDto & { messages: MessageDto[] };
+export type SearchHit = z.infer<typeof SearchHitSchema>;
+/** The list filter of the client chat: every thread, or those of one status. */
+export type ConversationFilter = ConversationStatus | 'all';
 /** The status moves anyone of the thread may make (spec 3.1); Dismiss is the client's. */
 export type StatusAction = 'resolve' | 'reopen' | 'dismiss';
 
@@ -23,11 +30,13 @@ const conversation = (id: string) => `/conversations/${encodeURIComponent(id)}`;
 
 /** Conversations and the attention list (spec 4.4; API-MAP.md "Conversations"). */
 export const conversationsApi = {
-  list: (query: { status?: ConversationStatus; limit?: number; cursor?: string }, signal?: AbortSignal) =>
-    apiFetch<PageOf<ConversationDto>>('/conversations', { query, signal }),
+  list: (query: { status?: ConversationStatus; limit?: number; cursor?: string }, signal?: AbortSignal) => apiFetch<PageOf<ConversationDto>>('/conversations', { query, signal }),
+  /** Full-text search of the messages the caller may see (spec 4.4): each thread with a few of its matches. */
+  search: (query: { q: string; limit?: number; cursor?: string }, signal?: AbortSignal) => apiFetch<PageOf<SearchHit>>('/conversations/search', { query, signal }),
+  /** The caller's org's Specialists, oldest assignment first. */
+  specialists: (signal?: AbortSignal) => apiFetch<PageOf<ClientSpecialist>>('/client/specialists', { signal }),
   /** The newest messages, or those older than the message `before`. */
-  thread: (id: string, query: { limit?: number; before?: string }, signal?: AbortSignal) =>
-    apiFetch<ThreadDto>(conversation(id), { query, signal }),
+  thread: (id: string, query: { limit?: number; before?: string }, signal?: AbortSignal) => apiFetch<ThreadDto>(conversation(id), { query, signal }),
   create: (body: CreateConversationInput) => apiFetch<CreatedConversation>('/conversations', { method: 'POST', body }),
   send: (id: string, body: SendMessageInput, idempotencyKey: string) =>
     apiFetch<SentMessageDto>(`${conversation(id)}/messages`, { method: 'POST', body, headers: { 'Idempotency-Key': idempotencyKey } }),
@@ -37,13 +46,14 @@ export const conversationsApi = {
   act: (id: string, action: StatusAction) => apiFetch<ConversationDto>(`${conversation(id)}/${action}`, { method: 'PATCH' }),
   setStatus: (id: string, body: SetStatusInput) => apiFetch<ConversationDto>(`${conversation(id)}/status`, { method: 'PATCH', body }),
   assign: (id: string, expertId: string | null) => apiFetch<ConversationDto>(`${conversation(id)}/assign`, { method: 'PATCH', body: { expertId } }),
-  queue: (query: { status: QueueTab; limit?: number; cursor?: string }, signal?: AbortSignal) =>
-    apiFetch<PageOf<QueueItemDto>>('/expert-queue', { query, signal }),
+  queue: (query: { status: QueueTab; limit?: number; cursor?: string }, signal?: AbortSignal) => apiFetch<PageOf<QueueItemDto>>('/expert-queue', { query, signal }),
 };
 
 export const conversationKeys = {
   lists: ['conversations', 'list'] as const,
-  list: (status: ConversationStatus | 'all') => ['conversations', 'list', status] as const,
+  list: (status: ConversationFilter) => ['conversations', 'list', status] as const,
+  search: (q: string) => ['conversations', 'search', q] as const,
+  specialists: ['client', 'specialists'] as const,
   thread: (id: string) => ['conversations', 'thread', id] as const,
   queue: ['expert-queue'] as const,
   queueTab: (tab: QueueTab) => ['expert-queue', tab] as const,

@@ -17,13 +17,7 @@ export const QUEUE_TAB_LABELS: Record<QueueTab, string> = {
 };
 
 /** The events after which the attention list may read differently (spec 6.1). */
-const QUEUE_EVENTS: readonly (keyof ServerToClientEvents)[] = [
-  'expert_queue_item_added',
-  'queue_item_status_updated',
-  'queue_item_resolved',
-  'queue_item_updated',
-  'conversation_status_changed',
-];
+const QUEUE_EVENTS: readonly (keyof ServerToClientEvents)[] = ['expert_queue_item_added', 'queue_item_status_updated', 'queue_item_resolved', 'queue_item_updated', 'conversation_status_changed'];
 
 export const queueQuery = (tab: QueueTab) =>
   infiniteQueryOptions({

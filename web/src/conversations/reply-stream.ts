@@ -65,12 +65,7 @@ export interface ReplyStreamHandlers {
  * reply as it is written. Resolves on `done`; a refusal before the stream opens throws its
  * ApiError; a stream cut before `done` throws.
  */
-export async function streamReply(
-  conversationId: string,
-  body: SendMessageInput,
-  handlers: ReplyStreamHandlers,
-  options: { idempotencyKey: string; signal?: AbortSignal },
-): Promise<void> {
+export async function streamReply(conversationId: string, body: SendMessageInput, handlers: ReplyStreamHandlers, options: { idempotencyKey: string; signal?: AbortSignal }): Promise<void> {
   const response = await apiResponse(`/conversations/${encodeURIComponent(conversationId)}/messages/stream`, {
     method: 'POST',
     body,
@@ -79,7 +74,7 @@ export async function streamReply(
   });
   if (!response.body) throw new Error('The server answered without a stream.');
   for await (const raw of readEventStream(response.body)) {
-    const event = { event: raw.event, data: JSON.parse(raw.data) } as StreamEvent;
+    const event = { event: raw.event, data: JSON.parse(raw.data) as unknown } as StreamEvent;
     switch (event.event) {
       case 'message':
         handlers.onMessage(event.data);

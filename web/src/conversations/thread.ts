@@ -1,14 +1,16 @@
-import type { ConversationDto, MessageDto } from '@contracts';
-import type { ConversationStatusPayload, MessageEventPayload } from '@contracts/realtime';
+import type { ConversationDto, MessageDelivery, MessageDto, PageOf } from '@contracts';
+import type { ConversationStatusPayload, MessageDeliveryPayload, MessageEventPayload } from '@contracts/realtime';
 import { useInfiniteQuery, useQueryClient, type InfiniteData, type QueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { applyPush, listen, useRealtime } from '../realtime/socket';
-import { conversationKeys, conversationsApi, type ThreadDto } from './conversations.api';
+import { conversationKeys, conversationsApi, type ConversationFilter, type ThreadDto } from './conversations.api';
 
 const PAGE_SIZE = 50;
 
 /** The first page holds the newest messages and the conversation; later pages are older messages. */
-type ThreadPages = InfiniteData<ThreadDto, string | undefined>;
+export type ThreadPages = InfiniteData<ThreadDto, string | undefined>;
+/** A cached conversation list (`conversationKeys.list(filter)`). */
+type ListPages = InfiniteData<PageOf<ConversationDto>, string | undefined>;
 
 const NO_MESSAGES: MessageDto[] = [];
 
@@ -48,10 +50,77 @@ export function addMessages(queryClient: QueryClient, conversationId: string, me
   updateFirstPage(queryClient, conversationId, (page) => ({ ...page, messages: mergeMessages(page.messages, messages) }));
 }
 
-/** After a change of the conversation: the thread shows it, and the lists that show it reload. */
+/** A channel reply's delivery changed (a held mail went out): the cached message, on whichever page, shows it. */
+export function setDelivery(queryClient: QueryClient, conversationId: string, messageId: string, delivery: MessageDelivery): void {
+  applyPush<ThreadPages>(queryClient, conversationKeys.thread(conversationId), (data) =>
+    data ? { ...data, pages: data.pages.map((page) => ({ ...page, messages: page.messages.map((m) => (m.id === messageId ? { ...m, delivery } : m)) })) } : data,
+  );
+}
+
+/**
+ * Writes a conversation into every cached list, with no request: replaced where it is listed,
+ * added where its status now belongs, taken out of a status's list it left.
+ */
+export function putInLists(queryClient: QueryClient, conversation: ConversationDto): void {
+  for (const [queryKey, data] of queryClient.getQueriesData<ListPages>({ queryKey: conversationKeys.lists })) {
+    if (!data || data.pages.length === 0) continue;
+    const filter = queryKey[2] as ConversationFilter;
+    const pages = data.pages.map((page) => ({ ...page, items: page.items.filter((item) => item.id !== conversation.id) }));
+    if (filter === 'all' || filter === conversation.status) pages[0] = { ...pages[0]!, items: [conversation, ...pages[0]!.items] };
+    queryClient.setQueryData<ListPages>(queryKey, { ...data, pages });
+  }
+}
+
+/** The conversation as cached (its open thread first, else a list), if anywhere. */
+function cachedConversation(queryClient: QueryClient, conversationId: string): ConversationDto | undefined {
+  const thread = queryClient.getQueryData<ThreadPages>(conversationKeys.thread(conversationId))?.pages[0]?.conversation;
+  if (thread) return thread;
+  for (const [, data] of queryClient.getQueriesData<ListPages>({ queryKey: conversationKeys.lists })) {
+    const found = data?.pages.flatMap((page) => page.items).find((item) => item.id === conversationId);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A part of a conversation changed (pushed, streamed): the cached thread and lists show it with
+ * no request. A conversation cached nowhere is for the lists to load: they are asked again.
+ */
+export function patchConversation(queryClient: QueryClient, conversationId: string, patch: Partial<ConversationDto>): void {
+  const current = cachedConversation(queryClient, conversationId);
+  if (!current) {
+    void queryClient.invalidateQueries({ queryKey: conversationKeys.lists });
+    return;
+  }
+  const next = { ...current, ...patch };
+  if (patch.lastMessageAt && Date.parse(patch.lastMessageAt) < Date.parse(current.lastMessageAt)) next.lastMessageAt = current.lastMessageAt;
+  updateFirstPage(queryClient, conversationId, (page) => ({ ...page, conversation: next }));
+  putInLists(queryClient, next);
+}
+
+/** A message was added to a thread: it moves up in the lists. */
+function messageAdded(queryClient: QueryClient, message: MessageDto): void {
+  patchConversation(queryClient, message.conversationId, { lastMessageAt: message.createdAt });
+}
+
+/** Puts messages (sent, streamed, pushed) into the cached thread, and the thread's list entry follows. */
+export function addThreadMessages(queryClient: QueryClient, conversationId: string, messages: readonly MessageDto[]): void {
+  addMessages(queryClient, conversationId, messages);
+  const newest = messages.reduce<MessageDto | undefined>((last, message) => (!last || time(message) > time(last) ? message : last), undefined);
+  if (newest) messageAdded(queryClient, newest);
+}
+
+/**
+ * After a change of the conversation: the thread and the lists show it (written, not fetched);
+ * the attention list reloads. Without the changed conversation, the lists reload.
+ */
 export function conversationChanged(queryClient: QueryClient, conversation: ConversationDto | null, conversationId: string): void {
-  if (conversation) updateFirstPage(queryClient, conversationId, (page) => ({ ...page, conversation }));
-  void queryClient.invalidateQueries({ queryKey: conversationKeys.lists });
+  if (conversation) {
+    updateFirstPage(queryClient, conversationId, (page) => ({ ...page, conversation, ...(conversation.status === 'resolved' && { humanRequestedAt: null }) }));
+    putInLists(queryClient, conversation);
+  } else {
+    void queryClient.invalidateQueries({ queryKey: conversationKeys.lists });
+  }
   void queryClient.invalidateQueries({ queryKey: conversationKeys.queue });
 }
 
@@ -65,17 +134,17 @@ export function useConversationLive(conversationId: string | undefined): void {
     (socket) => {
       if (!conversationId) return () => undefined;
       const onMessage = ({ conversationId: id, message }: MessageEventPayload) => {
-        if (id !== conversationId) return;
-        addMessages(queryClient, id, [message]);
-        void queryClient.invalidateQueries({ queryKey: conversationKeys.lists });
+        if (id === conversationId) addThreadMessages(queryClient, id, [message]);
       };
       const onStatus = (change: ConversationStatusPayload) => {
         if (change.conversationId !== conversationId) return;
-        updateFirstPage(queryClient, conversationId, (page) => ({
-          ...page,
-          conversation: { ...page.conversation, status: change.to, resolvedAt: change.resolvedAt, snoozeUntil: change.snoozeUntil, updatedAt: change.at },
-        }));
-        conversationChanged(queryClient, null, conversationId);
+        patchConversation(queryClient, conversationId, { status: change.to, resolvedAt: change.resolvedAt, snoozeUntil: change.snoozeUntil, updatedAt: change.at });
+        // A resolved thread answered the request for a human (the server reads it so too).
+        if (change.to === 'resolved') updateFirstPage(queryClient, conversationId, (page) => ({ ...page, humanRequestedAt: null }));
+        void queryClient.invalidateQueries({ queryKey: conversationKeys.queue });
+      };
+      const onDelivery = (change: MessageDeliveryPayload) => {
+        if (change.conversationId === conversationId) setDelivery(queryClient, conversationId, change.messageId, change.delivery);
       };
       const join = () =>
         socket.emit('join_conversation', conversationId, (ack) => {
@@ -83,7 +152,7 @@ export function useConversationLive(conversationId: string | undefined): void {
         });
       const stop = listen(
         socket,
-        { agent_message_sent: onMessage, user_message_received: onMessage, workspace_message_added: onMessage, conversation_status_changed: onStatus },
+        { agent_message_sent: onMessage, user_message_received: onMessage, workspace_message_added: onMessage, conversation_status_changed: onStatus, message_delivery_changed: onDelivery },
         join,
       );
       if (socket.connected) join();

@@ -1,51 +1,60 @@
-import { AppShell, Badge, Button, Group, Stack, Text } from '@mantine/core';
-import { Outlet } from 'react-router';
-import { useCurrentUser } from '../auth/current-user';
+import { Anchor, AppShell, Burger, Group, ScrollArea } from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
+import { useEffect } from 'react';
+import { Link, Outlet, useLocation } from 'react-router';
 import { ImpersonationBanner } from '../auth/ImpersonationBanner';
-import { roleLabel } from '../auth/roles';
-import { useSignOut } from '../auth/session';
 import { NotificationBell } from '../notifications/NotificationBell';
 import { useNotificationsSocket } from '../notifications/useNotificationsSocket';
+import { ClientOrgMark } from '../orgs/ClientOrgMark';
 import { AreaNav } from './AreaNav';
+import { PRODUCT_NAME } from './product';
+import { SignedInUser } from './SignedInUser';
 
-export const PRODUCT_NAME = 'Client Organization Service';
+export { PRODUCT_NAME };
 
-/** The shell of every signed-in area: product name, notifications (kept live), who is signed in, and Sign out. */
+const HEADER_HEIGHT = 56;
+const NAVBAR_WIDTH = 240;
+/** Below this width the navigation folds into the Burger menu (Mantine's `sm`, 48em). */
+const NAV_BREAKPOINT = 'sm';
+const FOLDED_QUERY = '(max-width: 47.99em)';
+
+/**
+ * The shell of every signed-in area: the header (product, the client's org, notifications kept
+ * live) and the navigation (the user's pages, who is signed in, Sign out), which on a phone folds
+ * into a menu opened by the Burger.
+ */
 export function AppLayout() {
-  const user = useCurrentUser();
-  const signOut = useSignOut();
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const folded = useMediaQuery(FOLDED_QUERY, false, { getInitialValueInEffect: false });
+  const { pathname } = useLocation();
   useNotificationsSocket();
+  // A page opened from the menu closes it.
+  useEffect(() => close(), [pathname, close]);
 
   return (
-    <AppShell header={{ height: 64 }} padding="md">
+    <AppShell header={{ height: HEADER_HEIGHT }} navbar={{ width: NAVBAR_WIDTH, breakpoint: NAV_BREAKPOINT, collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="lg" wrap="nowrap">
-            <Text component="span" fw={700} size="lg">
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
+          <Group gap="sm" wrap="nowrap" miw={0}>
+            <Burger opened={opened} onClick={toggle} hiddenFrom={NAV_BREAKPOINT} size="sm" aria-label="Menu" aria-controls="app-navigation" aria-expanded={opened} />
+            <Anchor component={Link} to="/" c="var(--mantine-color-text)" fw={700} size="lg" underline="never" truncate>
               {PRODUCT_NAME}
-            </Text>
-            <AreaNav />
+            </Anchor>
+            <ClientOrgMark />
           </Group>
-          <Group gap="md" wrap="nowrap">
-            <NotificationBell />
-            <Stack gap={0} align="flex-end" data-testid="current-user" aria-label="Signed-in user">
-              <Text size="sm" fw={500}>
-                {user.name}
-              </Text>
-              <Text size="xs" c="dimmed">
-                {user.email}
-              </Text>
-            </Stack>
-            <Badge variant="light" data-testid="current-user-role">
-              {roleLabel(user.platformRole)}
-            </Badge>
-            <Button variant="default" size="xs" onClick={() => void signOut()}>
-              Sign out
-            </Button>
-          </Group>
+          <NotificationBell />
         </Group>
       </AppShell.Header>
-      <AppShell.Main>
+      {/* Folded away on a phone, its links are out of reach (inert) until the menu opens. */}
+      <AppShell.Navbar id="app-navigation" aria-label="Areas" p="sm" inert={folded && !opened}>
+        <AppShell.Section grow component={ScrollArea} mx="-sm" px="sm">
+          <AreaNav onNavigate={close} />
+        </AppShell.Section>
+        <AppShell.Section pt="sm" style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
+          <SignedInUser />
+        </AppShell.Section>
+      </AppShell.Navbar>
+      <AppShell.Main miw={0}>
         <ImpersonationBanner />
         <Outlet />
       </AppShell.Main>

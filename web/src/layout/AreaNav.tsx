@@ -1,11 +1,19 @@
-import { Button, Group } from '@mantine/core';
+import { NavLink, Stack } from '@mantine/core';
 import type { PlatformRole } from '@contracts';
 import { Link, useLocation } from 'react-router';
 import { useCurrentUser } from '../auth/current-user';
-import { CLIENT_ROLES, OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
+import { CLIENT_ROLES, OPS_ROLES, WORKSPACE_ONLY_ROLES, WORKSPACE_ROLES } from '../auth/roles';
 
-const AREAS: readonly { path: string; label: string; roles: readonly PlatformRole[] }[] = [
+export interface NavItem {
+  path: string;
+  label: string;
+  roles: readonly PlatformRole[];
+}
+
+/** Every page of the navigation, in order; each user sees the ones of their role. */
+export const AREAS: readonly NavItem[] = [
   { path: '/ops/clients', label: 'Clients', roles: OPS_ROLES },
+  { path: '/ops/specialists', label: 'Specialists', roles: ['superadmin'] },
   { path: '/ops/channels', label: 'Quarantine', roles: OPS_ROLES },
   { path: '/ops/billing', label: 'Billing', roles: ['superadmin', 'account_manager'] },
   { path: '/ops/analytics', label: 'Analytics', roles: ['superadmin'] },
@@ -13,24 +21,31 @@ const AREAS: readonly { path: string; label: string; roles: readonly PlatformRol
   { path: '/ops/audit', label: 'Audit log', roles: ['superadmin'] },
   { path: '/ops/impersonation', label: 'Impersonation', roles: ['superadmin'] },
   { path: '/workspace/queue', label: 'Attention list', roles: WORKSPACE_ROLES },
+  { path: '/ops/notifications', label: 'Notifications', roles: OPS_ROLES },
+  { path: '/workspace/notifications', label: 'Notifications', roles: WORKSPACE_ONLY_ROLES },
   { path: '/ops/profile', label: 'Profile', roles: OPS_ROLES },
+  { path: '/workspace/profile', label: 'Profile', roles: WORKSPACE_ONLY_ROLES },
   { path: '/client/chat', label: 'Chat', roles: CLIENT_ROLES },
+  { path: '/client/inbox', label: 'Notifications', roles: CLIENT_ROLES },
   { path: '/client/settings', label: 'Settings', roles: CLIENT_ROLES },
 ];
 
-/** Links between the signed-in areas and pages, for a user who may open more than one. */
-export function AreaNav() {
+export function navItemsFor(role: PlatformRole): NavItem[] {
+  return AREAS.filter((item) => item.roles.includes(role));
+}
+
+const isCurrent = (pathname: string, path: string) => pathname === path || pathname.startsWith(`${path}/`);
+
+/** The pages the signed-in user may open, as a list of links (inside the shell's navigation landmark). */
+export function AreaNav({ onNavigate }: { onNavigate?: () => void }) {
   const user = useCurrentUser();
   const { pathname } = useLocation();
-  const areas = AREAS.filter((area) => area.roles.includes(user.platformRole));
-  if (areas.length < 2) return null;
   return (
-    <Group component="nav" gap={4} aria-label="Areas" wrap="nowrap">
-      {areas.map((area) => (
-        <Button key={area.path} component={Link} to={area.path} size="xs" variant={pathname.startsWith(area.path) ? 'light' : 'subtle'}>
-          {area.label}
-        </Button>
-      ))}
-    </Group>
+    <Stack gap={2} data-testid="area-nav">
+      {navItemsFor(user.platformRole).map((item) => {
+        const current = isCurrent(pathname, item.path);
+        return <NavLink key={item.path} component={Link} to={item.path} label={item.label} active={current} aria-current={current ? 'page' : undefined} onClick={onNavigate} />;
+      })}
+    </Stack>
   );
 }

@@ -1,6 +1,6 @@
 import { Stack, Title } from '@mantine/core';
 import { useEffect, type ReactNode } from 'react';
-import { PRODUCT_NAME } from './AppLayout';
+import { PRODUCT_NAME } from './product';
 
 /** A page's title (heading and document title) and body. */
 export function Page({ title, children }: { title: string; children?: ReactNode }) {

@@ -1,6 +1,6 @@
 import { Container, Stack, Text, Title } from '@mantine/core';
 import { useEffect, type ReactNode } from 'react';
-import { PRODUCT_NAME } from './AppLayout';
+import { PRODUCT_NAME } from './product';
 
 /** A page outside the signed-in shell (sign-in, onboarding): the product, the title, the body. */
 export function PublicPage({ title, subtitle, width, children }: { title: string; subtitle?: ReactNode; width: number; children: ReactNode }) {

@@ -1,29 +1,18 @@
 import { ActionIcon, Anchor, Group, Indicator, Popover, ScrollArea, Text } from '@mantine/core';
-import type { PlatformRole } from '@contracts';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useCurrentUser } from '../auth/current-user';
-import { CLIENT_ROLES } from '../auth/roles';
+import { isClientRole } from '../auth/roles';
 import { useNotifications } from './notifications';
 import { NotificationInbox } from './NotificationInbox';
-import { NotificationList, WithNotifications } from './NotificationList';
+import { MarkAllReadButton, NotificationList, WithNotifications } from './NotificationList';
 
 const LATEST_COUNT = 5;
 const INBOX_PATH = '/client/inbox';
 
 function BellIcon() {
   return (
-    <svg
-      width="18"
-      height="18"
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-    >
+    <svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
       <path d="M10 5a2 2 0 1 1 4 0a7 7 0 0 1 4 6v3a4 4 0 0 0 2 3h-16a4 4 0 0 0 2 -3v-3a7 7 0 0 1 4 -6" />
       <path d="M9 17v1a3 3 0 0 0 6 0v-1" />
     </svg>
@@ -38,50 +27,31 @@ export function NotificationBell() {
   const user = useCurrentUser();
   const { unreadCount } = useNotifications();
   const [opened, setOpened] = useState(false);
-  const hasInboxPage = (CLIENT_ROLES as readonly PlatformRole[]).includes(user.platformRole);
+  const hasInboxPage = isClientRole(user.platformRole);
 
   return (
-    <Indicator
-      inline
-      size={18}
-      offset={4}
-      color="red"
-      disabled={unreadCount === 0}
-      label={<span data-testid="unread-count">{unreadCount}</span>}
-    >
-      <Popover
-        opened={opened}
-        onChange={setOpened}
-        width={hasInboxPage ? 360 : 440}
-        position="bottom-end"
-        shadow="md"
-        withArrow
-      >
+    <Indicator inline size={18} offset={4} color="red" disabled={unreadCount === 0} label={<span data-testid="unread-count">{unreadCount}</span>}>
+      <Popover opened={opened} onChange={setOpened} width={hasInboxPage ? 360 : 440} position="bottom-end" shadow="md" withArrow>
         <Popover.Target>
-          <ActionIcon
-            variant="default"
-            size="lg"
-            aria-label="Notifications"
-            data-testid="notification-bell"
-            onClick={() => setOpened((open) => !open)}
-          >
+          <ActionIcon variant="default" size="lg" aria-label="Notifications" data-testid="notification-bell" onClick={() => setOpened((open) => !open)}>
             <BellIcon />
           </ActionIcon>
         </Popover.Target>
         <Popover.Dropdown data-testid="notification-popover">
           <Group justify="space-between" mb="xs">
             <Text fw={600}>Notifications</Text>
-            <Text size="xs" c="dimmed">
-              {unreadCount} unread
-            </Text>
+            <Group gap="xs">
+              <Text size="xs" c="dimmed">
+                {unreadCount} unread
+              </Text>
+              {hasInboxPage && <MarkAllReadButton unread={unreadCount} />}
+            </Group>
           </Group>
           <ScrollArea.Autosize mah={420} type="auto">
             {hasInboxPage ? (
-              <WithNotifications>
-                {(items) => <NotificationList items={items.slice(0, LATEST_COUNT)} empty="No notifications yet." />}
-              </WithNotifications>
+              <WithNotifications>{(items) => <NotificationList items={items.slice(0, LATEST_COUNT)} empty="No notifications yet." onNavigate={() => setOpened(false)} />}</WithNotifications>
             ) : (
-              <NotificationInbox />
+              <NotificationInbox tabInUrl={false} onNavigate={() => setOpened(false)} />
             )}
           </ScrollArea.Autosize>
           {hasInboxPage && (

@@ -15,9 +15,7 @@ export const isUnread = (notification: NotificationDto): boolean => notification
 /** Puts `item` in the list: replaces the entry with its id, else adds it on top (newest first). */
 export function mergeNotification(list: NotificationDto[] | undefined, item: NotificationDto): NotificationDto[] {
   if (!list) return [item];
-  return list.some((entry) => entry.id === item.id)
-    ? list.map((entry) => (entry.id === item.id ? item : entry))
-    : [item, ...list];
+  return list.some((entry) => entry.id === item.id) ? list.map((entry) => (entry.id === item.id ? item : entry)) : [item, ...list];
 }
 
 /** The signed-in user's latest notifications, kept live by useNotificationsSocket. */
@@ -39,9 +37,21 @@ export function useMarkRead() {
   return useMutation({
     mutationFn: (id: string) => notificationsApi.markRead(id),
     onSuccess: (updated) => {
-      queryClient.setQueryData<NotificationDto[]>(notificationsKey(user.id), (list) =>
-        list?.map((entry) => (entry.id === updated.id ? updated : entry)),
-      );
+      queryClient.setQueryData<NotificationDto[]>(notificationsKey(user.id), (list) => list?.map((entry) => (entry.id === updated.id ? updated : entry)));
+    },
+  });
+}
+
+/** Marks all the signed-in user's notifications read, then reloads the list from the server. */
+export function useMarkAllRead() {
+  const user = useCurrentUser();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => notificationsApi.markAllRead(),
+    onSuccess: async () => {
+      const now = new Date().toISOString();
+      queryClient.setQueryData<NotificationDto[]>(notificationsKey(user.id), (list) => list?.map((entry) => (entry.readAt ? entry : { ...entry, readAt: now })));
+      await queryClient.invalidateQueries({ queryKey: notificationsKey(user.id) });
     },
   });
 }

@@ -32,8 +32,7 @@ export function useNotificationsSocket(): void {
       const stop = listen(
         socket,
         {
-          'notification:new': (notification: NotificationDto) =>
-            applyPush<NotificationDto[]>(queryClient, queryKey, (list) => mergeNotification(list, notification)),
+          'notification:new': (notification: NotificationDto) => applyPush<NotificationDto[]>(queryClient, queryKey, (list) => mergeNotification(list, notification)),
         },
         reload,
       );

@@ -1,6 +1,6 @@
+import type { OrgStatus } from '@contracts';
 import { Badge } from '@mantine/core';
 import { ORG_STATUS_COLORS, ORG_STATUS_LABELS } from './org-status';
-import type { OrgStatus } from './types';
 
 export function OrgStatusBadge({ status }: { status: OrgStatus }) {
   return (

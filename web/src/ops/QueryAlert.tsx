@@ -9,11 +9,7 @@ import { isMissingEndpoint } from './errors';
  */
 export function QueryAlert({ title, error, retry }: { title: string; error: unknown; retry?: () => void }) {
   if (!error) return null;
-  const message = isMissingEndpoint(error)
-    ? 'The server does not offer this yet (the endpoint answered 404 "Route not found").'
-    : error instanceof Error
-      ? error.message
-      : 'Something went wrong.';
+  const message = isMissingEndpoint(error) ? 'The server does not offer this yet (the endpoint answered 404 "Route not found").' : error instanceof Error ? error.message : 'Something went wrong.';
   return (
     <Alert color="red" role="alert" title={title}>
       {message}
@@ -38,7 +34,7 @@ export function QueryAlert({ title, error, retry }: { title: string; error: unkn
 export function SectionLoader({ label }: { label: string }) {
   return (
     <Center py="lg">
-      <Loader size="sm" aria-label={label} />
+      <Loader size="sm" role="status" aria-label={label} />
     </Center>
   );
 }

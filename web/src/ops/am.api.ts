@@ -1,20 +1,36 @@
-import type { AssignSpecialistInput, CreateGrantInput, CreateOrgInput, GrantDto, OsaDto, Phase0Status, SlugAvailability, UpdateAssignmentInput, UpdateOrgInput } from '@contracts';
+import type {
+  AmProfile,
+  AssignSpecialistInput,
+  CoverageItem,
+  CreateGrantInput,
+  CreateOrgInput,
+  ExpertSummary,
+  GrantDto,
+  IndustryOption,
+  InviteResult,
+  OnboardingLink,
+  OrgDto,
+  OrgListItem,
+  OrgStatus,
+  OsaDto,
+  PageOf,
+  Phase0Status,
+  SlugAvailability,
+  SpecialistDto,
+  UpdateAssignmentInput,
+  UpdateOrgInput,
+  WorkspaceSettings,
+} from '@contracts';
 import { apiFetch, fetchAllPages, fetchItems } from '../api/client';
-import type { AmProfile, IndustryOption, InviteResult, OnboardingLink, OrgDto, OrgStatus, PageOf, SpecialistDto } from './types';
 
-/** Per assigned Specialist, the Experts covering it (contracts/experts CoverageItemSchema). */
-export interface CoverageItem {
-  assignmentId: string;
-  specialistId: string;
-  specialistName: string;
-  experts: Array<{ id: string; name: string; email: string; scope: 'org' | 'specialist' }>;
-}
+export type { CoverageItem, ExpertSummary };
 
-export interface ExpertSummary {
-  id: string;
-  name: string;
-  email: string;
-}
+/** The filters of the clients list (`GET /am/orgs`). */
+export type OrgListFilter = {
+  status?: OrgStatus;
+  q?: string;
+  assignedAmId?: string;
+};
 
 const org = (orgId: string) => `/am/orgs/${encodeURIComponent(orgId)}`;
 const assignment = (orgId: string, assignmentId: string) => `${org(orgId)}/specialist-assignments/${encodeURIComponent(assignmentId)}`;
@@ -22,42 +38,35 @@ const assignment = (orgId: string, assignmentId: string) => `${org(orgId)}/speci
 /** The account manager's endpoints (spec 4.2; API-MAP.md "AM wizard, Phase 1"). */
 export const amApi = {
   industries: (signal?: AbortSignal) => fetchItems<IndustryOption>('/am/industries', { signal }),
-  slugAvailability: (slug: string, orgId: string | undefined, signal?: AbortSignal) =>
-    apiFetch<SlugAvailability>('/am/slug-availability', { query: { slug, orgId }, signal }),
+  slugAvailability: (slug: string, orgId: string | undefined, signal?: AbortSignal) => apiFetch<SlugAvailability>('/am/slug-availability', { query: { slug, orgId }, signal }),
   /** WORKSPACE_DOMAIN as the server is configured: the domain of every workspace alias (spec 2.3.1). */
-  workspace: (signal?: AbortSignal) => apiFetch<{ workspaceDomain: string }>('/am/workspace', { signal }),
+  workspace: (signal?: AbortSignal) => apiFetch<WorkspaceSettings>('/am/workspace', { signal }),
   profile: (signal?: AbortSignal) => apiFetch<AmProfile>('/am/profile', { signal }),
   updateProfile: (body: { name: string }) => apiFetch<AmProfile>('/am/profile', { method: 'PATCH', body }),
 
-  listOrgs: (query: { status?: OrgStatus; q?: string; limit?: number; cursor?: string }, signal?: AbortSignal) =>
-    apiFetch<PageOf<OrgDto>>('/am/orgs', { query, signal }),
+  listOrgs: (query: OrgListFilter & { limit?: number; cursor?: string }, signal?: AbortSignal) => apiFetch<PageOf<OrgListItem>>('/am/orgs', { query, signal }),
   getOrg: (orgId: string, signal?: AbortSignal) => apiFetch<OrgDto>(org(orgId), { signal }),
   createOrg: (body: CreateOrgInput) => apiFetch<OrgDto>('/am/orgs', { method: 'POST', body }),
   updateOrg: (orgId: string, body: UpdateOrgInput) => apiFetch<OrgDto>(org(orgId), { method: 'PATCH', body }),
   phase0Status: (orgId: string, signal?: AbortSignal) => apiFetch<Phase0Status>(`${org(orgId)}/phase0-status`, { signal }),
   finish: (orgId: string) => apiFetch<OrgDto>(`${org(orgId)}/finish`, { method: 'POST' }),
   /** sendOrgInvite; again while the client has not confirmed = resend (new 7-day window, same link). */
-  sendInvite: (orgId: string, body: { trialEndDate?: string; startDate?: string }) =>
-    apiFetch<InviteResult>(`${org(orgId)}/invite`, { method: 'POST', body }),
+  sendInvite: (orgId: string, body: { trialEndDate?: string; startDate?: string }) => apiFetch<InviteResult>(`${org(orgId)}/invite`, { method: 'POST', body }),
   onboardingLink: (orgId: string, signal?: AbortSignal) => apiFetch<OnboardingLink>(`${org(orgId)}/onboarding-link`, { signal }),
 
   specialists: (signal?: AbortSignal) => fetchAllPages<SpecialistDto>('/am/specialists', { signal }),
   assignments: (orgId: string, signal?: AbortSignal) => fetchItems<OsaDto>(`${org(orgId)}/specialist-assignments`, { signal }),
   assignment: (orgId: string, assignmentId: string, signal?: AbortSignal) => apiFetch<OsaDto>(assignment(orgId, assignmentId), { signal }),
   assign: (orgId: string, body: AssignSpecialistInput) => apiFetch<OsaDto>(`${org(orgId)}/specialist`, { method: 'POST', body }),
-  updateAssignment: (orgId: string, assignmentId: string, body: UpdateAssignmentInput) =>
-    apiFetch<OsaDto>(assignment(orgId, assignmentId), { method: 'PATCH', body }),
-  unassign: (orgId: string, specialistId: string) =>
-    apiFetch<void>(`${org(orgId)}/specialist/${encodeURIComponent(specialistId)}`, { method: 'DELETE' }),
-  mailboxAction: (orgId: string, assignmentId: string, action: 'provision' | 'suspend' | 'restore') =>
-    apiFetch<OsaDto>(`${assignment(orgId, assignmentId)}/${action}`, { method: 'POST' }),
+  updateAssignment: (orgId: string, assignmentId: string, body: UpdateAssignmentInput) => apiFetch<OsaDto>(assignment(orgId, assignmentId), { method: 'PATCH', body }),
+  unassign: (orgId: string, specialistId: string) => apiFetch<void>(`${org(orgId)}/specialist/${encodeURIComponent(specialistId)}`, { method: 'DELETE' }),
+  mailboxAction: (orgId: string, assignmentId: string, action: 'provision' | 'suspend' | 'restore') => apiFetch<OsaDto>(`${assignment(orgId, assignmentId)}/${action}`, { method: 'POST' }),
 
   experts: (signal?: AbortSignal) => fetchAllPages<ExpertSummary>('/am/experts/list', { signal }),
   grants: (orgId: string, signal?: AbortSignal) => fetchItems<GrantDto>(`${org(orgId)}/expert-grants`, { signal }),
   coverage: (orgId: string, signal?: AbortSignal) => fetchItems<CoverageItem>(`${org(orgId)}/specialist-coverage`, { signal }),
   addGrant: (orgId: string, body: CreateGrantInput) => apiFetch<GrantDto>(`${org(orgId)}/expert-grants`, { method: 'POST', body }),
-  removeGrant: (orgId: string, grantId: string) =>
-    apiFetch<void>(`${org(orgId)}/expert-grants/${encodeURIComponent(grantId)}`, { method: 'DELETE' }),
+  removeGrant: (orgId: string, grantId: string) => apiFetch<void>(`${org(orgId)}/expert-grants/${encodeURIComponent(grantId)}`, { method: 'DELETE' }),
 };
 
 /** Query keys: everything of one org lives under `amKeys.org(id)`, so one invalidation refreshes it all. */
@@ -67,7 +76,7 @@ export const amKeys = {
   profile: ['am', 'profile'] as const,
   workspace: ['am', 'workspace'] as const,
   slug: (slug: string, orgId: string | undefined) => ['am', 'slug', slug, orgId ?? null] as const,
-  orgList: (filter: { status?: OrgStatus; q?: string }) => ['am', 'orgs', filter] as const,
+  orgList: (filter: OrgListFilter) => ['am', 'orgs', filter] as const,
   orgLists: ['am', 'orgs'] as const,
   org: (orgId: string) => ['am', 'org', orgId] as const,
   orgRecord: (orgId: string) => ['am', 'org', orgId, 'record'] as const,

@@ -1,5 +1,5 @@
+import { ORG_STATUSES, type OrgStatus } from '@contracts';
 import type { MantineColor } from '@mantine/core';
-import { ORG_STATUSES, type OrgStatus } from './types';
 
 export const ORG_STATUS_LABELS: Record<OrgStatus, string> = {
   pending_am_setup: 'Pending AM setup',

@@ -34,10 +34,7 @@ export function useInvalidateOrg(): (orgId: string) => Promise<void> {
   const queryClient = useQueryClient();
   return useCallback(
     async (orgId: string) => {
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: amKeys.org(orgId) }),
-        queryClient.invalidateQueries({ queryKey: amKeys.orgLists }),
-      ]);
+      await Promise.all([queryClient.invalidateQueries({ queryKey: amKeys.org(orgId) }), queryClient.invalidateQueries({ queryKey: amKeys.orgLists })]);
     },
     [queryClient],
   );

@@ -7,8 +7,7 @@ export function ErrorPage() {
   return (
     <Container size="sm" py="xl">
       <Alert color="red" role="alert" title="Something went wrong">
-        {error instanceof Error ? error.message : 'An unexpected error occurred.'}{' '}
-        <Anchor href="/">Reload the app</Anchor>
+        {error instanceof Error ? error.message : 'An unexpected error occurred.'} <Anchor href="/">Reload the app</Anchor>
       </Alert>
     </Container>
   );

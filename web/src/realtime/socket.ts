@@ -52,9 +52,12 @@ function retryWhenLimited(socket: AppSocket): void {
     const refusal = (err as Error & { data?: SocketRefusal }).data;
     const waitS = refusal?.code === 'rate_limit' ? refusal.retryAfterS : refusal?.code === 'too_many_sockets' ? TOO_MANY_SOCKETS_RETRY_S : null;
     if (waitS === null) return;
-    setTimeout(() => {
-      if (shared?.socket === socket && !socket.connected) socket.connect();
-    }, (Math.max(1, waitS) + Math.random() * 5) * 1000);
+    setTimeout(
+      () => {
+        if (shared?.socket === socket && !socket.connected) socket.connect();
+      },
+      (Math.max(1, waitS) + Math.random() * 5) * 1000,
+    );
   });
 }
 

@@ -12,9 +12,7 @@ function daysText(days: number): string {
 function bannerText(info: TrialInfo): string {
   const end = formatDate(info.trialEndDate);
   const days = info.daysLeft === null ? '' : ` (${daysText(info.daysLeft)})`;
-  return info.ending
-    ? `Your trial ends on ${end}${days}. Contact your account manager to keep your Specialists working.`
-    : `You are on a free trial until ${end}${days}.`;
+  return info.ending ? `Your trial ends on ${end}${days}. Contact your account manager to keep your Specialists working.` : `You are on a free trial until ${end}${days}.`;
 }
 
 /** The trial banner of the client portal (`GET /client/trial-info`); nothing outside a trial. */

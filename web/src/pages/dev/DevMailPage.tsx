@@ -16,8 +16,7 @@ function MailCard({ mail }: { mail: DevMailItem }) {
         {mail.subject}
       </Title>
       <Text size="sm" c="dimmed" mb="xs">
-        To <span data-testid="mail-to">{mail.to}</span> ·{' '}
-        <time dateTime={mail.createdAt}>{new Date(mail.createdAt).toLocaleString()}</time>
+        To <span data-testid="mail-to">{mail.to}</span> · <time dateTime={mail.createdAt}>{new Date(mail.createdAt).toLocaleString()}</time>
       </Text>
       {mail.erasedAt ? (
         <Text size="sm" c="dimmed" fs="italic" data-testid="mail-erased">
@@ -59,14 +58,7 @@ export function DevMailPage() {
           Outside production, mail is kept here instead of being sent. Newest first, at most {LIMIT}.
         </Text>
         <Group align="flex-end">
-          <TextInput
-            label="Recipient"
-            placeholder="someone@example.com"
-            type="search"
-            value={recipient}
-            onChange={(event) => setRecipient(event.currentTarget.value)}
-            style={{ flex: 1 }}
-          />
+          <TextInput label="Recipient" placeholder="someone@example.com" type="search" value={recipient} onChange={(event) => setRecipient(event.currentTarget.value)} style={{ flex: 1 }} />
           <Button variant="default" onClick={() => void mail.refetch()} loading={mail.isFetching}>
             Refresh
           </Button>
@@ -77,7 +69,9 @@ export function DevMailPage() {
           </Alert>
         )}
         {mail.data?.length === 0 && <Text c="dimmed">No mail{to ? ` to ${to}` : ''} yet.</Text>}
-        {mail.data?.map((item) => <MailCard key={item.id} mail={item} />)}
+        {mail.data?.map((item) => (
+          <MailCard key={item.id} mail={item} />
+        ))}
       </Stack>
     </Container>
   );

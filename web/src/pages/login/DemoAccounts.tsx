@@ -1,10 +1,13 @@
 import { Anchor, Code, Paper, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { authApi } from '../../auth/auth.api';
+import { authApi, type DemoAccount } from '../../auth/auth.api';
 
-/** Shown only where the server offers demo accounts (never in production, where the route is 404). */
-export function DemoAccounts() {
+/**
+ * Shown only where the server offers demo accounts (never in production, where the route is 404).
+ * Choosing an account fills the sign-in form with it.
+ */
+export function DemoAccounts({ onPick }: { onPick: (account: DemoAccount) => void }) {
   const { data } = useQuery({
     queryKey: ['auth', 'demo-accounts'],
     queryFn: ({ signal }) => authApi.demoAccounts(signal),
@@ -19,7 +22,7 @@ export function DemoAccounts() {
         Demo accounts
       </Title>
       <Text size="sm" c="dimmed" mb="xs">
-        Sign in with any of these accounts to try the service.
+        Choose an account to fill in the form, then sign in.
       </Text>
       <Table.ScrollContainer minWidth={420}>
         <Table fz="sm">
@@ -33,7 +36,11 @@ export function DemoAccounts() {
           <Table.Tbody>
             {data.accounts.map((account) => (
               <Table.Tr key={account.email}>
-                <Table.Td>{account.email}</Table.Td>
+                <Table.Td>
+                  <Anchor component="button" type="button" fz="sm" ta="left" onClick={() => onPick(account)} aria-label={`Use ${account.email}`}>
+                    {account.email}
+                  </Anchor>
+                </Table.Td>
                 <Table.Td>
                   <Code>{account.password}</Code>
                 </Table.Td>

@@ -72,9 +72,7 @@ export function EmailCodeLoginForm({ email, onEmailChange }: { email: string; on
         </Text>
         <FormAlert title="Sign-in failed" message={formError} />
         <CodeField label="Code" value={code} onChange={setCode} error={fieldErrors.code} />
-        {totpRequired && (
-          <AuthenticatorCodeField value={totpCode} onChange={setTotpCode} error={fieldErrors.totpCode} />
-        )}
+        {totpRequired && <AuthenticatorCodeField value={totpCode} onChange={setTotpCode} error={fieldErrors.totpCode} />}
         <Button type="submit" loading={verifyCode.isPending}>
           Sign in
         </Button>

@@ -11,34 +11,12 @@ export function FormAlert({ title, message }: { title: string; message: string |
 }
 
 /** The email field both sign-in forms share (one address across the tabs). */
-export function EmailField({ value, onChange, error }: { value: string; onChange: (email: string) => void; error?: string }) {
-  return (
-    <TextInput
-      label="Email"
-      type="email"
-      autoComplete="username"
-      required
-      value={value}
-      onChange={(event) => onChange(event.currentTarget.value)}
-      error={error}
-    />
-  );
+export function EmailField({ value, onChange, error, autoFocus }: { value: string; onChange: (email: string) => void; error?: string; autoFocus?: boolean }) {
+  return <TextInput label="Email" autoFocus={autoFocus} type="email" autoComplete="username" required value={value} onChange={(event) => onChange(event.currentTarget.value)} error={error} />;
 }
 
 /** A 6-digit code: mailed to the user (email sign-in, onboarding) or from an authenticator app. */
-export function CodeField({
-  label,
-  description,
-  value,
-  onChange,
-  error,
-}: {
-  label: string;
-  description?: string;
-  value: string;
-  onChange: (code: string) => void;
-  error?: string;
-}) {
+export function CodeField({ label, description, value, onChange, error }: { label: string; description?: string; value: string; onChange: (code: string) => void; error?: string }) {
   return (
     <TextInput
       label={label}

@@ -1,6 +1,6 @@
 import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type RefObject } from 'react';
 import { ApiError, fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { useSignIn } from '../../auth/session';
@@ -8,9 +8,18 @@ import { AuthenticatorCodeField, EmailField, FormAlert } from './FormParts';
 
 const isTotpRequired = (error: unknown): boolean => error instanceof ApiError && error.code === 'totp_required';
 
-export function PasswordLoginForm({ email, onEmailChange }: { email: string; onEmailChange: (email: string) => void }) {
+interface PasswordLoginFormProps {
+  email: string;
+  onEmailChange: (email: string) => void;
+  password: string;
+  onPasswordChange: (password: string) => void;
+  submitRef?: RefObject<HTMLButtonElement | null>;
+  /** The email field takes the focus (on opening the page, not on coming back to this tab). */
+  autoFocus?: boolean;
+}
+
+export function PasswordLoginForm({ email, onEmailChange, password, onPasswordChange: setPassword, submitRef, autoFocus }: PasswordLoginFormProps) {
   const signIn = useSignIn();
-  const [password, setPassword] = useState('');
   const [totpCode, setTotpCode] = useState('');
   const [totpRequired, setTotpRequired] = useState(false);
   // A user who lost the authenticator signs in with one of their recovery codes instead.
@@ -41,6 +50,7 @@ export function PasswordLoginForm({ email, onEmailChange }: { email: string; onE
       <Stack>
         <FormAlert title="Sign-in failed" message={formError} />
         <EmailField
+          autoFocus={autoFocus}
           value={email}
           onChange={(value) => {
             onEmailChange(value);
@@ -48,17 +58,8 @@ export function PasswordLoginForm({ email, onEmailChange }: { email: string; onE
           }}
           error={fieldErrors.email}
         />
-        <PasswordInput
-          label="Password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(event) => setPassword(event.currentTarget.value)}
-          error={fieldErrors.password}
-        />
-        {totpRequired && !useRecovery && (
-          <AuthenticatorCodeField value={totpCode} onChange={setTotpCode} error={fieldErrors.totpCode} />
-        )}
+        <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} error={fieldErrors.password} />
+        {totpRequired && !useRecovery && <AuthenticatorCodeField value={totpCode} onChange={setTotpCode} error={fieldErrors.totpCode} />}
         {totpRequired && useRecovery && (
           <TextInput
             label="Recovery code"
@@ -76,7 +77,7 @@ export function PasswordLoginForm({ email, onEmailChange }: { email: string; onE
             {useRecovery ? 'Use a code from the authenticator app' : 'Lost your phone? Use a recovery code'}
           </Button>
         )}
-        <Button type="submit" loading={login.isPending}>
+        <Button type="submit" loading={login.isPending} ref={submitRef}>
           Sign in
         </Button>
       </Stack>

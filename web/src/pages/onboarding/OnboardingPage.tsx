@@ -15,6 +15,8 @@ import {
   isShownField,
   onboardingFormOf,
   ONBOARDING_STEPS,
+  plainFieldErrors,
+  plainWords,
   stepOfErrors,
   TEAM_STEP,
   validateStep,
@@ -65,7 +67,7 @@ function OnboardingFlow({ token, view }: { token: string; view: OnboardingView }
       signIn(result.token).catch(() => setSignInFailed(true));
     },
     onError: (error) => {
-      const fieldErrors = apiFieldErrors(error);
+      const fieldErrors = plainFieldErrors(apiFieldErrors(error));
       setErrors(fieldErrors);
       const step = stepOfErrors(fieldErrors);
       if (step !== null) setActive(step);
@@ -93,7 +95,8 @@ function OnboardingFlow({ token, view }: { token: string; view: OnboardingView }
   const adminSignedIn = session.status === 'signed-in' && session.user.email.toLowerCase() === view.adminEmail.toLowerCase();
   const otherUserEmail = session.status === 'signed-in' && !adminSignedIn ? session.user.email : undefined;
   const done = active === DONE_STEP;
-  const formError = unshownErrorMessage(complete.error, apiFieldErrors(complete.error), isShownField);
+  const unshown = unshownErrorMessage(complete.error, apiFieldErrors(complete.error), isShownField);
+  const formError = unshown && plainWords(unshown);
 
   return (
     <Stepper
@@ -109,7 +112,15 @@ function OnboardingFlow({ token, view }: { token: string; view: OnboardingView }
         {session.status === 'loading' ? (
           <Centered label="Loading your session" />
         ) : adminSignedIn ? (
-          <WorkspaceStep view={view} values={values} errors={errors} onChange={change} onContinue={() => passes(WORKSPACE_STEP) && setActive(TEAM_STEP)} />
+          <WorkspaceStep
+            token={token}
+            view={view}
+            orgId={session.user.orgMemberships.find((m) => m.orgSlug === view.org.slug)?.orgId}
+            values={values}
+            errors={errors}
+            onChange={change}
+            onContinue={() => passes(WORKSPACE_STEP) && setActive(TEAM_STEP)}
+          />
         ) : (
           <InviteSignIn token={token} adminEmail={view.adminEmail} otherUserEmail={otherUserEmail} />
         )}
@@ -121,16 +132,7 @@ function OnboardingFlow({ token, view }: { token: string; view: OnboardingView }
               {formError}
             </Alert>
           )}
-          <TeamStep
-            token={token}
-            view={view}
-            values={values}
-            errors={errors}
-            submitting={complete.isPending}
-            onChange={change}
-            onBack={() => setActive(WORKSPACE_STEP)}
-            onFinish={finish}
-          />
+          <TeamStep token={token} view={view} values={values} errors={errors} submitting={complete.isPending} onChange={change} onBack={() => setActive(WORKSPACE_STEP)} onFinish={finish} />
         </Stack>
       </Stepper.Step>
       <Stepper.Step label={ONBOARDING_STEPS[DONE_STEP]} description="Start working">
@@ -175,7 +177,11 @@ export function OnboardingPage() {
         ) : view.isPending ? (
           <Centered label="Loading your invite" />
         ) : view.error ? (
-          problem ? <InviteProblem problem={problem} /> : <QueryAlert title="Could not load your invite" error={view.error} retry={() => void view.refetch()} />
+          problem ? (
+            <InviteProblem problem={problem} />
+          ) : (
+            <QueryAlert title="Could not load your invite" error={view.error} retry={() => void view.refetch()} />
+          )
         ) : (
           <OnboardingFlow token={token} view={view.data} />
         )}

@@ -71,18 +71,6 @@ function SpecialistPicker({ token, value, onChange, error }: { token: string; va
 }
 
 /** The Specialist part of Your Team: preassigned (shown) or picked from the pool. */
-export function SpecialistChoice({
-  token,
-  preassigned,
-  value,
-  onChange,
-  error,
-}: {
-  token: string;
-  preassigned: boolean;
-  value: string;
-  onChange: (id: string) => void;
-  error?: string;
-}) {
+export function SpecialistChoice({ token, preassigned, value, onChange, error }: { token: string; preassigned: boolean; value: string; onChange: (id: string) => void; error?: string }) {
   return preassigned ? <PreassignedSpecialist token={token} /> : <SpecialistPicker token={token} value={value} onChange={onChange} error={error} />;
 }

@@ -59,13 +59,7 @@ export function TeamStep({
         <Title order={2} size="h4">
           Your Specialist
         </Title>
-        <SpecialistChoice
-          token={token}
-          preassigned={view.specialistPreassigned}
-          value={values.specialistId}
-          onChange={(specialistId) => onChange({ specialistId })}
-          error={errors.specialistId}
-        />
+        <SpecialistChoice token={token} preassigned={view.specialistPreassigned} value={values.specialistId} onChange={(specialistId) => onChange({ specialistId })} error={errors.specialistId} />
         <Group justify="space-between">
           <Button variant="default" onClick={onBack} disabled={submitting}>
             Back

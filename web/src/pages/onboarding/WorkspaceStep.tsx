@@ -1,9 +1,13 @@
-import { INDUSTRIES, typedSlug } from '@contracts';
+import { INDUSTRIES, type OrgDto } from '@contracts';
 import { Button, Group, SimpleGrid, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
 import type { FormEvent } from 'react';
 import type { FieldErrors } from '../../ops/errors';
 import type { OnboardingView } from '../../onboarding/onboarding.api';
+import { LogoField } from '../../orgs/LogoField';
+import { useOrgRecord } from '../../orgs/logo.api';
 import type { OnboardingValues } from './onboarding-form';
+import { SubdomainField } from './SubdomainField';
 
 const industryLabel = (value: string): string => INDUSTRIES.find((i) => i.value === value)?.label ?? value;
 
@@ -34,15 +38,29 @@ function CompanyDetails({ org }: { org: OnboardingView['org'] }) {
   );
 }
 
-/** Workspace Setup: confirm the company's legal name and the subdomain (spec 2.1). */
+/** The company's logo (spec 2.1): the invited admin is the org's owner already, so it is uploaded at once. */
+function WorkspaceLogo({ orgId, legalName }: { orgId: string; legalName: string }) {
+  const org = useOrgRecord(orgId);
+  const [saved, setSaved] = useState<OrgDto | null>(null);
+  const logoUrl = saved ? saved.logoUrl : (org.data?.logoUrl ?? null);
+  if (!org.data && !saved) return null;
+  return <LogoField orgId={orgId} orgName={legalName} logoUrl={logoUrl} onSaved={setSaved} />;
+}
+
+/** Workspace Setup: confirm the company's legal name and the subdomain (spec 2.1), and set its logo. */
 export function WorkspaceStep({
+  token,
   view,
+  orgId,
   values,
   errors,
   onChange,
   onContinue,
 }: {
+  token: string;
   view: OnboardingView;
+  /** The org of the invite, from the signed-in admin's memberships (undefined: no logo field). */
+  orgId: string | undefined;
   values: OnboardingValues;
   errors: FieldErrors;
   onChange: (patch: Partial<OnboardingValues>) => void;
@@ -64,17 +82,9 @@ export function WorkspaceStep({
             onChange={(event) => onChange({ legalName: event.currentTarget.value })}
             error={errors.legalName}
           />
-          <TextInput
-            label="Subdomain"
-            description="Lowercase letters, digits and inner hyphens; fixed once you confirm"
-            required
-            autoComplete="off"
-            spellCheck={false}
-            value={values.slug}
-            onChange={(event) => onChange({ slug: typedSlug(event.currentTarget.value) })}
-            error={errors.slug}
-          />
+          <SubdomainField token={token} value={values.slug} onChange={(slug) => onChange({ slug })} error={errors.slug} />
         </SimpleGrid>
+        {orgId && <WorkspaceLogo orgId={orgId} legalName={values.legalName || view.org.legalName} />}
         <CompanyDetails org={view.org} />
         <Group justify="flex-end">
           <Button type="submit">Continue</Button>

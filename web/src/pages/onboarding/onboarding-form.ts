@@ -71,3 +71,13 @@ export function completePayloadOf(values: OnboardingValues, needsPick: boolean):
     ...(needsPick && { specialistId: values.specialistId }),
   };
 }
+
+/** Words a client reads: the server's field name for the subdomain never reaches them. */
+export function plainWords(message: string): string {
+  return message.replace(/\bslug(s?)\b/gi, (_word, plural: string) => `subdomain${plural}`);
+}
+
+/** The server's field errors in the client's words. */
+export function plainFieldErrors(errors: FieldErrors): FieldErrors {
+  return Object.fromEntries(Object.entries(errors).map(([field, message]) => [field, plainWords(message)]));
+}

@@ -1,5 +1,6 @@
 import type { RouteObject } from 'react-router';
 import { ClientsPage } from './clients/ClientsPage';
+import { OpsNotificationsPage } from './notifications/OpsNotificationsPage';
 import { AssignmentDetailPage } from './org/AssignmentDetailPage';
 import { OrgOverviewPage } from './org/OrgOverviewPage';
 import { CompanyInfoPage } from './wizard/company/CompanyInfoPage';
@@ -7,7 +8,7 @@ import { ExpertAssignmentPage } from './wizard/experts/ExpertAssignmentPage';
 import { ClientInvitePage } from './wizard/invite/ClientInvitePage';
 import { SpecialistAssignmentPage } from './wizard/specialists/SpecialistAssignmentPage';
 
-/** The pages of spec 4.1 under /ops/clients (the AM wizard, org overview and OSA detail). */
+/** The pages of spec 4.1 under /ops/clients (the AM wizard, org overview and OSA detail), and the staff's notifications. */
 export const opsClientRoutes: RouteObject[] = [
   { path: 'clients', element: <ClientsPage /> },
   { path: 'clients/new', element: <CompanyInfoPage /> },
@@ -17,4 +18,5 @@ export const opsClientRoutes: RouteObject[] = [
   { path: 'clients/:id/setup/step-3', element: <ExpertAssignmentPage /> },
   { path: 'clients/:id/setup/step-4', element: <ClientInvitePage /> },
   { path: 'clients/:id/specialists/:assignmentId', element: <AssignmentDetailPage /> },
+  { path: 'notifications', element: <OpsNotificationsPage /> },
 ];

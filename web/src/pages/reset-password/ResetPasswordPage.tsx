@@ -38,7 +38,14 @@ export function ResetPasswordPage() {
             <EmailField value={email} onChange={setEmail} error={fieldErrors.email} />
             <CodeField label="Reset code" description="The 6-digit code from the email (valid 30 minutes)." value={code} onChange={setCode} error={fieldErrors.code} />
             <PasswordInput label="New password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={fieldErrors.password} />
-            <PasswordInput label="Repeat the new password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.currentTarget.value)} error={mismatch ? 'The passwords differ' : undefined} />
+            <PasswordInput
+              label="Repeat the new password"
+              autoComplete="new-password"
+              required
+              value={repeat}
+              onChange={(e) => setRepeat(e.currentTarget.value)}
+              error={mismatch ? 'The passwords differ' : undefined}
+            />
             <Button type="submit" loading={reset.isPending} disabled={mismatch}>
               Change password
             </Button>

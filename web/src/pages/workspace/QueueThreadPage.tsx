@@ -1,10 +1,9 @@
 import { Anchor, Breadcrumbs, Divider, Grid, Group, Paper, Stack, Table, Text } from '@mantine/core';
 import type { ConversationDto, QueueItemDto } from '@contracts';
-import { useMemo, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { useCurrentUser } from '../../auth/current-user';
 import { ThreadScroll } from '../../conversations/MessageBubble';
-import { useQueue, useQueueLive } from '../../conversations/queue';
 import { ReasonBadge, StatusBadge } from '../../conversations/StatusBadge';
 import { conversationTitle, useConversationLive, useThread } from '../../conversations/thread';
 import { Page } from '../../layout/Page';
@@ -12,22 +11,17 @@ import { formatDateTime } from '../../ops/format';
 import { QueryAlert, SectionLoader } from '../../ops/QueryAlert';
 import { AssignControl } from './AssignControl';
 import { QUEUE_PATH } from './paths';
+import { channelName, useQueueItem } from './queue-data';
 import { SlaDeadline } from './QueueTable';
 import { StaffComposer } from './StaffComposer';
 import { StaffMessage } from './StaffMessage';
 import { StatusForm } from './StatusForm';
 
-/** The attention-list entry of the thread, when it has one (in the loaded part of the list). */
-function useQueueItem(conversationId: string): QueueItemDto | undefined {
-  const { items } = useQueue('all');
-  return useMemo(() => items.find((item) => item.conversationId === conversationId), [items, conversationId]);
-}
-
 function Details({ conversation, item }: { conversation: ConversationDto; item: QueueItemDto | undefined }) {
   const rows: [string, ReactNode][] = [
     ['Org', item?.orgName ?? '—'],
     ['Specialist', conversation.specialist.name],
-    ['Channel', conversation.channel],
+    ['Channel', channelName(conversation.channel)],
     ['Status', <StatusBadge status={conversation.status} />],
     ['Reason', item ? <ReasonBadge reason={item.reason} /> : 'Not on the attention list'],
   ];
@@ -49,14 +43,17 @@ function Details({ conversation, item }: { conversation: ConversationDto; item: 
   );
 }
 
-/** `/workspace/queue/:conversationId`: a thread as staff work on it, live. */
+/**
+ * `/workspace/queue/:conversationId`: a thread as staff work on it, live. A message, sent or
+ * pushed, goes into the cached thread without a reload; only a status change reloads the item.
+ */
 export function QueueThreadPage() {
   const { conversationId = '' } = useParams();
   const user = useCurrentUser();
   const { query, conversation, messages } = useThread(conversationId);
   const item = useQueueItem(conversationId);
+  // Pushed messages and status changes land in the cache; a status change reloads the item once.
   useConversationLive(conversationId);
-  useQueueLive();
 
   return (
     <Page title={conversation ? conversationTitle(conversation) : 'Conversation'}>

@@ -3,7 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Composer } from '../../conversations/Composer';
 import { conversationsApi, newIdempotencyKey } from '../../conversations/conversations.api';
-import { addMessages, conversationChanged } from '../../conversations/thread';
+import { addMessages } from '../../conversations/thread';
 
 type Kind = 'follow_up' | 'note';
 
@@ -17,8 +17,8 @@ export function StaffComposer({ conversationId, specialistName }: { conversation
     setError(null);
     try {
       const { reply: _none, ...message } = await conversationsApi.send(conversationId, { content, isInternal: kind === 'note' }, newIdempotencyKey());
+      // The thread shows it at once; a status it changes comes as a push (one reload of the item).
       addMessages(queryClient, conversationId, [message]);
-      conversationChanged(queryClient, null, conversationId);
       return true;
     } catch (cause) {
       setError(cause instanceof Error ? cause.message : 'The message could not be sent.');

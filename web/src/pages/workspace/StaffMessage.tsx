@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
-import type { ConversationDto, MessageDto } from '@contracts';
+import type { ConversationDto, MessageDelivery, MessageDto } from '@contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { conversationsApi } from '../../conversations/conversations.api';
@@ -29,7 +29,14 @@ function CorrectionForm({ message, onDone }: { message: MessageDto; onDone: () =
     >
       <Stack gap="xs" mt="sm" data-testid="correction-form">
         <Textarea label="Corrected text" autosize minRows={2} maxLength={20_000} value={content} onChange={(event) => setContent(event.currentTarget.value)} data-testid="correction-content" />
-        <TextInput label="Reason" description="Optional; kept in the audit log" maxLength={1000} value={reason} onChange={(event) => setReason(event.currentTarget.value)} data-testid="correction-reason" />
+        <TextInput
+          label="Reason"
+          description="Optional; kept in the audit log"
+          maxLength={1000}
+          value={reason}
+          onChange={(event) => setReason(event.currentTarget.value)}
+          data-testid="correction-reason"
+        />
         {correct.error && (
           <Alert color="red" role="alert">
             {correct.error.message}
@@ -45,6 +52,24 @@ function CorrectionForm({ message, onDone }: { message: MessageDto; onDone: () =
         </Group>
       </Stack>
     </form>
+  );
+}
+
+const DELIVERY_BADGES: Record<MessageDelivery, { label: string; color: string; title: string }> = {
+  held: { label: 'Held — mailbox suspended', color: 'orange', title: "Not sent: the Specialist's mailbox is suspended. It is sent when the mailbox is restored." },
+  queued: { label: 'Sending', color: 'blue', title: 'Queued for the channel' },
+  sent: { label: 'Sent', color: 'teal', title: 'Delivered to the channel' },
+  failed: { label: 'Not delivered', color: 'red', title: 'The channel refused it after every retry' },
+};
+
+/** How far a reply that leaves through a channel got (staff only). */
+function DeliveryBadge({ delivery }: { delivery: MessageDelivery | undefined }) {
+  if (!delivery) return null;
+  const badge = DELIVERY_BADGES[delivery];
+  return (
+    <Badge size="xs" variant="light" color={badge.color} title={badge.title} data-testid="message-delivery" data-delivery={delivery}>
+      {badge.label}
+    </Badge>
   );
 }
 
@@ -82,6 +107,7 @@ export function StaffMessage({ message, conversation, userId }: { message: Messa
       side="end"
       tone="own"
       author={author}
+      badges={<DeliveryBadge delivery={message.delivery} />}
       footer={
         correcting ? (
           <CorrectionForm message={message} onDone={() => setCorrecting(false)} />

@@ -21,8 +21,7 @@ export function StatusForm({ conversation }: { conversation: ConversationDto }) 
   const [status, setStatus] = useState<ConversationStatus>(conversation.status);
   const [snoozeUntil, setSnoozeUntil] = useState(() => localInputValue(new Date(Date.now() + TOMORROW_MS)));
   const save = useMutation({
-    mutationFn: () =>
-      conversationsApi.setStatus(conversation.id, status === 'snoozed' ? { status, snoozeUntil: new Date(snoozeUntil).toISOString() } : { status }),
+    mutationFn: () => conversationsApi.setStatus(conversation.id, status === 'snoozed' ? { status, snoozeUntil: new Date(snoozeUntil).toISOString() } : { status }),
     onSuccess: (updated) => conversationChanged(queryClient, updated, updated.id),
   });
   const snoozeValid = status !== 'snoozed' || !Number.isNaN(new Date(snoozeUntil).getTime());

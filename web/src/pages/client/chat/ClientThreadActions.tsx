@@ -1,9 +1,10 @@
-import { Alert, Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
 import type { ConversationDto } from '@contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { conversationsApi, type StatusAction } from '../../../conversations/conversations.api';
-import { conversationChanged } from '../../../conversations/thread';
+import { conversationKeys, conversationsApi, type StatusAction } from '../../../conversations/conversations.api';
+import { RelativeTime } from '../../../conversations/MessageBubble';
+import { conversationChanged, type ThreadPages } from '../../../conversations/thread';
 
 const ACTIONS: readonly { action: StatusAction; label: string; when: readonly ConversationDto['status'][]; variant: string }[] = [
   { action: 'resolve', label: 'Resolve', when: ['pending', 'awaiting_client'], variant: 'light' },
@@ -11,12 +12,15 @@ const ACTIONS: readonly { action: StatusAction; label: string; when: readonly Co
   { action: 'reopen', label: 'Reopen', when: ['resolved'], variant: 'light' },
 ];
 
-/** Resolve, Reopen and Dismiss (spec 3.1) and "Ask for a human" (an escalation). */
-export function ClientThreadActions({ conversation }: { conversation: ConversationDto }) {
+/**
+ * Resolve, Reopen and Dismiss (spec 3.1) and "Ask for a human" (an escalation). Once asked (as
+ * the server keeps it: `humanRequestedAt` of the thread), the request shows instead of the button,
+ * so it cannot be sent twice.
+ */
+export function ClientThreadActions({ conversation, humanRequestedAt }: { conversation: ConversationDto; humanRequestedAt: string | null }) {
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState('');
-  const [asked, setAsked] = useState(false);
 
   const act = useMutation({
     mutationFn: (action: StatusAction) => conversationsApi.act(conversation.id, action),
@@ -26,9 +30,14 @@ export function ClientThreadActions({ conversation }: { conversation: Conversati
     mutationFn: () => conversationsApi.escalate(conversation.id, reason.trim() ? { reason: reason.trim() } : {}),
     onSuccess: (updated) => {
       conversationChanged(queryClient, updated, updated.id);
+      // Shown at once; the stored request (its time) is read back once.
+      queryClient.setQueryData<ThreadPages>(conversationKeys.thread(updated.id), (data) => {
+        const [first, ...rest] = data?.pages ?? [];
+        return data && first ? { ...data, pages: [{ ...first, humanRequestedAt: first.humanRequestedAt ?? new Date().toISOString() }, ...rest] } : data;
+      });
+      void queryClient.invalidateQueries({ queryKey: conversationKeys.thread(updated.id) });
       setAsking(false);
       setReason('');
-      setAsked(true);
     },
   });
 
@@ -47,18 +56,22 @@ export function ClientThreadActions({ conversation }: { conversation: Conversati
             {entry.label}
           </Button>
         ))}
-        <Button size="xs" variant="outline" color="orange" onClick={() => setAsking(true)} data-testid="conversation-escalate">
-          Ask for a human
-        </Button>
+        {humanRequestedAt ? (
+          <Badge variant="light" color="orange" size="lg" tt="none" fw={500} data-testid="escalated-notice">
+            <Group gap={6} wrap="nowrap">
+              A person from the team was asked
+              <RelativeTime iso={humanRequestedAt} />
+            </Group>
+          </Badge>
+        ) : (
+          <Button size="xs" variant="outline" color="orange" onClick={() => setAsking(true)} data-testid="conversation-escalate">
+            Ask for a human
+          </Button>
+        )}
       </Group>
       {act.error && (
         <Alert color="red" role="alert" onClose={() => act.reset()} withCloseButton>
           {act.error.message}
-        </Alert>
-      )}
-      {asked && conversation.status === 'pending' && (
-        <Alert color="orange" data-testid="escalated-notice" withCloseButton onClose={() => setAsked(false)}>
-          You asked for a human. Someone from the team will reply in this conversation.
         </Alert>
       )}
       <Modal opened={asking} onClose={() => setAsking(false)} title="Ask for a human">
@@ -89,7 +102,7 @@ export function ClientThreadActions({ conversation }: { conversation: Conversati
               <Button variant="default" onClick={() => setAsking(false)}>
                 Cancel
               </Button>
-              <Button type="submit" loading={escalate.isPending} data-testid="escalate-confirm">
+              <Button type="submit" loading={escalate.isPending} disabled={humanRequestedAt !== null} data-testid="escalate-confirm">
                 Ask for a human
               </Button>
             </Group>

@@ -3,17 +3,19 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { conversationKeys, newIdempotencyKey } from '../../../conversations/conversations.api';
 import { streamReply } from '../../../conversations/reply-stream';
-import { addMessages, conversationChanged } from '../../../conversations/thread';
+import { addThreadMessages } from '../../../conversations/thread';
 
 /** A message on its way: the Specialist's reply as streamed so far. */
 export interface LiveReply {
   conversationId: string;
+  /** The key of the reply's bubble, the same from the first word to the stored reply (it grows in place). */
+  key: string;
   /** The client's message once stored. */
   question: MessageDto | null;
   /** The reply's text so far; emptied when an attempt is retried. */
   text: string;
-  /** The stored reply arrived: it stands in the thread instead of `text`. */
-  replied: boolean;
+  /** The stored reply, once it arrived: it stands in the thread instead of `text`. */
+  reply: MessageDto | null;
 }
 
 export interface ReplyProblem {
@@ -27,66 +29,74 @@ function problemText(code: string, message: string): string {
   return message;
 }
 
+let replies = 0;
+
 /**
  * Sends client messages through the streaming endpoint: the message goes into the thread as soon
- * as it is stored, the reply's text grows as it is written, and the stored reply replaces it.
- * One message at a time.
+ * as it is stored (the send then counts as done: the box empties), the reply's text grows as it is
+ * written, and the stored reply takes its place in the same bubble. Everything is written into the
+ * cached thread and lists: a message costs no reload. One message at a time.
  */
 export function useReplyStream() {
   const queryClient = useQueryClient();
   const [live, setLive] = useState<LiveReply | null>(null);
   const [problem, setProblem] = useState<ReplyProblem | null>(null);
   const controller = useRef<AbortController | null>(null);
+  /** Stored replies that were streamed, and the key of their bubble. */
+  const replyKeys = useRef(new Map<string, string>());
 
   useEffect(() => () => controller.current?.abort(), []);
 
   const send = useCallback(
-    async (conversationId: string, content: string): Promise<boolean> => {
-      const abort = new AbortController();
-      controller.current = abort;
-      let stored = false;
-      const update = (change: (current: LiveReply) => Partial<LiveReply>) =>
-        setLive((current) => (current?.conversationId === conversationId ? { ...current, ...change(current) } : current));
-      setProblem(null);
-      setLive({ conversationId, question: null, text: '', replied: false });
-      try {
-        await streamReply(
+    (conversationId: string, content: string): Promise<boolean> =>
+      new Promise<boolean>((resolve) => {
+        const abort = new AbortController();
+        controller.current = abort;
+        const key = `reply-${++replies}`;
+        let stored = false;
+        const update = (change: (current: LiveReply) => Partial<LiveReply>) => setLive((current) => (current?.key === key ? { ...current, ...change(current) } : current));
+        setProblem(null);
+        setLive({ conversationId, key, question: null, text: '', reply: null });
+        streamReply(
           conversationId,
           { content },
           {
             onMessage: (message) => {
               stored = true;
-              addMessages(queryClient, conversationId, [message]);
+              addThreadMessages(queryClient, conversationId, [message]);
               update(() => ({ question: message }));
+              resolve(true);
             },
             onDelta: (text) => update((current) => ({ text: current.text + text })),
             onRetry: () => update(() => ({ text: '' })),
             onReply: (message) => {
-              addMessages(queryClient, conversationId, [message]);
-              update(() => ({ text: '', replied: true }));
+              replyKeys.current.set(message.id, key);
+              addThreadMessages(queryClient, conversationId, [message]);
+              update(() => ({ reply: message }));
             },
             onError: (error) => setProblem({ conversationId, message: problemText(error.code, error.message) }),
           },
           { idempotencyKey: newIdempotencyKey(), signal: abort.signal },
-        );
-      } catch (error) {
-        if (!abort.signal.aborted) {
-          const message = error instanceof Error ? error.message : 'The message could not be sent.';
-          setProblem({ conversationId, message: stored ? `${message} The reply will show here once it is ready.` : message });
-        }
-      } finally {
-        if (controller.current === abort) controller.current = null;
-        setLive(null);
-        // The stored thread is the truth: status and order may have moved meanwhile.
-        void queryClient.invalidateQueries({ queryKey: conversationKeys.thread(conversationId) });
-        conversationChanged(queryClient, null, conversationId);
-      }
-      return stored;
-    },
+        )
+          .catch((error: unknown) => {
+            if (abort.signal.aborted) return;
+            const message = error instanceof Error ? error.message : 'The message could not be sent.';
+            setProblem({ conversationId, message: stored ? `${message} The reply will show here once it is ready.` : message });
+            // The reply may still be made: the stored thread is read again, once.
+            if (stored) void queryClient.invalidateQueries({ queryKey: conversationKeys.thread(conversationId) });
+          })
+          .finally(() => {
+            if (controller.current === abort) controller.current = null;
+            setLive((current) => (current?.key === key ? null : current));
+            resolve(stored);
+          });
+      }),
     [queryClient],
   );
 
-  return { live, problem, send, dismissProblem: () => setProblem(null) };
+  const keyOf = useCallback((messageId: string) => replyKeys.current.get(messageId), []);
+
+  return { live, problem, send, keyOf, dismissProblem: () => setProblem(null) };
 }
 
 export type ReplyStream = ReturnType<typeof useReplyStream>;

@@ -1,20 +1,20 @@
 import { BarChart } from '@mantine/charts';
 import { Alert, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useCurrentUser } from '../../../auth/current-user';
 import { billingApi, billingKeys } from '../../../billing/billing.api';
-import { ChartCard, RangePicker, rangeOf } from '../../../billing/charts';
+import { ChartCard, RangePicker, rangeOf, useRangeParam } from '../../../billing/charts';
 import { Page } from '../../../layout/Page';
 import { QueryAlert, SectionLoader } from '../../../ops/QueryAlert';
+import { AutonomousHandlingSection } from './AutonomousHandling';
 
 function Workload() {
-  const [days, setDays] = useState('30');
+  const [days, setDays] = useRangeParam();
   const range = rangeOf(days);
   const workload = useQuery({ queryKey: billingKeys.workload(range), queryFn: ({ signal }) => billingApi.workload(range, signal) });
   return (
     <Stack gap="sm">
-      <Group justify="space-between">
+      <Group justify="space-between" wrap="wrap">
         <Title order={2} size="h3">
           Expert workload per Specialist
         </Title>
@@ -43,28 +43,30 @@ function Workload() {
               ]}
             />
           </ChartCard>
-          <Table striped withTableBorder aria-label="Workload" data-testid="workload-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Specialist</Table.Th>
-                <Table.Th ta="right">Items</Table.Th>
-                <Table.Th ta="right">Open</Table.Th>
-                <Table.Th ta="right">Resolved</Table.Th>
-                <Table.Th ta="right">Avg handle time</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {workload.data.items.map((i) => (
-                <Table.Tr key={i.specialistId}>
-                  <Table.Td>{i.name}</Table.Td>
-                  <Table.Td ta="right">{i.items}</Table.Td>
-                  <Table.Td ta="right">{i.open}</Table.Td>
-                  <Table.Td ta="right">{i.resolved}</Table.Td>
-                  <Table.Td ta="right">{i.avgHandleMinutes === null ? '—' : `${i.avgHandleMinutes} min`}</Table.Td>
+          <Table.ScrollContainer minWidth={520} type="native" tabIndex={0}>
+            <Table striped withTableBorder aria-label="Workload" data-testid="workload-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Specialist</Table.Th>
+                  <Table.Th ta="right">Items</Table.Th>
+                  <Table.Th ta="right">Open</Table.Th>
+                  <Table.Th ta="right">Resolved</Table.Th>
+                  <Table.Th ta="right">Avg handle time</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {workload.data.items.map((i) => (
+                  <Table.Tr key={i.specialistId}>
+                    <Table.Td>{i.name}</Table.Td>
+                    <Table.Td ta="right">{i.items}</Table.Td>
+                    <Table.Td ta="right">{i.open}</Table.Td>
+                    <Table.Td ta="right">{i.resolved}</Table.Td>
+                    <Table.Td ta="right">{i.avgHandleMinutes === null ? '—' : `${i.avgHandleMinutes} min`}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
         </SimpleGrid>
       )}
     </Stack>
@@ -104,13 +106,14 @@ function Leverage() {
   );
 }
 
-/** `/ops/analytics` (spec 8.1, SuperAdmin): Expert workload per Specialist and Expert leverage; Expert time is never priced. */
+/** `/ops/analytics` (spec 8.1, SuperAdmin): the autonomous handling rate, Expert workload per Specialist and Expert leverage; Expert time is never priced. */
 export function OpsAnalyticsPage() {
   const user = useCurrentUser();
   return (
     <Page title="Analytics">
       {user.platformRole === 'superadmin' ? (
         <Stack gap="xl">
+          <AutonomousHandlingSection />
           <Workload />
           <Leverage />
         </Stack>

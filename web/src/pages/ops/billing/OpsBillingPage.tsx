@@ -1,72 +1,99 @@
-import { Alert, Anchor, Button, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import type { InvoiceDto, OpsBillingOrg } from '@contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useCurrentUser } from '../../../auth/current-user';
-import { billingApi, billingKeys, formatCents, formatUsd } from '../../../billing/billing.api';
-import { ChartCard, CostBars, CostDonut, CostTrendChart, RangePicker, UsageChart, rangeOf } from '../../../billing/charts';
+import { PAYMENT_STATE_LABELS, billingApi, billingKeys, formatPeriod, formatUsd } from '../../../billing/billing.api';
+import { ChartCard, CostBars, CostDonut, CostTrendChart, RangePicker, UsageChart, rangeOf, useRangeParam } from '../../../billing/charts';
 import { InvoiceList, PaymentStateBadge } from '../../../billing/InvoiceList';
+import { SkippedInstances, amountsText } from '../../../billing/OrgAmounts';
 import { Page } from '../../../layout/Page';
-import { formatDateTime } from '../../../ops/format';
+import { toast } from '../../../layout/toast';
+import { ConfirmDialog } from '../../../layout/ConfirmDialog';
+import { formatDate, formatDateTime } from '../../../ops/format';
+import { OrgStatusBadge } from '../../../ops/OrgStatusBadge';
+import { useUrlParams } from '../../../ops/url-state';
 import { QueryAlert, SectionLoader } from '../../../ops/QueryAlert';
+import { OrgAutonomousHandling } from '../analytics/AutonomousHandling';
+
+type PaymentFilter = OpsBillingOrg['paymentState'];
+const PAYMENT_FILTERS: Array<{ value: PaymentFilter; label: string }> = (Object.keys(PAYMENT_STATE_LABELS) as PaymentFilter[]).map((value) => ({ value, label: PAYMENT_STATE_LABELS[value].label }));
 
 function PaymentStates({ onlyOrg }: { onlyOrg?: string }) {
+  const [param, setParams] = useUrlParams<'payment'>();
+  const raw = param('payment');
+  const payment = PAYMENT_FILTERS.some((f) => f.value === raw) ? (raw as PaymentFilter) : null;
   const orgs = useQuery({ queryKey: billingKeys.opsOrgs, queryFn: ({ signal }) => billingApi.opsOrgs(signal) });
   if (orgs.isPending) return <SectionLoader label="Loading payment states" />;
   if (orgs.error) return <QueryAlert title="Could not load payment states" error={orgs.error} retry={() => void orgs.refetch()} />;
-  const rows = orgs.data.items.filter((o) => !onlyOrg || o.orgId === onlyOrg);
-  if (rows.length === 0) return <Text c="dimmed">No active org yet.</Text>;
+  const rows = orgs.data.items.filter((o) => (!onlyOrg || o.orgId === onlyOrg) && (!payment || o.paymentState === payment));
   return (
-    <Table striped highlightOnHover withTableBorder aria-label="Payment states" data-testid="payment-states">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Org</Table.Th>
-          <Table.Th>Status</Table.Th>
-          <Table.Th>Payment</Table.Th>
-          <Table.Th>Grace ends</Table.Th>
-          <Table.Th ta="right">Monthly fees</Table.Th>
-          <Table.Th ta="right">Unpaid</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {rows.map((o: OpsBillingOrg) => (
-          <Table.Tr key={o.orgId} data-testid="payment-state-row">
-            <Table.Td>
-              <Anchor component={Link} to={`/ops/billing?org=${o.orgId}`}>
-                {o.legalName}
-              </Anchor>
-            </Table.Td>
-            <Table.Td>{o.orgStatus}</Table.Td>
-            <Table.Td>
-              <PaymentStateBadge state={o.paymentState} />
-              {o.lastFailureReason && (
-                <Text size="xs" c="dimmed">
-                  {o.lastFailureReason}
-                </Text>
-              )}
-            </Table.Td>
-            <Table.Td>{formatDateTime(o.graceEndsAt)}</Table.Td>
-            <Table.Td ta="right">
-              {formatCents(o.monthlyRunRateCents, o.currency)} ({o.specialistInstances} Specialist{o.specialistInstances === 1 ? '' : 's'})
-            </Table.Td>
-            <Table.Td ta="right">
-              {formatCents(o.outstandingCents, o.currency)} ({o.openInvoices})
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+    <Stack gap="sm">
+      <Select label="Payment" placeholder="Every payment state" data={PAYMENT_FILTERS} value={payment} onChange={(value) => setParams({ payment: value })} clearable maw={280} />
+      {rows.length === 0 ? (
+        <Text c="dimmed" data-testid="payment-states-empty">
+          {payment ? 'No org is in this payment state.' : 'No active org yet.'}
+        </Text>
+      ) : (
+        <Card withBorder padding={0}>
+          <Table.ScrollContainer minWidth={820} type="native" tabIndex={0}>
+            <Table striped highlightOnHover aria-label="Payment states" data-testid="payment-states">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Org</Table.Th>
+                  <Table.Th>Status</Table.Th>
+                  <Table.Th>Payment</Table.Th>
+                  <Table.Th>Grace ends</Table.Th>
+                  <Table.Th ta="right">Monthly fees</Table.Th>
+                  <Table.Th ta="right">Unpaid</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((o: OpsBillingOrg) => (
+                  <Table.Tr key={o.orgId} data-testid="payment-state-row">
+                    <Table.Td>
+                      <Anchor component={Link} to={`/ops/billing?org=${o.orgId}`}>
+                        {o.legalName}
+                      </Anchor>
+                    </Table.Td>
+                    <Table.Td>
+                      <OrgStatusBadge status={o.orgStatus} />
+                    </Table.Td>
+                    <Table.Td>
+                      <PaymentStateBadge state={o.paymentState} />
+                      {o.lastFailureReason && (
+                        <Text size="xs" c="dimmed">
+                          {o.lastFailureReason}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td>{formatDateTime(o.graceEndsAt)}</Table.Td>
+                    <Table.Td ta="right">
+                      {amountsText(o, 'monthlyRunRateCents')} ({o.specialistInstances} Specialist{o.specialistInstances === 1 ? '' : 's'})
+                      <SkippedInstances org={o} />
+                    </Table.Td>
+                    <Table.Td ta="right">
+                      {amountsText(o, 'outstandingCents')} ({o.openInvoices} open)
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </Card>
+      )}
+    </Stack>
   );
 }
 
 function PlatformCosts() {
-  const [days, setDays] = useState('30');
+  const [days, setDays] = useRangeParam();
   const range = rangeOf(days);
   const costs = useQuery({ queryKey: billingKeys.platformCosts(range), queryFn: ({ signal }) => billingApi.platformCosts(range, signal) });
   return (
     <Stack gap="sm">
-      <Group justify="space-between">
+      <Group justify="space-between" wrap="wrap">
         <Title order={2} size="h3">
           Platform LLM cost
         </Title>
@@ -79,10 +106,10 @@ function PlatformCosts() {
       ) : (
         <>
           <Text data-testid="platform-cost-total">
-            {formatUsd(costs.data.totalMicroUsd)} from {costs.data.from} to {costs.data.to}, from the cost ledger (never invoiced).
+            {formatUsd(costs.data.totalMicroUsd)} from {formatDate(costs.data.from)} to {formatDate(costs.data.to)}, from the cost ledger (never invoiced).
           </Text>
           {costs.data.reconciliation && (
-            <Alert color={costs.data.reconciliation.alerted ? 'orange' : 'gray'} title={`Reconciliation of ${costs.data.reconciliation.day}`} data-testid="reconciliation">
+            <Alert color={costs.data.reconciliation.alerted ? 'orange' : 'gray'} title={`Reconciliation of ${formatDate(costs.data.reconciliation.day)}`} data-testid="reconciliation">
               Ledger {formatUsd(costs.data.reconciliation.ledgerMicroUsd)}, tracing tool{' '}
               {costs.data.reconciliation.tracingMicroUsd === null ? 'unavailable' : formatUsd(costs.data.reconciliation.tracingMicroUsd)}
               {costs.data.reconciliation.driftPercent !== null ? ` (${costs.data.reconciliation.driftPercent.toFixed(1)} % apart)` : ''}. The ledger is authoritative.
@@ -108,30 +135,54 @@ function PlatformCosts() {
   );
 }
 
-function RecordPayment({ invoice, orgId }: { invoice: InvoiceDto; orgId: string }) {
+const RECORDED: Record<'paid' | 'failed', string> = {
+  paid: 'Payment recorded: the invoice is paid.',
+  failed: 'Failed payment recorded: the grace period has started and the org is notified.',
+};
+
+function RecordPayment({ invoice }: { invoice: InvoiceDto }) {
   const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
   const record = useMutation({
     mutationFn: (outcome: 'paid' | 'failed') => billingApi.recordPayment(invoice.id!, { outcome, reason: outcome === 'failed' ? 'Recorded as failed by the billing team' : undefined }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['billing'] }),
+    onSuccess: async (_, outcome) => {
+      setConfirming(false);
+      toast.success(RECORDED[outcome]);
+      await queryClient.invalidateQueries({ queryKey: ['billing'] });
+    },
   });
   if (!invoice.id || invoice.status === 'paid') return null;
+  const month = formatPeriod(invoice.period);
   return (
     <>
       <Button size="xs" color="green" variant="light" loading={record.isPending && record.variables === 'paid'} onClick={() => record.mutate('paid')}>
         Record paid
       </Button>
       {invoice.status !== 'payment_failed' && (
-        <Button size="xs" color="red" variant="light" loading={record.isPending && record.variables === 'failed'} onClick={() => record.mutate('failed')}>
+        <Button size="xs" color="red" variant="light" onClick={() => setConfirming(true)}>
           Record failed
         </Button>
       )}
-      <QueryAlert title={`Could not record the payment of ${orgId.slice(0, 8)}`} error={record.error} />
+      <ConfirmDialog
+        opened={confirming}
+        title={`Record the ${month} invoice as failed?`}
+        confirmLabel="Record failed"
+        loading={record.isPending}
+        error={record.variables === 'failed' ? record.error : null}
+        onConfirm={() => record.mutate('failed')}
+        onCancel={() => setConfirming(false)}
+      >
+        <Text size="sm">
+          The org's grace period starts now: its owners, admins, billing members and account manager are notified, and the org is suspended when the grace period ends unless the invoice is paid.
+        </Text>
+      </ConfirmDialog>
+      {!confirming && <QueryAlert title={`Could not record the payment of the ${month} invoice`} error={record.error} />}
     </>
   );
 }
 
 function OrgBilling({ orgId }: { orgId: string }) {
-  const [days, setDays] = useState('30');
+  const [days, setDays] = useRangeParam();
   const range = rangeOf(days);
   const data = useQuery({ queryKey: billingKeys.opsOrg(orgId, range), queryFn: ({ signal }) => billingApi.opsOrg(orgId, range, signal) });
   if (data.isPending) return <SectionLoader label="Loading the org's billing" />;
@@ -139,14 +190,14 @@ function OrgBilling({ orgId }: { orgId: string }) {
   const d = data.data;
   return (
     <Stack gap="md">
-      <Group justify="space-between">
-        <Group>
+      <Group justify="space-between" wrap="wrap">
+        <Group wrap="wrap">
           <Title order={2} size="h3" data-testid="org-billing-name">
             {d.org.legalName}
           </Title>
           <PaymentStateBadge state={d.org.paymentState} />
         </Group>
-        <Group>
+        <Group wrap="wrap">
           <RangePicker value={days} onChange={setDays} />
           <Anchor component={Link} to="/ops/billing">
             All orgs
@@ -154,9 +205,11 @@ function OrgBilling({ orgId }: { orgId: string }) {
         </Group>
       </Group>
       <Text size="sm">
-        Monthly fees {formatCents(d.org.monthlyRunRateCents, d.org.currency)} for {d.org.specialistInstances} Specialist instance(s). Message quota: {d.quota.used} of {d.quota.limit} this hour. LLM
-        cost in range: {formatUsd(d.totalMicroUsd)} (visible, never billed).
+        Monthly fees {amountsText(d.org, 'monthlyRunRateCents')} for {d.org.specialistInstances} Specialist instance(s). Message quota: {d.quota.used} of {d.quota.limit} this hour. LLM cost in range:{' '}
+        {formatUsd(d.totalMicroUsd)} (visible, never billed).
       </Text>
+      <SkippedInstances org={d.org} />
+      <OrgAutonomousHandling handling={d.autonomousHandling} />
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <ChartCard title="Messages per hour (48 hours)" testId="chart-hourly-usage">
           <UsageChart points={d.hourlyUsage} hourly />
@@ -174,7 +227,7 @@ function OrgBilling({ orgId }: { orgId: string }) {
       <Title order={3} size="h4">
         Invoices
       </Title>
-      <InvoiceList invoices={d.invoices} actions={(invoice) => <RecordPayment invoice={invoice} orgId={orgId} />} />
+      <InvoiceList invoices={d.invoices} actions={(invoice) => <RecordPayment invoice={invoice} />} />
     </Stack>
   );
 }

@@ -28,6 +28,7 @@ export function OrgFilter({ options, value, onChange }: { options: OrgOption[] |
         clearable
         nothingFoundMessage="No organization matches"
         w={320}
+        maw="100%"
         data-testid="org-filter"
       />
     );
@@ -46,6 +47,7 @@ export function OrgFilter({ options, value, onChange }: { options: OrgOption[] |
       }}
       error={invalid ? 'Must be an organization id (uuid)' : undefined}
       w={360}
+      maw="100%"
       data-testid="org-filter"
     />
   );

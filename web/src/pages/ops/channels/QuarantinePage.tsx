@@ -50,7 +50,7 @@ export function QuarantinePage() {
       <Text c="dimmed">
         Inbound channel messages kept without a turn: no organization bound to them, over the message quota, to a suspended mailbox, or for an inactive organization. Newest first.
       </Text>
-      <Group align="flex-end" justify="space-between">
+      <Group align="flex-end" justify="space-between" wrap="wrap">
         <OrgFilter options={canListOrgs ? orgOptions : undefined} value={orgId ?? null} onChange={setOrg} />
         <Button variant="default" onClick={() => void events.refetch()} loading={events.isRefetching && !events.isFetchingNextPage}>
           Refresh

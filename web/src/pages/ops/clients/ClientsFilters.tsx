@@ -1,28 +1,24 @@
-import { Group, Select, TextInput } from '@mantine/core';
+import type { OrgStatus } from '@contracts';
+import { Button, Group, Select, TextInput } from '@mantine/core';
 import { ORG_STATUS_OPTIONS } from '../../../ops/org-status';
-import type { OrgStatus } from '../../../ops/types';
 
 export function ClientsFilters({
   status,
   onStatusChange,
   search,
   onSearchChange,
+  onClear,
 }: {
   status: OrgStatus | null;
   onStatusChange: (status: OrgStatus | null) => void;
   search: string;
   onSearchChange: (search: string) => void;
+  /** Shown while a filter is set. */
+  onClear: (() => void) | null;
 }) {
   return (
-    <Group align="flex-end">
-      <TextInput
-        label="Search"
-        placeholder="Name, subdomain or email"
-        type="search"
-        value={search}
-        onChange={(event) => onSearchChange(event.currentTarget.value)}
-        style={{ flex: 1 }}
-      />
+    <Group align="flex-end" wrap="wrap" gap="sm">
+      <TextInput label="Search" placeholder="Name, subdomain or email" type="search" value={search} onChange={(event) => onSearchChange(event.currentTarget.value)} style={{ flex: '1 1 220px' }} />
       <Select
         label="Status"
         placeholder="All statuses"
@@ -30,8 +26,13 @@ export function ClientsFilters({
         value={status}
         onChange={(value) => onStatusChange(value as OrgStatus | null)}
         clearable
-        w={260}
+        style={{ flex: '1 1 220px', maxWidth: 280 }}
       />
+      {onClear && (
+        <Button variant="subtle" onClick={onClear}>
+          Clear filters
+        </Button>
+      )}
     </Group>
   );
 }

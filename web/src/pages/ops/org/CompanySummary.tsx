@@ -1,9 +1,8 @@
 import { Anchor, Table } from '@mantine/core';
-import { INDUSTRIES } from '@contracts';
+import { INDUSTRIES, type OrgDto } from '@contracts';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { formatDate } from '../../../ops/format';
-import type { OrgDto } from '../../../ops/types';
 import { setupPath } from '../wizard/steps';
 
 function Row({ label, children }: { label: string; children: ReactNode }) {

@@ -5,6 +5,7 @@ import { isPendingStatus } from '../../../ops/org-status';
 import { OrgStatusBadge } from '../../../ops/OrgStatusBadge';
 import { QueryAlert, SectionLoader } from '../../../ops/QueryAlert';
 import { useOrg } from '../../../ops/queries';
+import { OrgLogo } from '../../../orgs/OrgLogo';
 import { setupPath } from '../wizard/steps';
 import { ChannelList } from '../../client/settings/channels/ChannelsSettingsPage';
 import { CompanySummary } from './CompanySummary';
@@ -34,6 +35,7 @@ export function OrgOverviewPage() {
         <>
           <Group justify="space-between">
             <Group gap="sm">
+              <OrgLogo logoUrl={org.data.logoUrl} name={org.data.legalName} />
               <Text c="dimmed">{org.data.slug}</Text>
               <OrgStatusBadge status={org.data.status} />
             </Group>
@@ -56,7 +58,7 @@ export function OrgOverviewPage() {
               <SpecialistsTab orgId={org.data.id} />
             </Tabs.Panel>
             <Tabs.Panel value="channels" pt="md">
-              <ChannelList orgId={org.data.id} />
+              <ChannelList orgId={org.data.id} audience="staff" />
             </Tabs.Panel>
           </Tabs>
         </>

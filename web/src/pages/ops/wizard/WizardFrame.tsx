@@ -1,9 +1,10 @@
+import type { OrgDto } from '@contracts';
 import { Anchor, Group, Stack, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { Page } from '../../../layout/Page';
 import { OrgStatusBadge } from '../../../ops/OrgStatusBadge';
-import type { OrgDto } from '../../../ops/types';
+import { OrgLogo } from '../../../orgs/OrgLogo';
 import type { WizardRoute } from './steps';
 import { WizardProgress } from './WizardProgress';
 
@@ -13,6 +14,7 @@ export function WizardFrame({ title, org, current, children }: { title: string; 
     <Page title={title}>
       {org && (
         <Group gap="sm" data-testid="wizard-org">
+          <OrgLogo logoUrl={org.logoUrl} name={org.legalName} size={32} />
           <Text fw={600}>{org.legalName}</Text>
           <Text c="dimmed" size="sm">
             {org.slug}

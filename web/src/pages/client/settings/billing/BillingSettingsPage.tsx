@@ -9,6 +9,10 @@ import { InvoiceList, PaymentStateBadge } from '../../../../billing/InvoiceList'
 import { apiFieldErrors } from '../../../../ops/errors';
 import { formatDate, formatDateTime } from '../../../../ops/format';
 import { QueryAlert, SectionLoader } from '../../../../ops/QueryAlert';
+import { toast } from '../../../../layout/toast';
+import { BilledSpecialists } from './BilledSpecialists';
+
+const PAYMENT_KIND_LABELS: Record<NonNullable<OrgBillingDto['paymentMethod']>['kind'], string> = { card: 'card', bank_transfer: 'bank transfer', invoice: 'pay by invoice' };
 
 /** Spec 5.1: billing settings are for owners, admins and billing members. */
 export const BILLING_ROLES: readonly OrgRole[] = ['owner', 'admin', 'billing'];
@@ -18,8 +22,7 @@ function DunningAlert({ billing }: { billing: OrgBillingDto }) {
   if (paymentState === 'suspended' || billing.orgStatus === 'suspended') {
     return (
       <Alert color="red" title="Your organization is suspended" data-testid="dunning-alert">
-        A payment failed and its grace period ended, so your team cannot use the service until it is paid. Settle the failed invoice below; access comes back as soon as the
-        payment is recorded.
+        A payment failed and its grace period ended, so your team cannot use the service until it is paid. Settle the failed invoice below; access comes back as soon as the payment is recorded.
       </Alert>
     );
   }
@@ -38,7 +41,10 @@ function BillingEmailForm({ orgId, billing }: { orgId: string; billing: OrgBilli
   const [email, setEmail] = useState(billing.billingEmail ?? '');
   const save = useMutation({
     mutationFn: () => billingApi.updateEmail(orgId, { billingEmail: email.trim() === '' ? null : email.trim() }),
-    onSuccess: (updated) => queryClient.setQueryData(billingKeys.settings(orgId), updated),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(billingKeys.settings(orgId), updated);
+      toast.success(updated.billingEmail ? `Invoices now go to ${updated.billingEmail}.` : 'The billing email was removed.', 'Billing email saved');
+    },
   });
   const fieldError = apiFieldErrors(save.error).billingEmail;
   const onSubmit = (e: FormEvent) => {
@@ -47,7 +53,7 @@ function BillingEmailForm({ orgId, billing }: { orgId: string; billing: OrgBilli
   };
   return (
     <form onSubmit={onSubmit} aria-label="Billing email">
-      <Group align="flex-end">
+      <Group align="flex-end" wrap="wrap">
         <TextInput
           label="Billing email"
           description="Invoices and payment notices go here."
@@ -55,17 +61,12 @@ function BillingEmailForm({ orgId, billing }: { orgId: string; billing: OrgBilli
           value={email}
           onChange={(e) => setEmail(e.currentTarget.value)}
           error={fieldError}
-          w={360}
+          style={{ flex: '1 1 240px', maxWidth: 360 }}
         />
         <Button type="submit" loading={save.isPending} disabled={email.trim() === (billing.billingEmail ?? '')}>
           Save
         </Button>
       </Group>
-      {save.isSuccess && (
-        <Text size="sm" c="green" mt={4} role="status">
-          Saved.
-        </Text>
-      )}
       {save.error && !fieldError && <QueryAlert title="Could not save the billing email" error={save.error} />}
     </form>
   );
@@ -88,14 +89,11 @@ function PaymentMethodCard({ orgId, billing }: { orgId: string; billing: OrgBill
   const method = billing.paymentMethod;
   return (
     <Card withBorder>
-      <Group justify="space-between">
+      <Group justify="space-between" wrap="wrap">
         <div>
           <Text fw={600}>Payment method</Text>
           <Text size="sm" c={method ? undefined : 'dimmed'} data-testid="payment-method">
-            {method ? `${method.label} (${method.kind.replace('_', ' ')}), added ${formatDate(method.addedAt)}` : 'No payment method on file.'}
-          </Text>
-          <Text size="xs" c="dimmed">
-            Provider: {billing.provider} · customer {billing.providerCustomerId}
+            {method ? `${method.label} (${PAYMENT_KIND_LABELS[method.kind]}), added ${formatDate(method.addedAt)}` : 'No payment method on file.'}
           </Text>
         </div>
         <Button variant="light" onClick={() => checkout.mutate()} loading={checkout.isPending}>
@@ -120,23 +118,29 @@ function Billing({ orgId }: { orgId: string }) {
         <Text>Account status:</Text>
         <PaymentStateBadge state={billing.dunning.paymentState} />
       </Group>
-      <Text size="sm" c="dimmed">
-        You pay a flat monthly fee per Specialist, prorated by calendar day when a Specialist starts, stops or changes rate during a month. Usage (messages, conversations,
-        AI cost) is never billed.
-      </Text>
+      <BilledSpecialists billing={billing} />
       <BillingEmailForm orgId={orgId} billing={billing} />
       <PaymentMethodCard orgId={orgId} billing={billing} />
-      <Stack gap="xs">
-        <Title order={2} size="h3">
+      <Stack gap="xs" component="section" aria-labelledby="billing-this-month">
+        <Title order={2} size="h3" id="billing-this-month">
           This month
         </Title>
-        {billing.upcomingInvoice ? <InvoiceList invoices={[billing.upcomingInvoice]} /> : <Text c="dimmed">Nothing is billed this month.</Text>}
+        <Text size="sm" c="dimmed" data-testid="billing-period">
+          {formatDate(billing.currentPeriod.from)} to {formatDate(billing.currentPeriod.to)}: what you will be invoiced if nothing changes before the month ends.
+        </Text>
+        {billing.upcomingInvoices.length > 0 ? <InvoiceList invoices={billing.upcomingInvoices} audience="client" /> : <Text c="dimmed">Nothing is billed this month.</Text>}
       </Stack>
-      <Stack gap="xs">
-        <Title order={2} size="h3">
+      <Stack gap="xs" component="section" aria-labelledby="billing-invoices">
+        <Title order={2} size="h3" id="billing-invoices">
           Invoices
         </Title>
-        {invoices.isPending ? <SectionLoader label="Loading the invoices" /> : invoices.error ? <QueryAlert title="Could not load the invoices" error={invoices.error} /> : <InvoiceList invoices={invoices.data.items} />}
+        {invoices.isPending ? (
+          <SectionLoader label="Loading the invoices" />
+        ) : invoices.error ? (
+          <QueryAlert title="Could not load the invoices" error={invoices.error} />
+        ) : (
+          <InvoiceList invoices={invoices.data.items} audience="client" />
+        )}
       </Stack>
     </Stack>
   );

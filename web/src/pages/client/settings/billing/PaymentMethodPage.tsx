@@ -50,7 +50,15 @@ export function PaymentMethodPage() {
             Invoices are issued monthly and paid by hand; tell us how you will pay. Our team records each payment.
           </Text>
           <Select label="How you pay" data={KINDS} value={kind} onChange={(v) => v && setKind(v as RecordPaymentMethodInput['kind'])} allowDeselect={false} />
-          <TextInput label="Reference" description="For example the bank and account holder, or the card's last four digits." value={label} onChange={(e) => setLabel(e.currentTarget.value)} error={labelError} required maxLength={80} />
+          <TextInput
+            label="Reference"
+            description="For example the bank and account holder, or the card's last four digits."
+            value={label}
+            onChange={(e) => setLabel(e.currentTarget.value)}
+            error={labelError}
+            required
+            maxLength={80}
+          />
           {save.error && !labelError && <QueryAlert title="Could not save the payment method" error={save.error} />}
           <Group>
             <Button type="submit" loading={save.isPending} disabled={!orgId || label.trim() === ''}>

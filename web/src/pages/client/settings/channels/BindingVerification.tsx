@@ -26,9 +26,7 @@ export function BindingVerification({ orgId, info, integration }: { orgId: strin
       <Stack gap="xs">
         <Text size="sm">Messages from this channel are held and get no answer until it is verified. Either way works:</Text>
         <List size="sm" spacing={4}>
-          <List.Item>
-            {PROOF_HINTS[info.channel]} That message only verifies; it gets no answer.
-          </List.Item>
+          <List.Item>{PROOF_HINTS[info.channel]} That message only verifies; it gets no answer.</List.Item>
           <List.Item>Or ask your account manager to verify it.</List.Item>
         </List>
         {code && (

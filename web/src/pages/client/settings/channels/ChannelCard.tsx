@@ -1,8 +1,8 @@
 import { Alert, Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { IntegrationDto } from '@contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
-import type { ChannelInfo, IntegrationFields } from '../../../../channels/channel-info';
+import { createContext, useContext, useState, type ReactNode } from 'react';
+import type { ChannelAudience, ChannelInfo, IntegrationFields } from '../../../../channels/channel-info';
 import { channelKeys, channelsApi, type ChannelHealth } from '../../../../channels/channels.api';
 import { BindingVerification } from './BindingVerification';
 import { ChannelHealthTable } from './ChannelHealthTable';
@@ -10,8 +10,12 @@ import { IntegrationForm } from './IntegrationForm';
 import { IntegrationSummary } from './IntegrationSummary';
 import { WebhookUrlList } from './WebhookUrlList';
 
+/** Who reads the channel cards below (the client's settings, or staff on an org's Channels tab). */
+export const ChannelAudienceContext = createContext<ChannelAudience>('client');
+
 /** The frame of one channel: its name and state, what it is, its settings beside its health. */
 export function ChannelFrame({ info, health, badge, children }: { info: ChannelInfo; health: ChannelHealth | undefined; badge: ReactNode; children: ReactNode }) {
+  const audience = useContext(ChannelAudienceContext);
   return (
     <Card withBorder component="section" aria-label={info.label} data-testid="channel-card" data-channel={info.channel}>
       <Group justify="space-between" mb={4} wrap="wrap" gap="xs">
@@ -23,13 +27,20 @@ export function ChannelFrame({ info, health, badge, children }: { info: ChannelI
       <Text c="dimmed" size="sm" mb="md">
         {info.description}
       </Text>
+      {health?.delivery === 'failing' ? (
+        <Alert color="red" mb="md" title="Replies are not being delivered" data-testid="delivery-failing">
+          {audience === 'staff'
+            ? `The last reply through this channel failed after all its attempts${health.lastError ? ` (${health.lastError})` : ''}. Its conversation is with an Expert; check the channel's settings and credentials.`
+            : "The last reply through this channel could not be delivered, even after several tries. An Expert is looking after that conversation; please check this channel's settings and tokens."}
+        </Alert>
+      ) : null}
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="xl">
         <Stack gap="md">{children}</Stack>
         <Stack gap="xs">
           <Title order={3} size="h5">
             Health
           </Title>
-          <ChannelHealthTable health={health} />
+          <ChannelHealthTable health={health} audience={audience} />
         </Stack>
       </SimpleGrid>
     </Card>

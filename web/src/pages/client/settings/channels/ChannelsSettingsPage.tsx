@@ -3,10 +3,10 @@ import type { OrgMembership, OrgRole } from '@contracts';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../../../../api/client';
 import { useCurrentUser } from '../../../../auth/current-user';
-import { CHANNELS } from '../../../../channels/channel-info';
+import { CHANNELS, type ChannelAudience } from '../../../../channels/channel-info';
 import { channelKeys, channelsApi } from '../../../../channels/channels.api';
 import { QueryAlert, SectionLoader } from '../../../../ops/QueryAlert';
-import { ChannelCard } from './ChannelCard';
+import { ChannelAudienceContext, ChannelCard } from './ChannelCard';
 import { EmailChannelCard } from './EmailChannelCard';
 
 /** How often the health of the channels is read again while the page is open. */
@@ -24,8 +24,8 @@ function ReadOnlyNotice({ membership }: { membership: OrgMembership | undefined 
   );
 }
 
-/** The channels of one org: the client's settings page, and the Channels tab of an org for staff. */
-export function ChannelList({ orgId }: { orgId: string }) {
+/** The channels of one org: the client's settings page, and the Channels tab of an org for staff (`audience="staff"`: precise terms). */
+export function ChannelList({ orgId, audience = 'client' }: { orgId: string; audience?: ChannelAudience }) {
   const integrations = useQuery({
     queryKey: channelKeys.integrations(orgId),
     queryFn: ({ signal }) => channelsApi.integrations(orgId, signal),
@@ -51,34 +51,36 @@ export function ChannelList({ orgId }: { orgId: string }) {
   if (integrations.error) return <QueryAlert title="Could not load the channels" error={integrations.error} retry={() => void integrations.refetch()} />;
 
   return (
-    <Stack gap="md">
-      <QueryAlert title="Could not load the channel health" error={status.error} retry={() => void status.refetch()} />
-      <QueryAlert title="Could not load the webhook URLs" error={urls.error} retry={() => void urls.refetch()} />
-      <Group justify="space-between">
-        <Text c="dimmed" size="sm">
-          Connect the channels your team uses; messages arriving there reach your Specialist. Secrets are stored encrypted and never shown again.
-        </Text>
-        <Text c="dimmed" size="xs" data-testid="health-updated-at">
-          {status.dataUpdatedAt > 0 ? `Health updated ${new Date(status.dataUpdatedAt).toLocaleTimeString()}` : ''}
-        </Text>
-      </Group>
-      {CHANNELS.map((info) => {
-        const health = status.data?.find((h) => h.channel === info.channel);
-        return info.fields ? (
-          <ChannelCard
-            key={info.channel}
-            orgId={orgId}
-            info={info}
-            fields={info.fields}
-            integration={integrations.data.find((i) => i.channel === info.channel)}
-            health={health}
-            webhookUrls={urls.data?.[info.channel]}
-          />
-        ) : (
-          <EmailChannelCard key={info.channel} orgId={orgId} info={info} health={health} />
-        );
-      })}
-    </Stack>
+    <ChannelAudienceContext.Provider value={audience}>
+      <Stack gap="md">
+        <QueryAlert title="Could not load the channel health" error={status.error} retry={() => void status.refetch()} />
+        <QueryAlert title="Could not load the addresses to paste into your apps" error={urls.error} retry={() => void urls.refetch()} />
+        <Group justify="space-between" wrap="wrap">
+          <Text c="dimmed" size="sm">
+            Connect the channels your team uses; messages arriving there reach your Specialist. Tokens and passwords are stored encrypted and never shown again.
+          </Text>
+          <Text c="dimmed" size="xs" data-testid="health-updated-at">
+            {status.dataUpdatedAt > 0 ? `Health updated ${new Date(status.dataUpdatedAt).toLocaleTimeString()}` : ''}
+          </Text>
+        </Group>
+        {CHANNELS.map((info) => {
+          const health = status.data?.find((h) => h.channel === info.channel);
+          return info.fields ? (
+            <ChannelCard
+              key={info.channel}
+              orgId={orgId}
+              info={info}
+              fields={info.fields}
+              integration={integrations.data.find((i) => i.channel === info.channel)}
+              health={health}
+              webhookUrls={urls.data?.[info.channel]}
+            />
+          ) : (
+            <EmailChannelCard key={info.channel} orgId={orgId} info={info} health={health} />
+          );
+        })}
+      </Stack>
+    </ChannelAudienceContext.Provider>
   );
 }
 

@@ -23,8 +23,7 @@ export function IntegrationForm({ orgId, channel, fields, integration, onDone }:
   const [clientErrors, setClientErrors] = useState<FieldErrors>({});
 
   const save = useMutation({
-    mutationFn: () =>
-      integration ? channelsApi.update(orgId, integration.id, toUpdateBody(fields, values, integration)) : channelsApi.connect(orgId, toCreateBody(channel, fields, values)),
+    mutationFn: () => (integration ? channelsApi.update(orgId, integration.id, toUpdateBody(fields, values, integration)) : channelsApi.connect(orgId, toCreateBody(channel, fields, values))),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: channelKeys.org(orgId) });
       onDone();
@@ -33,11 +32,7 @@ export function IntegrationForm({ orgId, channel, fields, integration, onDone }:
 
   const serverErrors = byFormKey(apiFieldErrors(save.error));
   const errors = { ...serverErrors, ...clientErrors };
-  const shownKeys = new Set([
-    ...(fields.externalId ? ['externalId'] : []),
-    ...fields.config.map((f) => configKey(f.key)),
-    ...fields.secrets.map((f) => secretKey(f.key)),
-  ]);
+  const shownKeys = new Set([...(fields.externalId ? ['externalId'] : []), ...fields.config.map((f) => configKey(f.key)), ...fields.secrets.map((f) => secretKey(f.key))]);
   const formError = unshownErrorMessage(save.error, serverErrors, (key) => shownKeys.has(key));
 
   const submit = (event: FormEvent) => {
@@ -106,11 +101,7 @@ export function IntegrationForm({ orgId, channel, fields, integration, onDone }:
           );
         })}
         {integration && (
-          <Switch
-            label="Enabled: inbound messages are routed to your organization"
-            checked={values.enabled}
-            onChange={(event) => setValues({ ...values, enabled: event.currentTarget.checked })}
-          />
+          <Switch label="Enabled: inbound messages are routed to your organization" checked={values.enabled} onChange={(event) => setValues({ ...values, enabled: event.currentTarget.checked })} />
         )}
         {formError && (
           <Alert color="red" role="alert" title={integration ? 'Could not save the integration' : 'Could not connect the channel'}>

@@ -1,6 +1,6 @@
 import { Badge, Group, Table, Text } from '@mantine/core';
 import type { IntegrationDto } from '@contracts';
-import type { IntegrationFields } from '../../../../channels/channel-info';
+import { secretLabel, type IntegrationFields } from '../../../../channels/channel-info';
 
 function configText(value: unknown): string {
   if (Array.isArray(value)) return value.length > 0 ? value.join(', ') : '—';
@@ -35,8 +35,8 @@ export function IntegrationSummary({ fields, integration }: { fields: Integratio
               ) : (
                 <Group gap={4}>
                   {integration.secretNames.map((name) => (
-                    <Badge key={name} variant="outline" color="gray" tt="none" data-testid="secret-name">
-                      {name}
+                    <Badge key={name} variant="outline" color="gray" tt="none" data-testid="secret-name" data-key={name}>
+                      {secretLabel(fields, name)}
                     </Badge>
                   ))}
                 </Group>

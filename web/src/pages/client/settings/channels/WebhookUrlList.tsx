@@ -10,14 +10,7 @@ export function WebhookUrlList({ urls }: { urls: string[] | undefined }) {
       </Text>
       {urls.map((url) => (
         <Group key={url} align="center" wrap="nowrap">
-          <TextInput
-            readOnly
-            value={url}
-            aria-label="Webhook URL"
-            onFocus={(event) => event.currentTarget.select()}
-            data-testid="webhook-url"
-            style={{ flex: 1 }}
-          />
+          <TextInput readOnly value={url} aria-label="Webhook URL" onFocus={(event) => event.currentTarget.select()} data-testid="webhook-url" style={{ flex: 1 }} />
           <CopyButton value={url}>
             {({ copied, copy }) => (
               <Button variant={copied ? 'filled' : 'default'} color={copied ? 'teal' : undefined} onClick={copy} data-testid="copy-webhook-url" aria-label={`Copy ${url}`}>

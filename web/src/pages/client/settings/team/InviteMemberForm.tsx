@@ -45,7 +45,7 @@ export function InviteMemberForm({ orgId }: { orgId: string }) {
               Invitation sent to {invite.data.email}.
             </Alert>
           )}
-          <Group align="flex-start" grow>
+          <Group align="flex-start" grow wrap="wrap" preventGrowOverflow={false}>
             <TextInput label="Email" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={fieldErrors.email} />
             <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
             <Select label="Role" data={ROLE_OPTIONS} value={orgRole} onChange={(v) => v && setOrgRole(v as OrgRole)} allowDeselect={false} />

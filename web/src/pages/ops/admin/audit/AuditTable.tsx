@@ -1,59 +1,49 @@
-import { Anchor, Code, Table, Text } from '@mantine/core';
+import { Badge, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { AuditItem } from '@contracts';
-import { Link } from 'react-router';
-import { formatDateTime, shortId } from '../../../../ops/format';
+import { AuditSentence, actionLabel, auditDetails } from '../../../../admin/audit-text';
+import { formatDateTime } from '../../../../ops/format';
 
-function UserLink({ id }: { id: string | null }) {
-  if (!id) return <Text c="dimmed">—</Text>;
-  return (
-    <Anchor component={Link} to={`/ops/users/${id}`} title={id}>
-      {shortId(id)}
-    </Anchor>
-  );
-}
-
-/** Audit rows (spec 2.10): who acted (and who impersonated them), the action, its target, the payload. */
+/**
+ * Audit rows (spec 2.10, 6.3) as people read them: when, a sentence naming who did what to whom
+ * (with links), and the payload as labelled fields. Stacked entries, so they fit any width.
+ */
 export function AuditTable({ rows }: { rows: AuditItem[] }) {
   return (
-    <Table data-testid="audit-table" verticalSpacing="xs">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>When</Table.Th>
-          <Table.Th>Action</Table.Th>
-          <Table.Th>Actor</Table.Th>
-          <Table.Th>Impersonated by</Table.Th>
-          <Table.Th>Target</Table.Th>
-          <Table.Th>Details</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {rows.map((row) => (
-          <Table.Tr key={row.id} data-testid="audit-row" data-action={row.action}>
-            <Table.Td>{formatDateTime(row.createdAt)}</Table.Td>
-            <Table.Td>
-              <Code>{row.action}</Code>
-            </Table.Td>
-            <Table.Td>
-              <UserLink id={row.userId} />
-            </Table.Td>
-            <Table.Td>
-              <UserLink id={row.impersonatorId} />
-            </Table.Td>
-            <Table.Td>
-              <Text size="sm" title={row.resourceId ?? undefined}>
-                {row.resourceId ? shortId(row.resourceId) : '—'}
-              </Text>
-            </Table.Td>
-            <Table.Td maw={420}>
-              {row.meta && (
-                <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-                  {JSON.stringify(row.meta)}
-                </Code>
+    <Stack gap="xs" data-testid="audit-table" component="ol" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+      {rows.map((row) => {
+        const details = auditDetails(row);
+        return (
+          <Paper key={row.id} withBorder p="sm" component="li" data-testid="audit-row" data-action={row.action}>
+            <Stack gap={6}>
+              <Group justify="space-between" gap="xs">
+                <Badge variant="light" color="gray" style={{ textTransform: 'none' }}>
+                  {actionLabel(row.action)}
+                </Badge>
+                <Text size="xs" c="dimmed" component="time" dateTime={row.createdAt}>
+                  {formatDateTime(row.createdAt)}
+                </Text>
+              </Group>
+              <div data-testid="audit-sentence" style={{ overflowWrap: 'anywhere' }}>
+                <AuditSentence row={row} />
+              </div>
+              {details.length > 0 && (
+                <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs" verticalSpacing={2} component="dl" m={0} data-testid="audit-details">
+                  {details.map((field, i) => (
+                    <Group key={i} gap={6} wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
+                      <Text size="xs" c="dimmed" component="dt" style={{ flexShrink: 0 }}>
+                        {field.label}
+                      </Text>
+                      <Text size="xs" component="dd" m={0} style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
+                        {field.value}
+                      </Text>
+                    </Group>
+                  ))}
+                </SimpleGrid>
               )}
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+            </Stack>
+          </Paper>
+        );
+      })}
+    </Stack>
   );
 }

@@ -1,5 +1,6 @@
 import { Alert, Button, Group, List, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import {
+  ADMIN_MESSAGES,
   ASSIGNABLE_PLATFORM_ROLES,
   EDITABLE_USER_STATUSES,
   draftChanges,
@@ -14,12 +15,15 @@ import {
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { adminApi, adminKeys } from '../../../../admin/admin.api';
+import { STATUS_LABELS } from '../../../../admin/UserStatusBadge';
 import { roleLabel } from '../../../../auth/roles';
+import { useCurrentUser } from '../../../../auth/current-user';
+import { toast } from '../../../../layout/toast';
 import { apiFieldErrors } from '../../../../ops/errors';
 
 // Spec 4.7 rule 2: exactly these roles; the legacy client_admin / client_member are never offered.
 const ROLE_OPTIONS = ASSIGNABLE_PLATFORM_ROLES.map((role) => ({ value: role, label: roleLabel(role) }));
-const STATUS_OPTIONS = EDITABLE_USER_STATUSES.map((status) => ({ value: status, label: status }));
+const STATUS_OPTIONS = EDITABLE_USER_STATUSES.map((status) => ({ value: status, label: STATUS_LABELS[status] ?? status }));
 
 const BLOCKER_TEXT = {
   no_change: 'Change a field to save.',
@@ -47,6 +51,8 @@ export function EditUserModal({ user, opened, onClose }: { user: AdminUserDetail
   const [typedEmail, setTypedEmail] = useState('');
   const [confirming, setConfirming] = useState(false);
   const queryClient = useQueryClient();
+  // Spec 7.2: your own role and status are refused before anything is sent.
+  const self = useCurrentUser().id === user.id;
 
   const changes = draftChanges(current, draft);
   const blocker = saveBlocker(current, draft, typedEmail);
@@ -57,6 +63,7 @@ export function EditUserModal({ user, opened, onClose }: { user: AdminUserDetail
     onSuccess: async (saved) => {
       queryClient.setQueryData(adminKeys.user(user.id), saved);
       await queryClient.invalidateQueries({ queryKey: adminKeys.users });
+      toast.success(`${saved.name || saved.email} is saved.`, 'User updated');
       close();
     },
     onError: () => setConfirming(false),
@@ -122,17 +129,22 @@ export function EditUserModal({ user, opened, onClose }: { user: AdminUserDetail
               placeholder={roleLabel(user.platformRole)}
               onChange={(value) => value && setDraft({ ...draft, platformRole: value as UserEditDraft['platformRole'] })}
               allowDeselect={false}
+              disabled={self}
+              description={self ? ADMIN_MESSAGES.ownRole : undefined}
             />
             {promotesToSuperadmin(current, draft) && (
-              <TextInput
-                label={`Type ${user.email} to promote this user to SuperAdmin`}
-                value={typedEmail}
-                onChange={(e) => setTypedEmail(e.currentTarget.value)}
-                data-testid="confirm-email"
-              />
+              <TextInput label={`Type ${user.email} to promote this user to SuperAdmin`} value={typedEmail} onChange={(e) => setTypedEmail(e.currentTarget.value)} data-testid="confirm-email" />
             )}
             {statusEditable ? (
-              <Select label="Status" data={STATUS_OPTIONS} value={draft.status} onChange={(value) => value && setDraft({ ...draft, status: value })} allowDeselect={false} />
+              <Select
+                label="Status"
+                data={STATUS_OPTIONS}
+                value={draft.status}
+                onChange={(value) => value && setDraft({ ...draft, status: value })}
+                allowDeselect={false}
+                disabled={self}
+                description={self ? ADMIN_MESSAGES.ownStatus : undefined}
+              />
             ) : (
               <TextInput label="Status" value={user.status} readOnly description="This status is shown as it is and cannot be edited here." />
             )}

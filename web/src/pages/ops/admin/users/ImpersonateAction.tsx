@@ -31,9 +31,7 @@ export function ImpersonateAction({ user }: { user: AdminUserDetail }) {
       <Modal opened={opened} onClose={() => setOpened(false)} title={`Act as ${user.name || user.email}`}>
         <form onSubmit={submit} noValidate aria-label="Impersonate">
           <Stack>
-            <Text size="sm">
-              You will see the service as {user.email} for up to an hour. The reason and every change you make are audited with your id.
-            </Text>
+            <Text size="sm">You will see the service as {user.email} for up to an hour. The reason and every change you make are audited with your id.</Text>
             {start.error && (
               <Alert color="red" role="alert" title="Could not impersonate">
                 {start.error.message}

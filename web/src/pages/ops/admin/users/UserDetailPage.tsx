@@ -1,5 +1,5 @@
 import { Anchor, Button, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import type { AdminUserDetail } from '@contracts';
+import { isEditableStatus, type AdminUserDetail } from '@contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -12,6 +12,7 @@ import { Page } from '../../../../layout/Page';
 import { formatDate, formatDateTime } from '../../../../ops/format';
 import { QueryAlert, SectionLoader } from '../../../../ops/QueryAlert';
 import { AuditTable } from '../audit/AuditTable';
+import { AccessActions } from './AccessActions';
 import { EditUserModal } from './EditUserModal';
 import { ImpersonateAction } from './ImpersonateAction';
 import { ResetPasswordAction } from './ResetPasswordAction';
@@ -47,11 +48,14 @@ function UserDetail() {
       <Group justify="space-between" align="flex-start">
         <UserFacts user={u} />
         {!u.removedAt && (
-          <Group align="flex-start" data-testid="user-actions">
-            <Button onClick={() => setEditing(true)}>Edit</Button>
-            <ResetPasswordAction user={u} />
-            <ImpersonateAction user={u} />
-          </Group>
+          <Stack gap="sm">
+            <Group align="flex-start" data-testid="user-actions">
+              <Button onClick={() => setEditing(true)}>Edit</Button>
+              <ResetPasswordAction user={u} />
+              <ImpersonateAction user={u} />
+            </Group>
+            {isEditableStatus(u.status) && <AccessActions user={u} />}
+          </Stack>
         )}
       </Group>
       {editing && <EditUserModal user={u} opened onClose={() => setEditing(false)} />}
@@ -60,6 +64,8 @@ function UserDetail() {
     </Page>
   );
 }
+
+const ORG_ROLE_LABELS: Record<string, string> = { owner: 'Owner', admin: 'Admin', member: 'Member', billing: 'Billing' };
 
 function UserFacts({ user }: { user: AdminUserDetail }) {
   const facts: Array<[string, React.ReactNode]> = [
@@ -75,11 +81,11 @@ function UserFacts({ user }: { user: AdminUserDetail }) {
   return (
     <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs" verticalSpacing={4} data-testid="user-facts">
       {facts.map(([label, value]) => (
-        <Group key={label} gap="xs" wrap="nowrap">
-          <Text size="sm" c="dimmed" w={150}>
+        <Group key={label} gap="xs" wrap="nowrap" align="flex-start">
+          <Text size="sm" c="dimmed" w={130} style={{ flexShrink: 0 }}>
             {label}
           </Text>
-          <Text size="sm" component="div">
+          <Text size="sm" component="div" style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
             {value}
           </Text>
         </Group>
@@ -99,21 +105,28 @@ function Memberships({ user }: { user: AdminUserDetail }) {
           Not a member of any organization.
         </Text>
       ) : (
-        <Table>
-          <Table.Tbody>
-            {user.orgMemberships.map((m) => (
-              <Table.Tr key={m.orgId}>
-                <Table.Td>
-                  <Anchor component={Link} to={`/ops/clients/${m.orgId}`}>
-                    {m.orgName ?? m.orgId}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>{m.orgSlug}</Table.Td>
-                <Table.Td>{m.orgRole}</Table.Td>
+        <Table.ScrollContainer minWidth={360}>
+          <Table>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Organization</Table.Th>
+                <Table.Th>Role</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {user.orgMemberships.map((m) => (
+                <Table.Tr key={m.orgId}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/ops/clients/${m.orgId}`}>
+                      {m.orgName ?? 'Organization without a name'}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>{ORG_ROLE_LABELS[m.orgRole] ?? m.orgRole}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Card>
   );
@@ -124,12 +137,12 @@ function Activity({ userId }: { userId: string }) {
   const { query: activity, items: rows } = useCursorList(adminKeys.activity(userId), (cursor, signal) => adminApi.activity(userId, cursor, signal));
   return (
     <Stack gap="xs">
-      <Group justify="space-between">
+      <Group justify="space-between" gap="xs">
         <Title order={2} size="h4">
           Activity
         </Title>
-        <Anchor component={Link} to={`/ops/audit?resourceId=${userId}`} size="sm">
-          Actions on this user
+        <Anchor component={Link} to={`/ops/audit?userId=${userId}`} size="sm">
+          Everything about this user in the audit log
         </Anchor>
       </Group>
       <QueryAlert title="Could not load the activity" error={activity.error} />

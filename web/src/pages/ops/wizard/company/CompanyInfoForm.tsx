@@ -1,5 +1,5 @@
 import { Select, SimpleGrid, TextInput } from '@mantine/core';
-import type { ChangeEvent } from 'react';
+import type { ChangeEvent, ReactNode } from 'react';
 import type { FieldErrors } from '../../../../ops/errors';
 import type { CompanyFormValues } from './company-form';
 import { CorporateDomainsField } from './CorporateDomainsField';
@@ -17,14 +17,17 @@ export function CompanyInfoForm({
   errors,
   orgId,
   slugLocked,
+  logo,
 }: {
   values: CompanyFormValues;
   onChange: (patch: Partial<CompanyFormValues>) => void;
   errors: FieldErrors;
   orgId?: string;
   slugLocked: boolean;
+  /** The logo field: an upload of its own (the org's logo route), not a value of this form. */
+  logo: ReactNode;
 }) {
-  const text = (field: 'legalName' | 'adminEmail' | 'website' | 'logoUrl' | 'billingEmail') => ({
+  const text = (field: 'legalName' | 'adminEmail' | 'website' | 'billingEmail') => ({
     value: values[field],
     onChange: (event: ChangeEvent<HTMLInputElement>) => onChange({ [field]: event.currentTarget.value }),
     error: errors[field],
@@ -42,18 +45,11 @@ export function CompanyInfoForm({
         <TextInput label="Website" placeholder="https://example.com" required {...text('website')} />
       </SimpleGrid>
       <CorporateDomainsField value={values.corporateDomains} onChange={(corporateDomains) => onChange({ corporateDomains })} errors={errors} />
-      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <TextInput label="Billing email" type="email" {...text('billingEmail')} />
-        <Select
-          label="Company size"
-          data={sizes}
-          value={values.companySize || null}
-          onChange={(size) => onChange({ companySize: size ?? '' })}
-          clearable
-          error={errors.companySize}
-        />
-        <TextInput label="Logo URL" placeholder="https://…" type="url" {...text('logoUrl')} />
+        <Select label="Company size" data={sizes} value={values.companySize || null} onChange={(size) => onChange({ companySize: size ?? '' })} clearable error={errors.companySize} />
       </SimpleGrid>
+      {logo}
       <TrialFields
         mode={values.trialMode}
         endDate={values.trialEndDate}

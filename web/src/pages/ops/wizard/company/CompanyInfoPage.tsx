@@ -1,11 +1,14 @@
+import type { OrgDto } from '@contracts';
 import { Alert, Anchor, Button, Group, Stack } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useLocation, useParams, useSearchParams } from 'react-router';
+import { amKeys } from '../../../../ops/am.api';
 import { unshownErrorMessage } from '../../../../ops/errors';
 import { isPendingStatus } from '../../../../ops/org-status';
 import { QueryAlert, SectionLoader } from '../../../../ops/QueryAlert';
 import { useAmProfile, useOrg, useSpecialistPool } from '../../../../ops/queries';
-import type { OrgDto } from '../../../../ops/types';
+import { LogoField } from '../../../../orgs/LogoField';
 import { WizardFrame } from '../WizardFrame';
 import { AmProfileNameField } from './AmProfileNameField';
 import { CompanyInfoForm } from './CompanyInfoForm';
@@ -37,6 +40,9 @@ function CompanyInfoEditor({ org }: { org?: OrgDto }) {
   const [values, setValues] = useState<CompanyFormValues>(() => (org ? companyFormOf(org) : emptyCompanyForm()));
   const [slugTouched, setSlugTouched] = useState(Boolean(org));
   const [profileName, setProfileName] = useState('');
+  const [pendingLogo, setPendingLogo] = useState<File | null>(null);
+  const queryClient = useQueryClient();
+  const logoError = (useLocation().state as { logoError?: string } | null)?.logoError;
   const needsProfileName = profile.data !== undefined && profile.data.name.trim() === '';
   const save = useSaveCompany(org);
 
@@ -55,6 +61,7 @@ function CompanyInfoEditor({ org }: { org?: OrgDto }) {
       values,
       profileName: needsProfileName ? profileName : undefined,
       preassign: preassignSlug ? { slug: preassignSlug, specialist: pool.data?.find((s) => s.slug === preassignSlug) } : undefined,
+      logo: pendingLogo,
     });
   };
 
@@ -67,7 +74,33 @@ function CompanyInfoEditor({ org }: { org?: OrgDto }) {
         {preassignSlug && <PreassignNotice slug={preassignSlug} />}
         {profile.error && <QueryAlert title="Could not load your AM profile" error={profile.error} />}
         {needsProfileName && <AmProfileNameField value={profileName} onChange={setProfileName} error={save.fieldErrors.amProfileName} />}
-        <CompanyInfoForm values={values} onChange={change} errors={save.fieldErrors} orgId={org?.id} slugLocked={!slugEditable(org?.status)} />
+        {logoError && (
+          <Alert color="yellow" title="The org was created without its logo" data-testid="logo-error">
+            {logoError} Upload it again below.
+          </Alert>
+        )}
+        <CompanyInfoForm
+          values={values}
+          onChange={change}
+          errors={save.fieldErrors}
+          orgId={org?.id}
+          slugLocked={!slugEditable(org?.status)}
+          logo={
+            org ? (
+              <LogoField
+                orgId={org.id}
+                orgName={org.legalName}
+                logoUrl={org.logoUrl}
+                onSaved={(saved) => {
+                  queryClient.setQueryData(amKeys.orgRecord(saved.id), saved);
+                  void queryClient.invalidateQueries({ queryKey: amKeys.orgLists });
+                }}
+              />
+            ) : (
+              <LogoField orgName={values.legalName} pending={pendingLogo} onPendingChange={setPendingLogo} />
+            )
+          }
+        />
         {alert && (
           <Alert color="red" role="alert" title="Could not save the company info">
             {alert}

@@ -35,12 +35,7 @@ export function CorporateDomainsField({ value, onChange, errors }: { value: stri
                 ) : undefined
               }
             />
-            <CloseButton
-              aria-label={`Remove ${domain || `domain ${index + 1}`}`}
-              disabled={value.length === 1}
-              onClick={() => removeAt(index)}
-              mt={6}
-            />
+            <CloseButton aria-label={`Remove ${domain || `domain ${index + 1}`}`} disabled={value.length === 1} onClick={() => removeAt(index)} mt={6} />
           </Group>
         ))}
         <Group>

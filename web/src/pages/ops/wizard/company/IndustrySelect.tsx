@@ -11,15 +11,5 @@ export function IndustrySelect({ value, onChange, error }: { value: string; onCh
     staleTime: Infinity,
     placeholderData: INDUSTRIES.map((i) => ({ value: i.value, label: i.label })),
   });
-  return (
-    <Select
-      label="Industry"
-      required
-      data={industries.data ?? []}
-      value={value || null}
-      onChange={(industry) => onChange(industry ?? '')}
-      error={error}
-      allowDeselect={false}
-    />
-  );
+  return <Select label="Industry" required data={industries.data ?? []} value={value || null} onChange={(industry) => onChange(industry ?? '')} error={error} allowDeselect={false} />;
 }

@@ -10,7 +10,8 @@ const REASONS: Record<NonNullable<SlugAvailability['reason']>, string> = {
   taken: 'This subdomain is taken',
 };
 
-function AvailabilityMessage({ result }: { result: SlugAvailability }) {
+/** The wizard's availability message, also shown to clients in Phase 2 (spec 2.1: the same messages). */
+export function AvailabilityMessage({ result }: { result: SlugAvailability }) {
   const ok = result.valid && result.available;
   return (
     <Text size="sm" c={ok ? 'green' : 'red'} data-testid="slug-availability" data-valid={result.valid} data-available={result.available} data-reason={result.reason ?? ''}>
@@ -20,19 +21,7 @@ function AvailabilityMessage({ result }: { result: SlugAvailability }) {
 }
 
 /** The Subdomain (slug) field with a debounced real-time availability check (spec 2.1). */
-export function SlugField({
-  value,
-  onChange,
-  orgId,
-  disabled,
-  error,
-}: {
-  value: string;
-  onChange: (slug: string) => void;
-  orgId?: string;
-  disabled?: boolean;
-  error?: string;
-}) {
+export function SlugField({ value, onChange, orgId, disabled, error }: { value: string; onChange: (slug: string) => void; orgId?: string; disabled?: boolean; error?: string }) {
   const [debounced] = useDebouncedValue(value.trim(), 300);
   const check = useQuery({
     queryKey: amKeys.slug(debounced, orgId),
@@ -52,7 +41,7 @@ export function SlugField({
         disabled={disabled}
         onChange={(event) => onChange(typedSlug(event.currentTarget.value))}
         error={error}
-        rightSection={check.isFetching || !settled ? <Loader size="xs" aria-label="Checking the subdomain" /> : undefined}
+        rightSection={check.isFetching || !settled ? <Loader size="xs" role="status" aria-label="Checking the subdomain" /> : undefined}
         autoComplete="off"
         spellCheck={false}
       />

@@ -16,16 +16,6 @@ export function TimezoneSelect({ value, onChange, error }: { value: string; onCh
     return value && !zones.includes(value) ? [value, ...zones] : zones;
   }, [value]);
   return (
-    <Select
-      label="Country / timezone"
-      required
-      searchable
-      limit={50}
-      data={data}
-      value={value || null}
-      onChange={(tz) => onChange(tz ?? '')}
-      error={error}
-      nothingFoundMessage="No such timezone"
-    />
+    <Select label="Country / timezone" required searchable limit={50} data={data} value={value || null} onChange={(tz) => onChange(tz ?? '')} error={error} nothingFoundMessage="No such timezone" />
   );
 }

@@ -1,5 +1,5 @@
+import type { TrialMode } from '@contracts';
 import { Group, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
-import type { TrialMode } from '../../../../ops/types';
 import { tomorrowIso } from './company-form';
 
 /** Trial mode and the optional trial end date (strictly in the future; none with "No trial"). */

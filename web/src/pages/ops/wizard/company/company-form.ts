@@ -1,6 +1,5 @@
-import { CreateOrgSchema, type CreateOrgInput, type UpdateOrgInput } from '@contracts';
+import { type CreateOrgInput, CreateOrgSchema, type OrgDto, type OrgStatus, type TrialMode, type UpdateOrgInput } from '@contracts';
 import { zodFieldErrors, type FieldErrors } from '../../../../ops/errors';
-import type { OrgDto, OrgStatus, TrialMode } from '../../../../ops/types';
 
 /** The step-1 form as typed: strings, with '' for "not given". */
 export interface CompanyFormValues {
@@ -11,7 +10,6 @@ export interface CompanyFormValues {
   adminEmail: string;
   website: string;
   timezone: string;
-  logoUrl: string;
   billingEmail: string;
   companySize: string;
   trialEndDate: string;
@@ -35,7 +33,6 @@ export function emptyCompanyForm(): CompanyFormValues {
     adminEmail: '',
     website: '',
     timezone: browserTimezone(),
-    logoUrl: '',
     billingEmail: '',
     companySize: '',
     trialEndDate: '',
@@ -52,7 +49,6 @@ export function companyFormOf(org: OrgDto): CompanyFormValues {
     adminEmail: org.adminEmail,
     website: org.website,
     timezone: org.timezone,
-    logoUrl: org.logoUrl ?? '',
     billingEmail: org.billingEmail ?? '',
     companySize: org.companySize ?? '',
     trialEndDate: org.trialEndDate ?? '',
@@ -89,7 +85,6 @@ export function createPayloadOf(values: CompanyFormValues): CreateOrgInput {
     adminEmail: values.adminEmail.trim(),
     website: values.website.trim(),
     timezone: values.timezone,
-    logoUrl: optional(values.logoUrl),
     billingEmail: optional(values.billingEmail),
     companySize: optional(values.companySize),
     trialEndDate: values.trialMode === 'none' ? undefined : optional(values.trialEndDate),
@@ -125,7 +120,6 @@ export function updatePayloadOf(values: CompanyFormValues, org: OrgDto): UpdateO
   if (next.adminEmail !== org.adminEmail) body.adminEmail = next.adminEmail;
   if (next.website !== org.website) body.website = next.website;
   if (next.timezone !== org.timezone) body.timezone = next.timezone;
-  if ((next.logoUrl ?? null) !== org.logoUrl) body.logoUrl = next.logoUrl ?? null;
   if ((next.billingEmail ?? null) !== org.billingEmail) body.billingEmail = next.billingEmail ?? null;
   if ((next.companySize ?? null) !== org.companySize) body.companySize = next.companySize ?? null;
   if ((next.trialEndDate ?? null) !== org.trialEndDate) body.trialEndDate = next.trialEndDate ?? null;
@@ -154,7 +148,7 @@ export const COMPANY_FIELDS = [
   'adminEmail',
   'website',
   'timezone',
-  'logoUrl',
+  'logo',
   'billingEmail',
   'companySize',
   'trialEndDate',

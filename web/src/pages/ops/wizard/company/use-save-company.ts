@@ -1,10 +1,12 @@
+import type { OrgDto, SpecialistDto } from '@contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { amApi, amKeys } from '../../../../ops/am.api';
+import { toast } from '../../../../layout/toast';
 import { apiFieldErrors, type FieldErrors } from '../../../../ops/errors';
 import { isPendingStatus } from '../../../../ops/org-status';
-import type { OrgDto, SpecialistDto } from '../../../../ops/types';
+import { orgLogoApi } from '../../../../orgs/logo.api';
 import { setupPath } from '../steps';
 import { createPayloadOf, updatePayloadOf, validateCompanyForm, type CompanyFormValues } from './company-form';
 
@@ -27,6 +29,8 @@ export interface SaveCompanyInput {
    * Specialist step opens with it preselected, where the AM may set a rate override before assigning.
    */
   preassign?: { slug: string; specialist: SpecialistDto | undefined };
+  /** A new org's logo, chosen before the org existed: uploaded right after the create. */
+  logo?: File | null;
 }
 
 /**
@@ -40,7 +44,7 @@ export function useSaveCompany(org: OrgDto | undefined) {
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
 
   const mutation = useMutation({
-    mutationFn: async ({ values, profileName, preassign }: SaveCompanyInput) => {
+    mutationFn: async ({ values, profileName, preassign, logo }: SaveCompanyInput) => {
       if (profileName !== undefined) {
         await amApi.updateProfile({ name: profileName.trim() }).catch((err: unknown) => {
           throw new FieldSaveError('amProfileName', err);
@@ -50,19 +54,28 @@ export function useSaveCompany(org: OrgDto | undefined) {
       if (org) {
         const body = updatePayloadOf(values, org);
         const saved = Object.keys(body).length > 0 ? await amApi.updateOrg(org.id, body) : org;
-        return { org: saved, preassignError: null, preassignSlug: null };
+        return { org: saved, preassignError: null, preassignSlug: null, logoError: null };
       }
-      const created = await amApi.createOrg(createPayloadOf(values));
+      let created = await amApi.createOrg(createPayloadOf(values));
+      let logoError: string | null = null;
+      // The org exists now whatever happens to its logo: a refused upload is retried on its re-edit page.
+      if (logo) {
+        try {
+          created = await orgLogoApi.upload(created.id, logo);
+        } catch (err) {
+          logoError = err instanceof Error ? err.message : 'The upload failed.';
+        }
+      }
       const preassignError = preassign && !preassign.specialist ? `No Specialist “${preassign.slug}” in the pool.` : null;
-      return { org: created, preassignError, preassignSlug: preassign?.slug ?? null };
+      return { org: created, preassignError, preassignSlug: preassign?.slug ?? null, logoError };
     },
-    onSuccess: async ({ org: saved, preassignError, preassignSlug }) => {
+    onSuccess: async ({ org: saved, preassignError, preassignSlug, logoError }) => {
       queryClient.setQueryData(amKeys.orgRecord(saved.id), saved);
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: amKeys.org(saved.id) }),
-        queryClient.invalidateQueries({ queryKey: amKeys.orgLists }),
-      ]);
-      if (preassignSlug !== null) {
+      toast.success(org ? `The company info of ${saved.legalName} is saved.` : `${saved.legalName} is created.`);
+      await Promise.all([queryClient.invalidateQueries({ queryKey: amKeys.org(saved.id) }), queryClient.invalidateQueries({ queryKey: amKeys.orgLists })]);
+      if (logoError !== null) {
+        await navigate(setupPath(saved.id, 'step-1'), { state: { logoError } });
+      } else if (preassignSlug !== null) {
         // The org exists: the Specialist step opens with the launch link's Specialist preselected.
         await navigate(`${setupPath(saved.id, 'step-2')}?specialist=${encodeURIComponent(preassignSlug)}`, { state: preassignError ? { preassignError } : null });
       } else if (org && !isPendingStatus(org.status)) {

@@ -37,7 +37,7 @@ export function ExpertAssignmentPage() {
       <QueryAlert title="Could not load the org" error={org.error} />
       <Text size="sm" c="dimmed">
         Grant Experts coverage of this org: org-wide (every Specialist, current and future) or for some of its Specialists.{' '}
-        <Anchor component={Link} to={setupPath(id, 'step-2')}>
+        <Anchor component={Link} to={setupPath(id, 'step-2')} underline="always">
           Assign Specialists
         </Anchor>{' '}
         (optional) to scope grants to them.

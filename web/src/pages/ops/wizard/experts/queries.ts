@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { toast } from '../../../../layout/toast';
 import { amApi, amKeys } from '../../../../ops/am.api';
 
 export function useExperts() {
@@ -21,10 +22,22 @@ function useRefreshCoverage(orgId: string) {
 
 export function useAddGrant(orgId: string) {
   const refresh = useRefreshCoverage(orgId);
-  return useMutation({ mutationFn: (body: Parameters<typeof amApi.addGrant>[1]) => amApi.addGrant(orgId, body), onSuccess: refresh });
+  return useMutation({
+    mutationFn: (body: Parameters<typeof amApi.addGrant>[1]) => amApi.addGrant(orgId, body),
+    onSuccess: async () => {
+      toast.success('Coverage granted.');
+      await refresh();
+    },
+  });
 }
 
 export function useRemoveGrant(orgId: string) {
   const refresh = useRefreshCoverage(orgId);
-  return useMutation({ mutationFn: (grantId: string) => amApi.removeGrant(orgId, grantId), onSuccess: refresh });
+  return useMutation({
+    mutationFn: (grantId: string) => amApi.removeGrant(orgId, grantId),
+    onSuccess: async () => {
+      toast.success('Coverage removed.');
+      await refresh();
+    },
+  });
 }

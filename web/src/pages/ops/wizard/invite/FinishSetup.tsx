@@ -1,10 +1,10 @@
+import type { OrgDto } from '@contracts';
 import { Alert, Anchor, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { amApi, amKeys } from '../../../../ops/am.api';
 import { OrgStatusBadge } from '../../../../ops/OrgStatusBadge';
 import { useInvalidateOrg } from '../../../../ops/queries';
-import type { OrgDto } from '../../../../ops/types';
 import { SetupActionError } from './SetupActionError';
 
 /** Finish without invite (only before an invite is sent): the org becomes active at once. */

@@ -1,3 +1,4 @@
+import type { OrgDto } from '@contracts';
 import { Alert, Button, Card, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -5,7 +6,6 @@ import { amApi, amKeys } from '../../../../ops/am.api';
 import { apiFieldErrors, unshownErrorMessage } from '../../../../ops/errors';
 import { formatDateTime } from '../../../../ops/format';
 import { useInvalidateOrg } from '../../../../ops/queries';
-import type { OrgDto } from '../../../../ops/types';
 import { tomorrowIso } from '../company/company-form';
 import { SetupActionError } from './SetupActionError';
 

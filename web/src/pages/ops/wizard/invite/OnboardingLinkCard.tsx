@@ -33,14 +33,7 @@ export function OnboardingLinkCard({ orgId }: { orgId: string }) {
       {link.data && (
         <Stack gap="xs">
           <Group align="flex-end" wrap="nowrap">
-            <TextInput
-              label="Link for the client"
-              readOnly
-              value={link.data.onboardingUrl}
-              onFocus={(event) => event.currentTarget.select()}
-              data-testid="onboarding-link"
-              style={{ flex: 1 }}
-            />
+            <TextInput label="Link for the client" readOnly value={link.data.onboardingUrl} onFocus={(event) => event.currentTarget.select()} data-testid="onboarding-link" style={{ flex: 1 }} />
             <CopyButton value={link.data.onboardingUrl}>
               {({ copied, copy }) => (
                 <Button variant={copied ? 'filled' : 'default'} color={copied ? 'teal' : undefined} onClick={copy} data-testid="copy-onboarding-link">

@@ -1,9 +1,11 @@
 import { Badge, Card, Checkbox, Group, NumberInput, Stack, Text, TextInput } from '@mantine/core';
-import { firstNameOf, previewWorkspaceAlias, type OsaDto } from '@contracts';
+import { type AssignmentDraft, firstNameOf, type OsaDto, previewWorkspaceAlias, type SpecialistDto } from '@contracts';
 import type { FieldErrors } from '../../../../ops/errors';
 import { formatMoney } from '../../../../ops/format';
-import type { SpecialistDto } from '../../../../ops/types';
-import type { AssignmentDraft } from './assignment-draft';
+
+/** The override limits of spec 2.3 (the server refuses anything else). */
+const MIN_RATE = 1;
+const MAX_RATE = 99999;
 
 /** One catalog Specialist on the Specialist step: pick it, override its rate, see its address. */
 export function SpecialistRow({
@@ -25,19 +27,23 @@ export function SpecialistRow({
   onChange: (draft: AssignmentDraft) => void;
 }) {
   const current = draft ?? { selected: false, rate: '', reason: '' };
-  const catalogRate = formatMoney(specialist.monthly_rate_config.base_rate, specialist.monthly_rate_config.currency);
+  const config = specialist.monthly_rate_config;
+  const catalogRate = config ? formatMoney(config.base_rate, config.currency) : null;
   const preview = workspaceDomain ? previewWorkspaceAlias(firstNameOf(specialist.name), orgSlug, workspaceDomain) : null;
+  // Out of range is said at once, beside the field: the value is never changed behind the AM's back.
+  const rateError =
+    typeof current.rate === 'number' && (current.rate < MIN_RATE || current.rate > MAX_RATE) ? `Must be between ${MIN_RATE} and ${MAX_RATE.toLocaleString('en-US')}` : errors?.monthlyRate;
 
   return (
     <Card withBorder padding="sm" data-testid="specialist-option" data-specialist-slug={specialist.slug} aria-label={specialist.name}>
-      <Group justify="space-between" align="flex-start" wrap="nowrap">
+      <Group justify="space-between" align="flex-start" wrap="wrap" gap="xs">
         <Checkbox
           label={specialist.name}
           description={specialist.skillTags.join(', ') || undefined}
           checked={current.selected}
           onChange={(event) => onChange({ ...current, selected: event.currentTarget.checked })}
         />
-        <Group gap="xs" wrap="nowrap">
+        <Group gap="xs" wrap="wrap">
           {assignment?.isPrimary && <Badge variant="light">Primary</Badge>}
           {assignment && !current.selected && (
             <Badge color="red" variant="light">
@@ -45,23 +51,25 @@ export function SpecialistRow({
             </Badge>
           )}
           <Text size="sm" c="dimmed">
-            Catalog {catalogRate} / month
+            {catalogRate ? `Catalog ${catalogRate} / month` : 'No catalog rate: not billed without an override'}
           </Text>
         </Group>
       </Group>
       {current.selected && (
         <Stack gap="xs" mt="sm" pl="xl">
-          <Group grow align="flex-start">
+          <Group grow align="flex-start" wrap="wrap" preventGrowOverflow={false}>
             <NumberInput
               label="Monthly rate override"
-              description="Leave empty for the catalog rate"
-              placeholder={catalogRate}
-              min={1}
-              max={99999}
+              description={`Leave empty for the catalog rate; ${MIN_RATE} to ${MAX_RATE.toLocaleString('en-US')}`}
+              placeholder={catalogRate ?? 'No catalog rate'}
+              min={MIN_RATE}
+              max={MAX_RATE}
+              clampBehavior="none"
               allowNegative={false}
               value={current.rate}
               onChange={(value) => onChange({ ...current, rate: typeof value === 'number' ? value : value === '' ? '' : Number(value) })}
-              error={errors?.monthlyRate}
+              error={rateError}
+              style={{ minWidth: 200 }}
             />
             <TextInput
               label="Override reason"
@@ -70,6 +78,7 @@ export function SpecialistRow({
               value={current.reason}
               onChange={(event) => onChange({ ...current, reason: event.currentTarget.value })}
               error={errors?.overrideReason}
+              style={{ minWidth: 200 }}
             />
           </Group>
           {preview && (

@@ -1,13 +1,15 @@
+import { isEmptyPlan, runSpecialistStep, type SavePlan, type SpecialistStepFailure } from '@contracts';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { amApi } from '../../../../ops/am.api';
+import { toast } from '../../../../layout/toast';
 import { apiFieldErrors, type FieldErrors } from '../../../../ops/errors';
 import { useInvalidateOrg } from '../../../../ops/queries';
-import { isEmptyPlan, validatePlan, type SavePlan } from './assignment-draft';
+import { validatePlan } from './assignment-draft';
 
 export interface SaveFailure {
   specialistId: string;
-  action: 'assign' | 'update' | 'unassign';
+  action: SpecialistStepFailure['action'];
   message: string;
   fields: FieldErrors;
 }
@@ -18,34 +20,37 @@ export interface SaveOutcome {
   unassignSkipped: boolean;
 }
 
-function failureOf(specialistId: string, action: SaveFailure['action'], error: unknown): SaveFailure {
-  return { specialistId, action, message: error instanceof Error ? error.message : 'Failed', fields: apiFieldErrors(error) };
-}
-
-/** Runs one step of the plan; a refusal is recorded and the rest of the phase still runs. */
-async function attempt(failures: SaveFailure[], specialistId: string, action: SaveFailure['action'], run: () => Promise<unknown>) {
-  try {
-    await run();
-  } catch (error) {
-    failures.push(failureOf(specialistId, action, error));
-  }
-}
-
 /** Saves the Specialist step in two phases (spec 4.2), one request at a time. */
 export async function runPlan(orgId: string, plan: SavePlan): Promise<SaveOutcome> {
-  const failures: SaveFailure[] = [];
-  for (const { specialistId, body } of plan.assign) await attempt(failures, specialistId, 'assign', () => amApi.assign(orgId, body));
-  for (const { specialistId, assignmentId, body } of plan.update) {
-    await attempt(failures, specialistId, 'update', () => amApi.updateAssignment(orgId, assignmentId, body));
-  }
-  if (failures.length > 0) return { failures, unassignSkipped: plan.unassign.length > 0 };
-  for (const { specialistId } of plan.unassign) await attempt(failures, specialistId, 'unassign', () => amApi.unassign(orgId, specialistId));
-  return { failures, unassignSkipped: false };
+  const outcome = await runSpecialistStep(plan, {
+    assign: (body) => amApi.assign(orgId, body),
+    update: (assignmentId, body) => amApi.updateAssignment(orgId, assignmentId, body),
+    unassign: (specialistId) => amApi.unassign(orgId, specialistId),
+  });
+  return {
+    unassignSkipped: outcome.unassignSkipped,
+    failures: outcome.failures.map(({ specialistId, action, error }) => ({
+      specialistId,
+      action,
+      message: error instanceof Error ? error.message : 'Failed',
+      fields: apiFieldErrors(error),
+    })),
+  };
 }
 
+/** A plan that unassigns a Specialist or changes a running rate: the AM confirms it first. */
+export function needsConfirmation(plan: SavePlan): boolean {
+  return plan.unassign.length > 0 || plan.update.length > 0;
+}
+
+/**
+ * Saves the Specialist step: every row's errors at once, then (for unassignments and rate changes)
+ * a confirmation, then the two phases; a toast when everything went through.
+ */
 export function useSaveAssignments(orgId: string, onDone: () => void) {
   const invalidateOrg = useInvalidateOrg();
   const [rowErrors, setRowErrors] = useState<Record<string, FieldErrors>>({});
+  const [awaiting, setAwaiting] = useState<SavePlan | null>(null);
   const mutation = useMutation({
     mutationFn: async (plan: SavePlan) => {
       try {
@@ -55,9 +60,14 @@ export function useSaveAssignments(orgId: string, onDone: () => void) {
       }
     },
     onSuccess: (outcome) => {
+      setAwaiting(null);
       setRowErrors(Object.fromEntries(outcome.failures.map((f) => [f.specialistId, f.fields])));
-      if (outcome.failures.length === 0) onDone();
+      if (outcome.failures.length === 0) {
+        toast.success('The Specialists of this org are saved.');
+        onDone();
+      }
     },
+    onError: () => setAwaiting(null),
   });
 
   const save = (plan: SavePlan) => {
@@ -66,8 +76,19 @@ export function useSaveAssignments(orgId: string, onDone: () => void) {
     mutation.reset();
     if (Object.keys(errors).length > 0) return;
     if (isEmptyPlan(plan)) onDone();
+    else if (needsConfirmation(plan)) setAwaiting(plan);
     else mutation.mutate(plan);
   };
 
-  return { save, rowErrors, outcome: mutation.data, error: mutation.error, isPending: mutation.isPending };
+  return {
+    save,
+    rowErrors,
+    outcome: mutation.data,
+    error: mutation.error,
+    isPending: mutation.isPending,
+    /** The plan waiting for the AM's confirmation. */
+    awaiting,
+    confirm: () => awaiting && mutation.mutate(awaiting),
+    cancel: () => setAwaiting(null),
+  };
 }

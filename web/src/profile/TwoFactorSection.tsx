@@ -2,7 +2,7 @@ import { Alert, Button, Card, Code, Group, Image, List, SimpleGrid, Stack, Text,
 import type { TotpSetupResponse } from '@contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { twoFactorApi, type SecondFactorInput } from '../../../../auth/auth.api';
+import { twoFactorApi, type SecondFactorInput } from '../auth/auth.api';
 
 const STATUS_KEY = ['auth', '2fa'] as const;
 
@@ -36,7 +36,13 @@ export function TwoFactorSection() {
   const [freshCodes, setFreshCodes] = useState<string[] | null>(null);
   const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: STATUS_KEY }), queryClient.invalidateQueries({ queryKey: ['auth', 'me'] })]);
 
-  const start = useMutation({ mutationFn: twoFactorApi.setup, onSuccess: (s) => { setSetup(s); setCode(''); } });
+  const start = useMutation({
+    mutationFn: twoFactorApi.setup,
+    onSuccess: (s) => {
+      setSetup(s);
+      setCode('');
+    },
+  });
   const enable = useMutation({
     mutationFn: () => twoFactorApi.verify(code.trim()),
     onSuccess: async () => {
@@ -46,8 +52,22 @@ export function TwoFactorSection() {
       await refresh();
     },
   });
-  const disable = useMutation({ mutationFn: () => twoFactorApi.disable(factorOf(code)), onSuccess: async () => { setCode(''); setFreshCodes(null); await refresh(); } });
-  const renew = useMutation({ mutationFn: () => twoFactorApi.renewRecoveryCodes(factorOf(code)), onSuccess: async (r) => { setCode(''); setFreshCodes(r.recoveryCodes); await refresh(); } });
+  const disable = useMutation({
+    mutationFn: () => twoFactorApi.disable(factorOf(code)),
+    onSuccess: async () => {
+      setCode('');
+      setFreshCodes(null);
+      await refresh();
+    },
+  });
+  const renew = useMutation({
+    mutationFn: () => twoFactorApi.renewRecoveryCodes(factorOf(code)),
+    onSuccess: async (r) => {
+      setCode('');
+      setFreshCodes(r.recoveryCodes);
+      await refresh();
+    },
+  });
   const error = start.error ?? enable.error ?? disable.error ?? renew.error;
 
   return (

@@ -1,0 +1,1 @@
+CREATE INDEX "conversations_created_idx" ON "conversations" USING btree ("created_at");

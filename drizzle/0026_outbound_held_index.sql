@@ -1,0 +1,1 @@
+CREATE INDEX "outbound_messages_held_idx" ON "outbound_messages" USING btree ("org_id","created_at") WHERE "outbound_messages"."status" = 'held';

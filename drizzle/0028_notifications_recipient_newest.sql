@@ -1,0 +1,1 @@
+CREATE INDEX "app_notifications_recipient_newest_idx" ON "app_notifications" USING btree ("recipient_user_id","created_at","id");

@@ -1,0 +1,22 @@
+import type { Db } from '../../platform/db/database.js';
+import { llmRuns } from './agent.tables.js';
+import { costMicroUsd, priceFor } from './pricing.js';
+
+export interface DatedLlmRun {
+  orgId: string;
+  osaId: string;
+  conversationId: string;
+  messageId: string;
+  purpose: string;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  createdAt: Date;
+}
+
+/** A successful model call of the past (the demo org's history), priced as a live one would be. */
+export async function insertDatedLlmRun(db: Db, run: DatedLlmRun): Promise<void> {
+  await db.insert(llmRuns).values({ ...run, costMicroUsd: costMicroUsd(priceFor(run.provider, run.model), run), outcome: 'ok' });
+}
