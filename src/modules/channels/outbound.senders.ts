@@ -95,14 +95,25 @@ async function post(url: string, init: { headers: Record<string, string>; body: 
   }
 }
 
-/** A client-credentials token for enterprise-chat (the connector token), cached until shortly before it expires. */
+/**
+ * A client-credentials token for enterprise-chat (the connector token), cached until shortly before
+ * it expires. Callers that ask while a token is being fetched share that one request.
+ */
 export class TokenCache {
   private token?: { value: string; expiresAt: number };
+  private pending?: Promise<string>;
 
   constructor(private readonly config: SenderConfig) {}
 
-  async get(): Promise<string> {
-    if (this.token && this.token.expiresAt > systemNow().getTime() + 60_000) return this.token.value;
+  get(): Promise<string> {
+    if (this.token && this.token.expiresAt > systemNow().getTime() + 60_000) return Promise.resolve(this.token.value);
+    this.pending ??= this.fetchToken().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async fetchToken(): Promise<string> {
     const body = new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: need(this.config.enterpriseChatAppId, 'ENTERPRISE_CHAT_APP_ID'),
