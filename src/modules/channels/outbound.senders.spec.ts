@@ -33,7 +33,12 @@ describe('TokenCache (the enterprise-chat connector token)', () => {
     expect(tokens).toEqual(Array(5).fill('tok-1'));
     expect(await cache.get()).toBe('tok-1');
     expect(requests).toHaveLength(1);
-    expect(Object.fromEntries(new URLSearchParams(requests[0]))).toEqual({ grant_type: 'client_credentials', client_id: 'app', client_secret: 'secret', scope: 'https://api.botframework.com/.default' });
+    expect(Object.fromEntries(new URLSearchParams(requests[0]))).toEqual({
+      grant_type: 'client_credentials',
+      client_id: 'app',
+      client_secret: 'secret',
+      scope: 'https://api.botframework.com/.default',
+    });
   });
 
   it('lets every waiting caller see a failed request, and asks again on the next call', async () => {
