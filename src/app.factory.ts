@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,7 +16,8 @@ import { sendError } from './platform/errors/http-exception.filter.js';
 import { InflightTracker } from './platform/http/inflight.interceptor.js';
 import { depthLimitedJsonParser } from './platform/http/json-body.js';
 import { acceptMultipartBodies } from './platform/http/multipart.js';
-import { serveProbes } from './platform/http/probe.js';
+import { frontDoor } from './platform/http/front-door.js';
+import { Probes } from './platform/http/probe.js';
 import { securityHeaders, writeHeaders } from './platform/http/security-headers.js';
 import { mountWebApp } from './platform/http/web-app.js';
 import { RealtimeService } from './platform/realtime/realtime.service.js';
@@ -59,6 +60,9 @@ const pathOf = (url: string) => {
   return query === -1 ? url : url.slice(0, query);
 };
 
+/** The operational endpoints answer at the root as well as under /api. */
+const routeUrl = (url: string) => (url.startsWith('/api/') || !OPS_PATHS.has(pathOf(url)) ? url : `/api${url}`);
+
 /** The API's answers, the operations endpoints (also at the root) and Socket.IO: never a page. */
 const isApiUrl = (url = '/') => url.startsWith('/api/') || url.startsWith('/socket.io/') || OPS_PATHS.has(pathOf(url));
 
@@ -100,11 +104,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       // A URL fastify cannot route (malformed percent-encoding, an over-long parameter) answers in our error body too.
       frameworkErrors: (err: Error, req: FastifyRequest, reply: FastifyReply) => sendError(req, reply, err),
       clientErrorHandler: answerClientError,
-      // The operational endpoints answer at the root as well as under /api.
-      rewriteUrl: (req: { url?: string }) => {
-        const url = req.url ?? '/';
-        return url.startsWith('/api/') || !OPS_PATHS.has(pathOf(url)) ? url : `/api${url}`;
-      },
+      rewriteUrl: (req: { url?: string }) => routeUrl(req.url ?? '/'),
     });
     const metrics = new Metrics();
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, dbService, metrics, redis }), adapter, {
@@ -119,13 +119,18 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // A multipart body stays unread unless its route reads it, with limits of its own (readForm): a mail gateway posts whole messages.
     acceptMultipartBodies(fastify);
     metrics.install(fastify);
-    serveProbes(app, { checkResponses: config.env === 'test' });
     const headers = await securityHeaders(config.publicUrl);
+    const probes = new Probes({ checkResponses: config.env === 'test', routeUrl, headers: headers.api, observe: (...answer) => metrics.observeRequest(...answer) });
+    probes.install(app);
     await mountWebApp(app);
     if (options.periodic === false) app.get(SchedulerService).standBy();
     await app.init();
-    // Before any handler, Socket.IO's included (it answers its own requests): every answer has the security headers.
-    (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage, res: ServerResponse) => writeHeaders(res, isApiUrl(req.url) ? headers.api : headers.document));
+    frontDoor(app.getHttpServer() as Server, (req, res) => {
+      if (probes.answer(req, res)) return true;
+      // Every other answer, Socket.IO's included (it answers its own requests), has the security headers before any handler runs.
+      writeHeaders(res, isApiUrl(req.url) ? headers.api : headers.document);
+      return false;
+    });
 
     if (options.seed ?? config.seedDemoData) await app.get(DemoService).seedIfEmpty();
 

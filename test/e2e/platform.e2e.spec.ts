@@ -30,6 +30,24 @@ describe('operations endpoints and the OpenAPI document', () => {
     expect(metrics.body).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/api\/health"[^}]*status_code="200"/);
   });
 
+  it('answers the probes at the door: HEAD as GET without a body, a query ignored, other methods left to the router', async () => {
+    const head = await app.request('HEAD', '/health');
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers.get('content-length')).toBe(String(JSON.stringify({ status: 'ok' }).length));
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(head.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(head.headers.get('x-request-id')).toBeNull();
+    const query = await app.get('/api/ready?verbose=1');
+    expect(query.status).toBe(200);
+    expect(query.body).toMatchObject({ status: 'ready' });
+    const post = await app.request('POST', '/api/health');
+    expect(post.status).toBe(404);
+    expect(post.body).toMatchObject({ code: 'not_found' });
+    const metrics = await app.get('/metrics');
+    expect(metrics.body).toMatch(/http_request_duration_seconds_count\{[^}]*method="HEAD"[^}]*route="\/api\/health"[^}]*status_code="200"\} [1-9]/);
+  });
+
   it('serves an OpenAPI document generated from the route schemas', async () => {
     const res = await app.get('/api/docs');
     expect(res.status).toBe(200);

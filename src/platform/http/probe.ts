@@ -1,10 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { SetMetadata, type Type } from '@nestjs/common';
 import { RouteConfig, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { RouteOptions } from 'fastify';
 import { Public } from '../auth/auth.decorators.js';
-import { sendError } from '../errors/http-exception.filter.js';
-import { endpointOf } from './endpoint.js';
+import { toErrorResponse } from '../errors/to-error-response.js';
+import { logger } from '../observability/logger.js';
+import { endpointOf, type EndpointSpec } from './endpoint.js';
 import { ResponseMismatchError, responseMismatch } from './response-check.interceptor.js';
+import type { HeaderList } from './security-headers.js';
 
 const PROBE = 'probe';
 const IS_PROBE = 'http:probe';
@@ -15,13 +20,24 @@ interface ProbeRef {
   method: string;
 }
 
+/** How a probe sets a status other than 200 (`reply.status(503)`). */
+export interface ProbeReply {
+  status(statusCode: number): unknown;
+}
+
+/** What a probe answered: a status and a JSON body. */
+interface ProbeAnswer {
+  statusCode: number;
+  body: unknown;
+}
+
 /**
- * An operational probe (liveness, readiness): a load balancer calls it all day, so fastify answers
- * it itself, before Nest's pipeline: no guard (no token read, no throttle, no Redis round trip), no
- * interceptors, no request id. What every answer gets still applies: the security headers (written
- * before fastify runs) and the request metrics (a fastify hook). The handler is called with
- * fastify's `(request, reply)` and returns its body; it needs no token (`@Public()` for the route
- * catalog and the documentation).
+ * An operational probe (liveness, readiness): a load balancer calls it all day, so it is answered
+ * at the server's door (`Probes.answer`), before fastify, Nest and their hooks: no guard (no token
+ * read, no throttle, no Redis round trip), no interceptors, no request id. What every answer gets
+ * still applies: the API's security headers and the request metrics. The handler is called with a
+ * `ProbeReply` (to set a status) and returns its body; it needs no token (`@Public()` for the route catalog and the
+ * documentation).
  */
 export function Probe(): MethodDecorator {
   return (target, key, descriptor) => {
@@ -35,36 +51,105 @@ export function Probe(): MethodDecorator {
 /** Whether a handler is a `@Probe()` (answered before the pipeline: never throttled). */
 export const isProbe = (handler: object): boolean => Reflect.getMetadata(IS_PROBE, handler) === true;
 
-type ProbeHandler = (request: FastifyRequest, reply: FastifyReply) => unknown;
+type ProbeHandler = (reply: ProbeReply) => unknown;
+
+interface ServedProbe {
+  /** The route pattern, as the request metrics name it (`/api/health`). */
+  route: string;
+  name: string;
+  run: () => Promise<ProbeAnswer>;
+}
+
+export interface ProbesOptions {
+  /** Test runs: each answer is checked against the route's `@Endpoint` response, as `ResponseSchemaCheck` does for the others. */
+  checkResponses: boolean;
+  /** The route a request URL reaches (the operational endpoints also answer at the root). */
+  routeUrl: (url: string) => string;
+  /** The security headers of an API answer. */
+  headers: HeaderList;
+  /** Records an answer in the request metrics. */
+  observe: (method: string, route: string, statusCode: number, seconds: number) => void;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Serves every `@Probe()` route with its handler itself, in place of Nest's route handler. Call
- * before `app.init()` (Nest registers the routes there). `checkResponses` (test runs) checks each
- * answer against the route's `@Endpoint` response as `ResponseSchemaCheck` does for the others.
+ * The `@Probe()` routes, answered at the HTTP server's door. Nest still registers each route with
+ * fastify (the route catalog, the OpenAPI document, `inject`), and that route runs the same handler;
+ * over HTTP a `GET` or `HEAD` of a probe's path (with or without a query, at the root or under
+ * `/api`) never reaches fastify: `answer` takes it from the server's request listener.
  */
-export function serveProbes(app: NestFastifyApplication, options: { checkResponses: boolean }): void {
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRoute', (route: RouteOptions) => {
-      const ref = (route.config as Record<string, ProbeRef | undefined> | undefined)?.[PROBE];
-      if (!ref) return;
-      const instance = app.get<object>(ref.controller, { strict: false }) as Record<string, ProbeHandler>;
-      const method = instance[ref.method]!;
-      const spec = endpointOf(method);
-      const name = `${String(route.method)} ${route.url}`;
-      if (!spec) throw new Error(`${name} is a @Probe() without an @Endpoint`);
-      const handler = method.bind(instance);
-      route.handler = async (request, reply) => {
-        try {
-          const body = await handler(request, reply);
-          const problem = options.checkResponses ? responseMismatch(spec, body) : undefined;
-          if (problem) throw new ResponseMismatchError(`${name} answered outside its @Endpoint response: ${problem}`);
-          return body;
-        } catch (err) {
-          sendError(request, reply, err);
-          return reply;
-        }
-      };
+export class Probes {
+  private readonly byRoute = new Map<string, ServedProbe>();
+  /** The security headers as `writeHead` takes them (name, value, name, value...). */
+  private readonly headers: string[];
+
+  constructor(private readonly options: ProbesOptions) {
+    this.headers = options.headers.flat();
+  }
+
+  /** Finds every `@Probe()` route as Nest registers it. Call before `app.init()`. */
+  install(app: NestFastifyApplication): void {
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRoute', (route: RouteOptions) => {
+        const ref = (route.config as Record<string, ProbeRef | undefined> | undefined)?.[PROBE];
+        if (!ref) return;
+        const instance = app.get<object>(ref.controller, { strict: false }) as Record<string, ProbeHandler>;
+        const method = instance[ref.method]!;
+        const name = `${String(route.method)} ${route.url}`;
+        const spec = endpointOf(method);
+        if (!spec) throw new Error(`${name} is a @Probe() without an @Endpoint`);
+        const probe: ServedProbe = { route: route.url, name, run: this.checked(name, spec, method.bind(instance)) };
+        this.byRoute.set(route.url, probe);
+        route.handler = async (_request, reply) => {
+          const answer = await this.settle(probe);
+          return reply.code(answer.statusCode).type(JSON_TYPE).send(answer.body);
+        };
+      });
+  }
+
+  /**
+   * Answers the request if it is a `GET` or `HEAD` of a probe (true), else leaves it alone (false).
+   * The answer carries the API's security headers and is recorded in the request metrics.
+   */
+  answer(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const url = this.options.routeUrl(req.url ?? '/');
+    const query = url.indexOf('?');
+    const probe = this.byRoute.get(query === -1 ? url : url.slice(0, query));
+    if (!probe) return false;
+    const started = performance.now();
+    void this.settle(probe).then(({ statusCode, body }) => {
+      const payload = JSON.stringify(body);
+      res.writeHead(statusCode, [...this.headers, 'content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(payload))]);
+      res.end(req.method === 'HEAD' ? undefined : payload);
+      this.options.observe(req.method!, probe.route, statusCode, (performance.now() - started) / 1000);
     });
+    return true;
+  }
+
+  /** The handler as a function of no argument giving its status and body (checked against its `@Endpoint` in test runs). */
+  private checked(name: string, spec: EndpointSpec, handler: ProbeHandler): () => Promise<ProbeAnswer> {
+    return async () => {
+      const answer: ProbeAnswer = { statusCode: 200, body: undefined };
+      answer.body = await handler({ status: (statusCode) => (answer.statusCode = statusCode) });
+      const problem = this.options.checkResponses ? responseMismatch(spec, answer.body) : undefined;
+      if (problem) throw new ResponseMismatchError(`${name} answered outside its @Endpoint response: ${problem}`);
+      return answer;
+    };
+  }
+
+  /** The probe's answer, or the error body of what it threw (logged as any unexpected error is). */
+  private async settle(probe: ServedProbe): Promise<ProbeAnswer> {
+    try {
+      return await probe.run();
+    } catch (err) {
+      const id = randomUUID();
+      const res = toErrorResponse(err, id);
+      if (res.unexpected) logger.error({ err, reqId: id, route: probe.route }, 'unhandled error');
+      return { statusCode: res.status, body: res.body };
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Headers, Inject, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { OwnBearer, Public } from '../auth/auth.decorators.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -8,7 +8,7 @@ import { safeEqual, sha256Hex } from '../crypto/crypto.js';
 import { AppError } from '../errors/app-error.js';
 import { DbService } from '../db/db.service.js';
 import { Endpoint } from '../http/endpoint.js';
-import { Probe } from '../http/probe.js';
+import { Probe, type ProbeReply } from '../http/probe.js';
 import { QueueService } from '../queue/queue.service.js';
 import { Metrics } from './metrics.js';
 
@@ -20,7 +20,7 @@ const ReadySchema = z.object({
 
 /**
  * Operational endpoints; each also answers at the root (`/health`, `/ready`, `/metrics`). The two
- * probes are served by fastify itself (`@Probe()`); the metrics go through the whole pipeline (their
+ * probes are answered at the server's door (`@Probe()`); the metrics go through the whole pipeline (their
  * bearer in production, the throttle).
  */
 @Controller()
@@ -54,7 +54,7 @@ export class HealthController {
     response: ReadySchema,
     errors: [503],
   })
-  async ready(_request: FastifyRequest, reply: FastifyReply) {
+  async ready(reply: ProbeReply) {
     const checks = { database: await this.dbService.ping(), migrations: this.dbService.migrated, queue: this.queue.started };
     const ok = checks.database && checks.migrations && checks.queue;
     if (!ok) reply.status(503);
