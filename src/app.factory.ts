@@ -120,7 +120,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     acceptMultipartBodies(fastify);
     metrics.install(fastify);
     const headers = await securityHeaders(config.publicUrl);
-    const probes = new Probes({ checkResponses: config.env === 'test', routeUrl, headers: headers.api, observe: (...answer) => metrics.observeRequest(...answer) });
+    const probes = new Probes({ checkResponses: config.env === 'test', routeUrl, headers: headers.probe, observe: (...answer) => metrics.observeRequest(...answer) });
     probes.install(app);
     await mountWebApp(app);
     if (options.periodic === false) app.get(SchedulerService).standBy();

@@ -80,8 +80,8 @@ describe('security headers on every response', () => {
     }
   });
 
-  it("gives the API's answers, the operations and Socket.IO a policy that forbids everything, without the headers only a page reads", async () => {
-    for (const path of ['/api/health', '/health', '/api/auth/me', '/api/no/such/route', '/api/docs', '/socket.io/?EIO=4&transport=polling']) {
+  it("gives the API's answers, the metrics and Socket.IO a policy that forbids everything, without the headers only a page reads", async () => {
+    for (const path of ['/api/auth/me', '/api/no/such/route', '/api/docs', '/metrics', '/socket.io/?EIO=4&transport=polling']) {
       const res = await rawRequest(`${app.url}${path}`, {});
       expect(res.headers.get('content-type'), path).not.toMatch(/text\/html/);
       const csp = directives(res.headers.get('content-security-policy'));
@@ -92,6 +92,13 @@ describe('security headers on every response', () => {
       for (const name of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-xss-protection', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies']) {
         expect(res.headers.get(name), `${name} on ${path}`).toBeNull();
       }
+    }
+    // The probes (a fixed JSON status, read by load balancers all day): the three required headers, nothing more.
+    for (const path of ['/api/health', '/health', '/api/ready', '/ready']) {
+      const res = await rawRequest(`${app.url}${path}`, {});
+      expect(res.status, path).toBe(200);
+      const security = [...res.headers.keys()].filter((name) => !['content-type', 'content-length', 'date', 'connection', 'keep-alive'].includes(name));
+      expect(security.sort(), path).toEqual(['referrer-policy', 'x-content-type-options', 'x-frame-options']);
     }
     // A page keeps every header helmet gives it.
     const page = await rawRequest(`${app.url}/client/chat`, {});

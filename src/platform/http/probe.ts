@@ -35,7 +35,7 @@ interface ProbeAnswer {
  * An operational probe (liveness, readiness): a load balancer calls it all day, so it is answered
  * at the server's door (`Probes.answer`), before fastify, Nest and their hooks: no guard (no token
  * read, no throttle, no Redis round trip), no interceptors, no request id. What every answer gets
- * still applies: the API's security headers and the request metrics. The handler is called with a
+ * still applies: the security headers and the request metrics. The handler is called with a
  * `ProbeReply` (to set a status) and returns its body; it needs no token (`@Public()` for the route catalog and the
  * documentation).
  */
@@ -65,7 +65,7 @@ export interface ProbesOptions {
   checkResponses: boolean;
   /** The route a request URL reaches (the operational endpoints also answer at the root). */
   routeUrl: (url: string) => string;
-  /** The security headers of an API answer. */
+  /** The security headers of a probe's answer. */
   headers: HeaderList;
   /** Records an answer in the request metrics. */
   observe: (method: string, route: string, statusCode: number, seconds: number) => void;
@@ -112,7 +112,7 @@ export class Probes {
 
   /**
    * Answers the request if it is a `GET` or `HEAD` of a probe (true), else leaves it alone (false).
-   * The answer carries the API's security headers and is recorded in the request metrics.
+   * The answer carries the probes' security headers and is recorded in the request metrics.
    */
   answer(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;

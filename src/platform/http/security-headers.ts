@@ -51,6 +51,12 @@ export interface SecurityHeaders {
    * fewer bytes on every API answer, the same protection.
    */
   api: HeaderList;
+  /**
+   * The probes' answers (`/health`, `/ready`: a fixed JSON status, no data, read by load
+   * balancers all day): the three headers every answer carries (and HSTS behind https), nothing
+   * more.
+   */
+  probe: HeaderList;
 }
 
 type HelmetOptions = Parameters<typeof fastifyHelmet>[1];
@@ -90,7 +96,17 @@ export async function securityHeaders(publicUrl: string): Promise<SecurityHeader
     // Only a deployment served over https may tell browsers to insist on it.
     strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: true } : false,
   } satisfies HelmetOptions;
-  const [document, api] = await Promise.all([
+  const onlyTheRequired = {
+    contentSecurityPolicy: false,
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+  } satisfies HelmetOptions;
+  const [document, api, probe] = await Promise.all([
     helmetHeaders({ ...common, contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(https) } }),
     helmetHeaders({
       ...common,
@@ -102,8 +118,9 @@ export async function securityHeaders(publicUrl: string): Promise<SecurityHeader
       xPermittedCrossDomainPolicies: false,
       xXssProtection: false,
     }),
+    helmetHeaders({ ...common, ...onlyTheRequired }),
   ]);
-  return { document, api };
+  return { document, api, probe };
 }
 
 /** Writes a header list on a response before anything else does (a route may still set its own). */
