@@ -117,7 +117,9 @@ export class TokenService {
   }
 }
 
+const UserIdSchema = z.uuid();
+
 /** The `sub` of a payload whose signature checked out (a user id for the log, when it is one). */
 function verifiedSubject(payload: JWTPayload): string | undefined {
-  return typeof payload.sub === 'string' && z.uuid().safeParse(payload.sub).success ? payload.sub : undefined;
+  return typeof payload.sub === 'string' && UserIdSchema.safeParse(payload.sub).success ? payload.sub : undefined;
 }

@@ -8,6 +8,8 @@ export const PageQuerySchema = z.object({
   cursor: z.string().max(200).optional(),
 });
 
+const CursorIdSchema = z.uuid();
+
 export interface Keyset {
   /** The sort timestamp of the last item of the page. */
   at: Date;
@@ -23,7 +25,7 @@ export function decodeCursor(cursor: string | undefined): Keyset | undefined {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
     const date = new Date(at);
-    if (Number.isNaN(date.getTime()) || typeof id !== 'string' || !z.uuid().safeParse(id).success) throw new Error('bad cursor');
+    if (Number.isNaN(date.getTime()) || typeof id !== 'string' || !CursorIdSchema.safeParse(id).success) throw new Error('bad cursor');
     return { at: date, id };
   } catch {
     throw new AppError('validation_failed', 'Invalid query', { details: [{ field: 'query.cursor', message: 'Invalid cursor' }] });
