@@ -142,6 +142,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       async close() {
         if (closed) return;
         closed = true;
+        probes.stop();
         const inflight = app.get(InflightTracker);
         // A keep-alive connection whose request finishes during the stop would hold the server
         // open until its keep-alive timeout (72 s): close connections as soon as they are idle.

@@ -83,9 +83,18 @@ export class Probes {
   private readonly byRoute = new Map<string, ServedProbe>();
   /** The security headers as `writeHead` takes them (name, value, name, value...). */
   private readonly headers: string[];
+  private closing = false;
 
   constructor(private readonly options: ProbesOptions) {
     this.headers = options.headers.flat();
+  }
+
+  /**
+   * The app is stopping: probes go to fastify's routes again, which answer what every route
+   * answers then (503 on a connection still open), so a load balancer sees the instance leave.
+   */
+  stop(): void {
+    this.closing = true;
   }
 
   /** Finds every `@Probe()` route as Nest registers it. Call before `app.init()`. */
@@ -115,7 +124,7 @@ export class Probes {
    * The answer carries the probes' security headers and is recorded in the request metrics.
    */
   answer(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    if (this.closing || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const url = this.options.routeUrl(req.url ?? '/');
     const query = url.indexOf('?');
     const probe = this.byRoute.get(query === -1 ? url : url.slice(0, query));
