@@ -51,24 +51,36 @@ function excerpt(text: string): string {
  * Tells a screen reader about each new reply (the Specialist's name and the text's beginning): the
  * text of a polite live region changes when a reply arrives after the thread was shown.
  */
-function useReplyAnnouncement(messages: readonly MessageDto[], loaded: boolean, specialistName: string, announceShown: boolean): string {
+function useReplyAnnouncement(messages: readonly MessageDto[], loaded: boolean, specialistName: string, question: MessageDto | null): string {
   const [announcement, setAnnouncement] = useState('');
-  // A thread opened by its first message starts from nothing known: a reply that came before it was shown is news too.
-  const newest = useRef<number | null>(announceShown ? 0 : null);
+  const newest = useRef<number | null>(null);
+  // The message sent from this page whose reply was announced.
+  const answered = useRef<string | null>(null);
   useEffect(() => {
     if (!loaded) return;
-    const last = messages.at(-1);
+    let reply: MessageDto | undefined;
     if (newest.current === null) {
+      const last = messages.at(-1);
       newest.current = last ? time(last) : 0;
-      return;
+    } else {
+      const since = newest.current;
+      const fresh = messages.filter((message) => time(message) > since);
+      if (fresh.length > 0) {
+        newest.current = time(fresh.at(-1)!);
+        reply = fresh.filter((message) => message.role !== 'client').at(-1);
+      }
     }
-    const since = newest.current;
-    const fresh = messages.filter((message) => time(message) > since);
-    if (fresh.length === 0) return;
-    newest.current = time(fresh.at(-1)!);
-    const reply = fresh.filter((message) => message.role !== 'client').at(-1);
+    // The reply to what was sent from this page is news even when the thread was first shown with it
+    // already there (a fast reply to the message that opened the thread).
+    if (question && answered.current !== question.id) {
+      const toQuestion = messages.filter((message) => message.role !== 'client' && message.id !== question.id && time(message) >= time(question)).at(-1);
+      if (toQuestion) {
+        answered.current = question.id;
+        reply ??= toQuestion;
+      }
+    }
     if (reply) setAnnouncement(`${specialistName} replied: ${excerpt(reply.content)}`);
-  }, [messages, loaded, specialistName]);
+  }, [messages, loaded, specialistName, question]);
   return announcement;
 }
 
@@ -79,9 +91,9 @@ export function ClientThread({ conversationId, stream, onBack }: { conversationI
   useConversationLive(conversationId);
   const live = stream.live?.conversationId === conversationId ? stream.live : null;
   const problem = stream.problem?.conversationId === conversationId ? stream.problem : null;
-  // Opened by its first message: the box keeps the focus it had, and the reply is announced even if it came first.
+  // Opened by its first message: the box keeps the focus it had.
   const [openedLive] = useState(() => live !== null);
-  const announcement = useReplyAnnouncement(messages, query.isSuccess, conversation?.specialist.name ?? '', openedLive);
+  const announcement = useReplyAnnouncement(messages, query.isSuccess, conversation?.specialist.name ?? '', live?.question ?? null);
 
   if (query.isPending) return <SectionLoader label="Loading the conversation" />;
   if (!conversation) return <QueryAlert title="Could not load the conversation" error={query.error} retry={() => void query.refetch()} />;
