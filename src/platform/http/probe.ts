@@ -111,7 +111,8 @@ export class Probes {
         const spec = endpointOf(method);
         if (!spec) throw new Error(`${name} is a @Probe() without an @Endpoint`);
         const probe: ServedProbe = { route: route.url, name, run: this.checked(name, spec, method.bind(instance)) };
-        this.byRoute.set(route.url, probe);
+        // Fastify adds a HEAD route beside each GET one: the door answers both by the GET's name.
+        if (!this.byRoute.has(route.url)) this.byRoute.set(route.url, probe);
         route.handler = async (_request, reply) => {
           const answer = await this.settle(probe);
           return reply.code(answer.statusCode).type(JSON_TYPE).send(answer.body);
