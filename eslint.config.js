@@ -34,6 +34,24 @@ export default defineConfig(
     },
   },
   {
+    // Business time is the injected Clock (tests move it); systemNow() names the few reads of machine time.
+    files: ['src/modules/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Read the time from the injected Clock (clock.now()), or systemNow() (platform/clock) for machine time; not new Date().',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Read the time from the injected Clock (clock.now()), or systemNow() (platform/clock) for machine time; not Date.now().',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', '**/*.spec.ts', 'scripts/screenshots.*.ts'],
     rules: {
       // Tests read HTTP and socket payloads as `any` and assert on them; typing every body adds nothing the assertions miss.

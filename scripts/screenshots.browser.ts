@@ -1,44 +1,39 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, it } from 'vitest';
+import { openMenu, openScreen, readDemoConversations, signInPage, type DemoIds } from '../test/browser/support/screens.js';
+import { SCREENSHOT_DIR, SCREENSHOT_SIZES, SHOT_FILES, SHOTS, shotFile } from '../test/browser/support/screenshots.js';
 import { browserSessions } from '../test/browser/support/sessions.js';
-import { DEMO, SCREEN_SIZES, openMenu, openScreen, readDemoIds, signInPage, type DemoEmail, type DemoIds } from '../test/browser/support/screens.js';
 
-/** Writes docs/screenshots/<name>-<size>.png of the main pages, at laptop and phone size. */
+/**
+ * Writes the README's screenshots (test/browser/support/screenshots.ts lists them) of the built
+ * app on the demo data the server seeds on its first start (conversations, the attention list,
+ * a month of history for the analytics), and removes any other PNG there.
+ */
 
-const OUT_DIR = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
-const SIZES = SCREEN_SIZES.filter((size) => size.name === 'laptop' || size.name === 'phone');
-
-const SHOTS: readonly { name: string; user: DemoEmail | null; path: (ids: DemoIds) => string; menuOnPhone?: boolean }[] = [
-  { name: 'sign-in', user: null, path: () => '/login' },
-  { name: 'client-chat', user: DEMO.orgAdmin, path: () => '/client/chat' },
-  { name: 'workspace-queue', user: DEMO.expert, path: () => '/workspace/queue', menuOnPhone: true },
-  { name: 'ops-clients', user: DEMO.accountManager, path: () => '/ops/clients' },
-  { name: 'ops-analytics', user: DEMO.superadmin, path: () => '/ops/analytics' },
-];
+const OUT_DIR = fileURLToPath(new URL(`../${SCREENSHOT_DIR}/`, import.meta.url));
 
 const sessions = browserSessions({ timeout: 15_000 });
-let ids: DemoIds;
+let ids: Pick<DemoIds, 'queueConversationId' | 'clientConversationId'>;
 
 beforeAll(async () => {
   await mkdir(OUT_DIR, { recursive: true });
-  ids = await readDemoIds(sessions.baseUrl);
+  for (const file of await readdir(OUT_DIR)) if (file.endsWith('.png') && !SHOT_FILES.includes(file)) await rm(`${OUT_DIR}${file}`);
+  ids = await readDemoConversations(sessions.baseUrl);
 });
 
 for (const shot of SHOTS) {
   it(`takes ${shot.name}`, async () => {
     const page = await sessions.newPage();
     if (shot.user) await signInPage(page, sessions.baseUrl, shot.user);
-    for (const size of SIZES) {
+    for (const size of SCREENSHOT_SIZES) {
       await page.setViewportSize({ width: size.width, height: size.height });
       await openScreen(page, shot.path(ids));
-      // The mouse away from every control (no hover state in the picture).
+      // The mouse away from every control (no hover state in the picture); charts done drawing.
       await page.mouse.move(0, size.height - 1);
-      await page.screenshot({ path: `${OUT_DIR}${shot.name}-${size.name}.png`, animations: 'disabled', caret: 'hide' });
-      if (size.name === 'phone' && shot.menuOnPhone) {
-        await openMenu(page);
-        await page.screenshot({ path: `${OUT_DIR}${shot.name}-${size.name}-menu.png`, animations: 'disabled', caret: 'hide' });
-      }
+      await page.waitForTimeout(1_000);
+      if (size.name === 'phone' && shot.menuOnPhone) await openMenu(page);
+      await page.screenshot({ path: `${OUT_DIR}${shotFile(shot, size)}`, animations: 'disabled', caret: 'hide' });
     }
   });
 }

@@ -3,7 +3,7 @@ import { TIMEOUT, VIEWPORTS, api, expectNoHorizontalOverflow, expectNoSeriousA11
 import { browserSessions } from './support/sessions.js';
 
 /**
- * The SuperAdmin's records on a phone and a laptop: the audit log's filters live in the address
+ * The SuperAdmin's records on a phone, a laptop and a desktop: the audit log's filters live in the address
  * and show names (never ids), its rows read as sentences with links; your own account cannot be
  * suspended or demoted, and the page says so before any dialog opens.
  */

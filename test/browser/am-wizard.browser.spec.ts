@@ -39,7 +39,9 @@ let orgId = '';
 beforeAll(async () => {
   server = await startServer({ WORKSPACE_DOMAIN });
   browser = await launchChromium();
-  context = await browser.newContext({ baseURL: server.baseUrl });
+  // The walk at a desktop's size; step 1's logo is driven at all three sizes (the screens test
+  // checks every step's layout and accessibility at each).
+  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1440, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -198,10 +200,11 @@ describe('the account manager sets up a client org', () => {
     await waitForPath(`/ops/clients/${orgId}/setup/step-3`);
   });
 
-  it('replaces and removes the logo on step 1 at phone and laptop sizes, then uploads a small PNG again', async () => {
+  it('replaces and removes the logo on step 1 at phone, laptop and desktop sizes, then uploads a small PNG again', async () => {
     for (const size of [
       { width: 390, height: 844 },
       { width: 1280, height: 800 },
+      { width: 1440, height: 900 },
     ]) {
       await page.setViewportSize(size);
       await page.goto(`/ops/clients/${orgId}/setup/step-1`);

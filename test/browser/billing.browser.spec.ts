@@ -7,7 +7,7 @@ import { browserSessions } from './support/sessions.js';
  * Billing in the browser (spec 4.1, 4.6, 8.1): the org owner's /client/settings/billing (upcoming
  * invoice with its line, billing email, the payment method through the checkout URL, the dunning
  * notice after a failed payment), the SuperAdmin's /ops/billing with charts, the org view
- * /ops/billing?org=<id>, and /ops/analytics, with the autonomous handling rate at phone and laptop sizes.
+ * /ops/billing?org=<id>, and /ops/analytics, with the autonomous handling rate at phone, laptop and desktop sizes.
  */
 
 const DEMO_PASSWORD = 'demo1234';
@@ -137,7 +137,7 @@ describe('billing pages', () => {
     await expectChart(page, 'chart-leverage');
   });
 
-  it('shows the autonomous handling rate with its counts on /ops/analytics and /ops/billing?org=<id>, at phone and laptop sizes', async () => {
+  it('shows the autonomous handling rate with its counts on /ops/analytics and /ops/billing?org=<id>, at phone, laptop and desktop sizes', async () => {
     // The demo org already has a month of conversations: the counts below are what it had plus two new threads.
     const { token: superadmin } = await login(SUPERADMIN_EMAIL);
     const workload = async () => {
@@ -167,6 +167,7 @@ describe('billing pages', () => {
     for (const [width, height] of [
       [390, 844],
       [1280, 800],
+      [1440, 900],
     ] as const) {
       await page.setViewportSize({ width, height });
       await page.goto('/ops/analytics');

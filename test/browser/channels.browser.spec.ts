@@ -145,6 +145,10 @@ describe('channel settings', () => {
     };
     await expect.poll(rightEdge, { timeout: 5_000 }).toBeLessThanOrEqual(390);
     await expect.poll(() => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'), { timeout: 5_000 }).toBe(true);
+    // And on a desktop.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await expect.poll(rightEdge, { timeout: 5_000 }).toBeLessThanOrEqual(1440);
+    await expect.poll(() => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'), { timeout: 5_000 }).toBe(true);
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // The owner sends the code to the bot: the binding is verified, and the page shows it without a reload.

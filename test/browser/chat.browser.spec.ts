@@ -6,7 +6,8 @@ import { browserSessions } from './support/sessions.js';
 
 /**
  * The client chat as people expect it: the thread fills the window with the message box always in
- * view, the keyboard alone writes and sends, the reply grows in one bubble and is announced, a
+ * view, the keyboard alone writes and sends, opens a thread, asks for a human and chooses a
+ * Specialist (at a phone's, a laptop's and a desktop's size), the reply grows in one bubble and is announced, a
  * new client is welcomed by its Specialist, several Specialists can be chosen, the list searches
  * and filters from the address, one word per status on both sides, and one message costs no
  * reload storm. Every org here is made by the test (the demo's conversations are not relied on).
@@ -19,6 +20,7 @@ const TIMEOUT = 20_000;
 const VIEWPORTS = [
   { width: 390, height: 844 },
   { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
 ] as const;
 
 const sessions = browserSessions();
@@ -117,6 +119,18 @@ async function tabToComposer(page: Page, limit = 60): Promise<void> {
   throw new Error(`The message box was not reached with ${limit} presses of Tab`);
 }
 
+/**
+ * Presses Tab until the focused element matches the CSS `selector` (keyboard only); fails after
+ * `limit` presses.
+ */
+async function tabTo(page: Page, selector: string, limit = 80): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate<boolean>(`document.activeElement?.matches(${JSON.stringify(selector)}) ?? false`)) return;
+  }
+  throw new Error(`${selector} was not reached with ${limit} presses of Tab`);
+}
+
 /** The message box and the send button are inside the window, and the page itself does not scroll. */
 async function expectComposerInView(page: Page, viewport: { width: number; height: number }): Promise<void> {
   const box = (await page.getByTestId('composer-input').boundingBox())!;
@@ -132,14 +146,11 @@ async function expectComposerInView(page: Page, viewport: { width: number; heigh
   expect(page_.wide).toBeLessThanOrEqual(page_.innerWidth);
 }
 
-/**
- * The serious and critical accessibility violations of the page (axe-core, evaluated past the
- * page's CSP). Colour contrast is the theme's (the app's colours), judged by the app-wide scans.
- */
+/** The serious and critical accessibility violations of the page, colour contrast included (axe-core, evaluated past the page's CSP). */
 async function seriousViolations(page: Page): Promise<string[]> {
   const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   await page.evaluate(source);
-  return page.evaluate<string[]>(`axe.run(document, { resultTypes: ['violations'], rules: { 'color-contrast': { enabled: false } } }).then((result) => result.violations
+  return page.evaluate<string[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
 }
@@ -234,6 +245,66 @@ describe('the client chat', () => {
       } else {
         expect(await page.getByTestId('conversation-list').isVisible()).toBe(true);
       }
+    });
+  }
+
+  for (const viewport of VIEWPORTS) {
+    it(`opens a thread, asks for a human and starts a conversation with another Specialist with the keyboard only at ${viewport.width}x${viewport.height}`, async () => {
+      const org = await newOrg(['omar-haddad', 'maya-chen']);
+      const [primary, second] = org.specialists as [Org['specialists'][0], Org['specialists'][0]];
+      const earlier = await call<{ id: string }>(org.client, 'POST', '/conversations', { subject: 'Quarter close', message: 'What do you need for the quarter close?' });
+      const page = await clientPage(org.client, viewport);
+      await page.goto('/client/chat');
+      const item = `[data-testid="conversation-item"][data-id="${earlier.id}"]`;
+      await page.locator(item).waitFor({ timeout: TIMEOUT });
+
+      // Open the thread from the list.
+      await tabTo(page, item);
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.searchParams.get('conversation') === earlier.id, { timeout: TIMEOUT });
+      const thread = page.locator(`[data-testid="conversation-thread"][data-id="${earlier.id}"]`);
+      await thread.locator('[data-testid="message"][data-role="specialist"]').waitFor({ timeout: TIMEOUT });
+
+      // Ask for a human: the button, the reason in the dialog, the confirmation; asked once.
+      await tabTo(page, '[data-testid="conversation-escalate"]');
+      await page.keyboard.press('Enter');
+      await tabTo(page, '[data-testid="escalate-reason"]');
+      await page.keyboard.type('Please check the VAT figures');
+      await tabTo(page, '[data-testid="escalate-confirm"]');
+      await page.keyboard.press('Enter');
+      await thread.getByTestId('escalated-notice').waitFor({ timeout: TIMEOUT });
+      expect(await thread.getByTestId('conversation-escalate').count()).toBe(0);
+      expect((await call<{ conversation: { status: string } }>(org.client, 'GET', `/conversations/${earlier.id}`)).conversation.status).toBe('pending');
+      // Scanned once the dialog is gone: half-faded while it closes, its text would read as low contrast.
+      await page.getByTestId('escalate-confirm').waitFor({ state: 'detached', timeout: TIMEOUT });
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // A new conversation (back to the list first on a phone), to the second Specialist: the
+      // arrow keys move the choice, as in any radio group; the choice is in the address.
+      if (viewport.width < 600) {
+        await tabTo(page, '[data-testid="thread-back"]');
+        await page.keyboard.press('Enter');
+      }
+      await tabTo(page, '[data-testid="new-conversation"]');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.searchParams.get('conversation') === 'new', { timeout: TIMEOUT });
+      await tabTo(page, '[data-testid="specialist-option"]');
+      expect(await page.evaluate<string | null>("document.activeElement.getAttribute('aria-label')")).toBe(primary.name);
+      await page.keyboard.press('ArrowRight');
+      await page.waitForURL((url) => url.searchParams.get('specialist') === second.assignmentId, { timeout: TIMEOUT });
+      await expect.poll(() => page.getByTestId('welcome').getByTestId('message-author').textContent(), { timeout: TIMEOUT }).toBe(second.name);
+      expect(await page.locator(`[data-testid="specialist-option"][aria-label="${second.name}"]`).getAttribute('aria-checked')).toBe('true');
+
+      await tabToComposer(page);
+      await page.keyboard.type('Can you draft a newsletter?');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => (url.searchParams.get('conversation')?.length ?? 0) === 36 && url.searchParams.get('conversation') !== earlier.id, { timeout: TIMEOUT });
+      const created = new URL(page.url()).searchParams.get('conversation')!;
+      const stored = await call<{ conversation: { assignmentId: string } }>(org.client, 'GET', `/conversations/${created}`);
+      expect(stored.conversation.assignmentId).toBe(second.assignmentId);
+      await page.locator(`[data-testid="conversation-thread"][data-id="${created}"] [data-testid="message"][data-role="specialist"]`).waitFor({ timeout: TIMEOUT });
+      await expectComposerInView(page, viewport);
+      expect(await seriousViolations(page)).toEqual([]);
     });
   }
 

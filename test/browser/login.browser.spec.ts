@@ -74,6 +74,9 @@ describe('sign-in through the web app', () => {
     const text = await demoAccounts.textContent();
     for (const user of DEMO_USERS) expect(text).toContain(user.email);
     expect(text).toContain(DEMO_PASSWORD);
+    // Each role in words, never its key (org_member, account_manager).
+    const roles = await demoAccounts.getByTestId('demo-account-role').allTextContents();
+    expect(new Set(roles)).toEqual(new Set(['SuperAdmin', 'Account manager', 'Expert', 'Organization admin', 'Organization member']));
   });
 
   for (const user of DEMO_USERS) {
@@ -216,8 +219,9 @@ describe('the sign-in page', () => {
     await page.waitForLoadState('networkidle');
     const beforeSignIn = new Map(scripts);
     const total = [...beforeSignIn.values()].reduce((sum, size) => sum + size, 0);
-    // About 258 kB gzipped today (445 kB when every page was in the first download).
-    expect(total).toBeLessThan(300_000);
+    // About 215 kB gzipped today (258 kB with Mantine as one chunk, 445 kB when every page was in
+    // the first download).
+    expect(total).toBeLessThan(240_000);
 
     await page.getByRole('textbox', { name: 'Email', exact: true }).fill('org_admin@acme.demo.invalid');
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(DEMO_PASSWORD);
@@ -228,6 +232,8 @@ describe('the sign-in page', () => {
     const areaCode = [...scripts.keys()].filter((path) => !beforeSignIn.has(path));
     expect(areaCode.length).toBeGreaterThan(0);
     expect(areaCode.some((path) => /\/ChatPage-[\w-]+\.js$/.test(path))).toBe(true);
+    // Route-level: the chat did not bring the settings pages with it.
+    expect(areaCode.some((path) => /\/(ChannelsSettingsPage|TeamPage|BillingSettingsPage)-[\w-]+\.js$/.test(path))).toBe(false);
     expect([...beforeSignIn.keys()].some((path) => /\/(ChatPage|AppLayout|routes)-[\w-]+\.js$/.test(path))).toBe(false);
   });
 });

@@ -6,6 +6,7 @@ import { startServer, type RunningServer } from './support/server.js';
 const DEMO_PASSWORD = 'demo1234';
 const CLIENT_EMAIL = 'client@acme.demo.invalid';
 const AM_EMAIL = 'account_manager@platform.demo.invalid';
+const EXPERT_EMAIL = 'expert@platform.demo.invalid';
 /** Another client-role user, so that each test starts from a list of its own. */
 const ORG_ADMIN_EMAIL = 'org_admin@acme.demo.invalid';
 const TIMEOUT = 15_000;
@@ -335,5 +336,33 @@ describe('notifications in the web app', () => {
     // Following the link opens the conversation.
     await toConversation.click();
     await page.waitForURL((url) => url.pathname === '/client/chat' && url.searchParams.get('conversation') === conversationId, { timeout: TIMEOUT });
+  });
+
+  it('tells the client live when an Expert answers in their conversation, as their Specialist, and the entry opens it', async () => {
+    const clientToken = await apiLogin(CLIENT_EMAIL);
+    const expertToken = await apiLogin(EXPERT_EMAIL);
+    await markAllReadByApi(clientToken);
+    const conversation = await api<{ id: string }>('POST', '/conversations', clientToken, { subject: 'Label printer', message: 'The printer jams again.' });
+    expect(conversation.status).toBe(201);
+
+    await signInInBrowser(CLIENT_EMAIL, '/client/chat');
+    await waitForLiveSocket();
+    await markAllReadByApi(clientToken);
+    await page.reload();
+    await waitForLiveSocket();
+    await expectUnreadCount(0);
+
+    const reply = await api<{ id: string }>('POST', `/conversations/${conversation.body.id}/messages`, expertToken, { content: 'Cleared the jam; it prints again.' });
+    expect(reply.status).toBe(201);
+    // Pushed, counted, and in the inbox under the Specialist's name: never the Expert's.
+    await expectUnreadCount(1);
+    await page.goto('/client/inbox');
+    const entry = page.getByTestId('notification-item').filter({ hasText: 'Cleared the jam; it prints again.' });
+    await entry.waitFor({ timeout: TIMEOUT });
+    expect(await entry.textContent()).toMatch(/replied in “Label printer”/);
+    expect(await entry.textContent()).not.toMatch(/expert/i);
+    await entry.getByRole('link', { name: 'Open the conversation', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/client/chat' && url.searchParams.get('conversation') === conversation.body.id, { timeout: TIMEOUT });
+    await page.getByText('Cleared the jam; it prints again.').first().waitFor({ timeout: TIMEOUT });
   });
 });

@@ -8,7 +8,7 @@ import { browserSessions } from './support/sessions.js';
  * The client onboarding of spec 1 item 1 in the browser: the AM sends the invite from wizard step
  * 4, the mail reaches the development outbox, the invited admin signs in with the onboarding code,
  * confirms the company (Workspace Setup), sets a password and name and picks a Specialist (Your
- * Team), and lands on /client/chat with the trial banner (Done).
+ * Team), and lands on /client/chat with the trial banner and the Specialist's welcome (Done).
  */
 
 const DEMO_PASSWORD = 'demo1234';
@@ -192,10 +192,12 @@ describe('the client onboarding, from the AM invite to the client chat', () => {
     expect(await field(client, 'Subdomain').inputValue()).toBe(SLUG);
     expect(await client.getByTestId('company-details').textContent()).toContain(`${SLUG}.example.com`);
 
-    // The logo (spec 2.1): uploaded at once by the invited admin (already the org's owner), at phone and laptop sizes.
+    // The logo (spec 2.1): uploaded at once by the invited admin (already the org's owner), shown at phone, desktop and laptop sizes.
     await client.setViewportSize({ width: 390, height: 844 });
     await client.getByTestId('logo-field').getByText('No logo', { exact: true }).waitFor();
     await client.locator('input[type="file"]').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png(48, 24) });
+    await expectRenderedLogo(client, 'logo-field');
+    await client.setViewportSize({ width: 1440, height: 900 });
     await expectRenderedLogo(client, 'logo-field');
     await client.setViewportSize({ width: 1280, height: 800 });
     await expectRenderedLogo(client, 'logo-field');
@@ -250,6 +252,10 @@ describe('the client onboarding, from the AM invite to the client chat', () => {
     expect(await banner.getAttribute('data-ending')).toBe('false');
     expect(Number(await banner.getAttribute('data-days-left'))).toBeGreaterThanOrEqual(29);
     expect(await banner.textContent()).toMatch(/free trial until .+ \((29|30|31) days left\)/);
+    // No conversation yet: the chosen Specialist welcomes the new client (Phase 2 Done).
+    const welcome = client.getByTestId('welcome');
+    await welcome.waitFor();
+    expect(await welcome.getByTestId('message-author').textContent()).toBe('Priya Nair');
     // The header carries the org's logo and name.
     await expectRenderedLogo(client, 'client-org');
     expect(await client.getByTestId('client-org').textContent()).toContain(FINAL_NAME);

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DEMO,
   EXPECTED_NAV,
+  ONBOARDING_ADMIN,
   SCREEN_SIZES,
   SCREENS,
   horizontalOverflow,
@@ -13,10 +14,12 @@ import {
   openScreen,
   readDemoIds,
   seriousAxeViolations,
+  signInOnboardingAdmin,
   signInPage,
   unreachableShellControls,
   type DemoEmail,
   type DemoIds,
+  type Screen,
 } from './support/screens.js';
 import { browserSessions } from './support/sessions.js';
 
@@ -25,7 +28,9 @@ import { browserSessions } from './support/sessions.js';
  * desktop (1440x900), opened by the demo user whose page it is: the page is never wider than the
  * window, every link of the navigation, the bell, who is signed in, the role and Sign out are on
  * screen and clickable (in the Burger menu on the phone), and axe-core finds no serious or
- * critical accessibility violation. Then each user follows every link of their navigation.
+ * critical accessibility violation. The public pages a signed-in user opens (the onboarding steps
+ * after the code, a member invitation) have no shell to check. Then each user follows every link
+ * of their navigation.
  */
 
 const TIMEOUT = 15_000;
@@ -33,7 +38,7 @@ const sessions = browserSessions({ timeout: TIMEOUT });
 
 let ids: DemoIds;
 /** One signed-in page per demo user (its own context), reused across the screens. */
-const signedIn = new Map<DemoEmail, Page>();
+const signedIn = new Map<DemoEmail | typeof ONBOARDING_ADMIN, Page>();
 let anonymous: Page;
 
 beforeAll(async () => {
@@ -41,12 +46,13 @@ beforeAll(async () => {
   anonymous = await sessions.newPage();
 });
 
-async function pageOf(user: DemoEmail | null): Promise<Page> {
+async function pageOf(user: Screen['user']): Promise<Page> {
   if (user === null) return anonymous;
   let page = signedIn.get(user);
   if (!page) {
     page = await sessions.newPage();
-    await signInPage(page, sessions.baseUrl, user);
+    if (user === ONBOARDING_ADMIN) await signInOnboardingAdmin(page, sessions.baseUrl, ids);
+    else await signInPage(page, sessions.baseUrl, user);
     signedIn.set(user, page);
   }
   return page;
@@ -64,19 +70,20 @@ for (const size of SCREEN_SIZES) {
         await page.setViewportSize({ width: size.width, height: size.height });
         const path = screen.path(ids);
         await openScreen(page, path);
+        await screen.reach?.(page);
         expect(`${new URL(page.url()).pathname}${new URL(page.url()).search}`, 'stays on the page').toBe(path);
         expect(await page.getByRole('heading', { level: 1, name: 'Not found', exact: true }).count()).toBe(0);
 
         const { overflow, widest } = await horizontalOverflow(page);
         expect(overflow, `wider than the window, at ${widest.join(', ')}`).toBeLessThanOrEqual(0);
 
-        if (screen.user !== null) expect(await unreachableShellControls(page, folded), 'out of reach').toEqual([]);
+        if (screen.user !== null && !screen.withoutShell) expect(await unreachableShellControls(page, folded), 'out of reach').toEqual([]);
 
         expect(await seriousAxeViolations(page), 'axe-core, impact serious or critical').toEqual([]);
       });
     }
 
-    for (const user of [DEMO.superadmin, DEMO.accountManager, DEMO.expert, DEMO.orgAdmin]) {
+    for (const user of [DEMO.superadmin, DEMO.accountManager, DEMO.expert, DEMO.orgAdmin, DEMO.member]) {
       it(`${user} sees the navigation of their role and each of its links opens its page`, async () => {
         const page = await pageOf(user);
         await page.setViewportSize({ width: size.width, height: size.height });

@@ -3,7 +3,7 @@ import { TIMEOUT, VIEWPORTS, api, expectNoHorizontalOverflow, expectNoSeriousA11
 import { browserSessions } from './support/sessions.js';
 
 /**
- * The Specialist catalog at /ops/specialists (spec 2.2), as a SuperAdmin on a phone and a laptop:
+ * The Specialist catalog at /ops/specialists (spec 2.2), as a SuperAdmin on a phone, a laptop and a desktop:
  * every form error at once, a Specialist created without a catalog rate, its rate set and then
  * taken away again, the search kept in the address.
  */

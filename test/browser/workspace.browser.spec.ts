@@ -1,11 +1,14 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { seriousAxeViolations } from './support/screens.js';
 import { browserSessions } from './support/sessions.js';
 
 /**
- * The Expert's side of the web app (issue 18) at a phone's and a laptop's size: the attention
- * list's search and filters kept in the address (reload, Back and Forward), the words found
- * marked; the profile; the notifications; the thread page reloading once per event, not in storms.
+ * The Expert's side of the web app (issue 18) at a phone's, a laptop's and a desktop's size: the
+ * attention list's search and filters (org, Specialist, channel, assignee) kept in the address
+ * (reload, Back and Forward), the words found marked; the profile; the notifications; the thread
+ * page reloading once per event, not in storms; axe-core (colour contrast included) on the
+ * filtered list and on the thread after a follow-up.
  */
 
 const DEMO_PASSWORD = 'demo1234';
@@ -36,9 +39,9 @@ async function api<T>(email: string, method: string, path: string, body?: unknow
   return (await response.json()) as T;
 }
 
-/** A client conversation escalated to the attention list. */
-async function escalated(subject: string, message: string): Promise<string> {
-  const { id } = await api<{ id: string }>(CLIENT_EMAIL, 'POST', '/conversations', { subject, message });
+/** A client conversation escalated to the attention list (to the org's primary Specialist, or the assignment's). */
+async function escalated(subject: string, message: string, assignmentId?: string): Promise<string> {
+  const { id } = await api<{ id: string }>(CLIENT_EMAIL, 'POST', '/conversations', { subject, message, ...(assignmentId && { assignmentId }) });
   await api(CLIENT_EMAIL, 'POST', `/conversations/${id}/escalate`, { reason: 'A person please' });
   return id;
 }
@@ -75,6 +78,7 @@ async function pick(page: Page, name: string, option: string): Promise<void> {
 describe.each([
   { width: 390, height: 844 },
   { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
 ])('the Expert workspace at $width x $height', ({ width, height }) => {
   const word = `zeppelin${width}`;
   const conv = { mine: '', other: '' };
@@ -137,6 +141,49 @@ describe.each([
     await expectNoHorizontalOverflow(page, 'the attention list');
   });
 
+  it('filters the attention list by Specialist and by channel, each kept in the address', async () => {
+    const filterWord = `tugboat${width}`;
+    const specialists = (await api<{ items: { name: string; assignmentId: string; isPrimary: boolean }[] }>(CLIENT_EMAIL, 'GET', '/client/specialists')).items;
+    const primary = specialists.find((s) => s.isPrimary)!;
+    const other = specialists.find((s) => !s.isPrimary)!;
+    const withPrimary = await escalated(`Invoice ${width}`, `The ${filterWord} invoice is wrong`);
+    const withOther = await escalated(`Payroll ${width}`, `The ${filterWord} payroll is late`, other.assignmentId);
+    const otherId = (await api<{ specialists: { id: string; name: string }[] }>(EXPERT_EMAIL, 'GET', '/expert-queue/filters')).specialists.find((s) => s.name === other.name)!.id;
+
+    await page.goto(`/workspace/queue?q=${filterWord}`);
+    await row(page, withPrimary).waitFor({ timeout: TIMEOUT });
+    await row(page, withOther).waitFor({ timeout: TIMEOUT });
+    expect(await row(page, withPrimary).getByTestId('queue-specialist').textContent()).toBe(primary.name);
+
+    // The Specialist: only the other Specialist's thread; the address names it, a reload keeps it.
+    await pick(page, 'specialist', other.name);
+    await page.waitForURL((url) => url.searchParams.get('specialist') === otherId && url.searchParams.get('q') === filterWord, { timeout: TIMEOUT });
+    await row(page, withPrimary).waitFor({ state: 'detached', timeout: TIMEOUT });
+    await page.reload();
+    await row(page, withOther).waitFor({ timeout: TIMEOUT });
+    expect(await row(page, withPrimary).count()).toBe(0);
+    expect(await filter(page, 'specialist').inputValue()).toBe(other.name);
+    // Back: both again.
+    await page.goBack();
+    await page.waitForURL((url) => !url.searchParams.has('specialist'), { timeout: TIMEOUT });
+    await row(page, withPrimary).waitFor({ timeout: TIMEOUT });
+
+    // The channel: both came on the web chat; none by email. Each kept in the address and read back.
+    await pick(page, 'channel', 'Web chat');
+    await page.waitForURL((url) => url.searchParams.get('channel') === 'web', { timeout: TIMEOUT });
+    await row(page, withPrimary).waitFor({ timeout: TIMEOUT });
+    await row(page, withOther).waitFor({ timeout: TIMEOUT });
+    await pick(page, 'channel', 'Email');
+    await page.waitForURL((url) => url.searchParams.get('channel') === 'email', { timeout: TIMEOUT });
+    await page.getByTestId('queue-empty').waitFor({ timeout: TIMEOUT });
+    await page.reload();
+    await page.getByTestId('queue-empty').waitFor({ timeout: TIMEOUT });
+    expect(await filter(page, 'channel').inputValue()).toBe('Email');
+    expect(params(page).get('q')).toBe(filterWord);
+    await expectNoHorizontalOverflow(page, 'the list filtered by channel');
+    expect(await seriousAxeViolations(page), 'axe-core on the filtered list').toEqual([]);
+  });
+
   it('reloads the thread page once per event: a message that arrives, a follow-up sent', async () => {
     const gets: string[] = [];
     page.on('request', (request) => {
@@ -186,6 +233,7 @@ describe.each([
     // Status words from the shared mapping.
     expect(await page.getByTestId('thread-details').getByTestId('conversation-status').textContent()).toBe('Awaiting reply');
     await expectNoHorizontalOverflow(page, 'the thread');
+    expect(await seriousAxeViolations(page), 'axe-core on the thread with a follow-up sent').toEqual([]);
   });
 
   it('shows the profile: the name saved, password and two-factor sections there', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgsConfig } from '../../src/modules/orgs/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { firstNameOf, previewWorkspaceAlias } from '../../src/contracts/orgs.js';
 
 const PASSWORD = 'demo1234';
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
@@ -19,8 +20,10 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
   let app: TestApp;
   let am: string;
   let superadmin: string;
+  /** Not the default: the preview must follow the deployment's own domain. */
+  const WORKSPACE_DOMAIN = 'mail.preview-test.example.net';
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ env: { WORKSPACE_DOMAIN } });
     am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
     superadmin = await app.login('superadmin@platform.demo.invalid', PASSWORD);
   });
@@ -35,10 +38,29 @@ describe('AM wizard, Phase 1 (spec 2.1, 4.2)', () => {
     expect(res.body.nextCursor).toBeNull();
   });
 
-  it('tells the wizard the configured workspace domain (WORKSPACE_DOMAIN) for its alias preview', async () => {
+  it('tells the wizard the configured workspace domain (WORKSPACE_DOMAIN) for its alias preview, and the preview is the alias the assignment gets', async () => {
     const res = await app.get('/api/am/workspace', { token: am });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ workspaceDomain: orgsConfig.read(app.running.config).workspaceDomain });
+    expect(res.body).toEqual({ workspaceDomain: WORKSPACE_DOMAIN });
+    expect(orgsConfig.read(app.running.config).workspaceDomain).toBe(WORKSPACE_DOMAIN);
+
+    // Before anything is assigned the wizard shows previewWorkspaceAlias(...) with that domain;
+    // the assignment then stores the address on the same domain. Spec 2.3.1 rule 5: the preview
+    // keeps a hyphen of the first name that the stored alias drops, and nothing else differs.
+    const org = await app.post(
+      '/api/am/orgs',
+      step1({ legalName: 'Preview Co', slug: 'preview-co', corporateDomains: ['preview-co.example.com'], adminEmail: 'admin@preview-co.example.com', website: 'https://preview-co.example.com' }),
+      { token: am },
+    );
+    expect(org.status, JSON.stringify(org.body)).toBe(201);
+    // An ASCII first name (a diacritic is dropped by the preview and transliterated by the server, rule 1 and 5).
+    const specialist = ((await app.get('/api/am/specialists', { token: am })).body.items as Array<{ id: string; name: string }>).find((x) => /^[A-Za-z-]+$/.test(firstNameOf(x.name)))!;
+    const preview = previewWorkspaceAlias(firstNameOf(specialist.name), 'preview-co', res.body.workspaceDomain as string)!;
+    expect(preview).toMatch(/\.preview-co@mail\.preview-test\.example\.net$/);
+    const assigned = await app.post(`/api/am/orgs/${org.body.id}/specialist`, { specialistId: specialist.id }, { token: am });
+    expect(assigned.status, JSON.stringify(assigned.body)).toBe(201);
+    const [first, rest] = [preview.slice(0, preview.indexOf('.')), preview.slice(preview.indexOf('.'))];
+    expect(assigned.body.email_alias).toBe(first.replace(/-/g, '') + rest);
   });
 
   it('keeps the wizard to AMs and superadmins (expert and client roles 403)', async () => {

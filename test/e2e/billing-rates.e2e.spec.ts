@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingService } from '../../src/modules/billing/index.js';
-import { billingSubscriptions, invoiceLines, invoices } from '../../src/modules/billing/billing.tables.js';
+import { billingAccounts, billingSubscriptions, invoiceLines, invoices } from '../../src/modules/billing/billing.tables.js';
 import { billingSignature } from '../../src/modules/billing/webhook.verify.js';
 import { closeCurrentMonth } from '../support/billing.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -52,8 +52,7 @@ describe('billing: rateless Specialists, one invoice per currency, provider invo
     return { id: org.body.id as string, slug, osas: ids };
   }
 
-  const opsRow = async (orgId: string) =>
-    ((await app.get('/api/ops/billing/orgs', { token: c.superadmin })).body.items as Array<Record<string, unknown> & { orgId: string }>).find((o) => o.orgId === orgId)!;
+  const opsRow = async (orgId: string) => ((await app.get(`/api/ops/billing/orgs?orgId=${orgId}`, { token: c.superadmin })).body.items as Array<Record<string, unknown> & { orgId: string }>)[0]!;
   const invoicesOf = async (orgId: string) => app.running.dbService.db.select().from(invoices).where(eq(invoices.orgId, orgId)).orderBy(invoices.currency);
   const webhook = (body: unknown) => {
     const raw = JSON.stringify(body);
@@ -175,6 +174,28 @@ describe('billing: rateless Specialists, one invoice per currency, provider invo
       expect(await app.running.dbService.db.select().from(invoiceLines).where(eq(invoiceLines.orgId, initech.id))).toHaveLength(2);
     });
 
+    it("pages an org's invoices by (month, currency): one per page gives each invoice once, even inside one month", async () => {
+      const seen: [string, string][] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = cursor ? `?limit=1&cursor=${encodeURIComponent(cursor)}` : '?limit=1';
+        const page = await app.get(`/api/orgs/${initech.id}/invoices${query}`, { token: initech.owner });
+        expect(page.status).toBe(200);
+        expect(page.body.items.length).toBeLessThanOrEqual(1);
+        seen.push(...page.body.items.map((i: { period: string; currency: string }) => [i.period, i.currency] as [string, string]));
+        cursor = page.body.nextCursor;
+      } while (cursor && seen.length < 10);
+      const all = (await app.get(`/api/orgs/${initech.id}/invoices`, { token: initech.owner })).body.items.map((i: { period: string; currency: string }) => [i.period, i.currency]);
+      expect(all.map((k: [string, string]) => k[1])).toEqual(['EUR', 'USD']);
+      expect(seen).toEqual(all);
+
+      for (const bad of ['2026-11', 'not-a-cursor', Buffer.from('["2026-11"]').toString('base64url')]) {
+        const res = await app.get(`/api/orgs/${initech.id}/invoices?cursor=${bad}`, { token: initech.owner });
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('validation_failed');
+      }
+    });
+
     it('keeps payments and dunning per invoice, and the ops amounts per currency', async () => {
       const [eur, usd] = await invoicesOf(initech.id);
       const paid = await app.post(`/api/ops/billing/invoices/${eur!.id}/payments`, { outcome: 'paid' }, { token: c.superadmin });
@@ -189,6 +210,49 @@ describe('billing: rateless Specialists, one invoice per currency, provider invo
         { currency: 'USD', monthlyRunRateCents: 120000, outstandingCents: usd!.totalCents, openInvoices: 1 },
         { currency: 'EUR', monthlyRunRateCents: 90000, outstandingCents: 0, openInvoices: 0 },
       ]);
+    });
+  });
+
+  describe('the ops payment states (GET /ops/billing/orgs)', () => {
+    const ids = (body: { items: Array<{ orgId: string }> }) => body.items.map((o) => o.orgId);
+
+    it('pages the activated orgs oldest first: one per page gives each org once, in the order of the whole list', async () => {
+      const whole = await app.get('/api/ops/billing/orgs?limit=200', { token: c.superadmin });
+      expect(whole.status).toBe(200);
+      expect(whole.body.nextCursor).toBeNull();
+      expect(ids(whole.body)).toEqual(expect.arrayContaining([c.acmeId, initech.id, vandelay.id]));
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = cursor ? `?limit=1&cursor=${encodeURIComponent(cursor)}` : '?limit=1';
+        const page = await app.get(`/api/ops/billing/orgs${query}`, { token: c.am });
+        expect(page.status).toBe(200);
+        expect(page.body.items.length).toBeLessThanOrEqual(1);
+        seen.push(...ids(page.body));
+        cursor = page.body.nextCursor;
+      } while (cursor && seen.length < 100);
+      expect(seen).toEqual(ids(whole.body));
+      expect((await app.get('/api/ops/billing/orgs?cursor=nope', { token: c.superadmin })).status).toBe(400);
+    });
+
+    it('keeps one payment state with ?payment= and one org with ?orgId=, on the server (every page is the filtered list)', async () => {
+      // The state as dunning leaves it (the dunning path itself is billing.e2e's).
+      const setState = (paymentState: 'ok' | 'past_due') => app.running.dbService.db.update(billingAccounts).set({ paymentState }).where(eq(billingAccounts.orgId, initech.id));
+      expect((await app.get(`/api/orgs/${initech.id}/billing`, { token: initech.owner })).status).toBe(200); // makes its account
+      await setState('past_due');
+      try {
+        const pastDue = await app.get('/api/ops/billing/orgs?payment=past_due&limit=1', { token: c.superadmin });
+        expect(ids(pastDue.body)).toEqual([initech.id]);
+        expect(pastDue.body.nextCursor).toBeNull();
+        const ok = await app.get('/api/ops/billing/orgs?payment=ok&limit=200', { token: c.superadmin });
+        expect(ids(ok.body)).toEqual(expect.arrayContaining([c.acmeId, vandelay.id]));
+        expect(ids(ok.body)).not.toContain(initech.id);
+        expect(ids((await app.get(`/api/ops/billing/orgs?orgId=${vandelay.id}`, { token: c.superadmin })).body)).toEqual([vandelay.id]);
+        expect((await app.get(`/api/ops/billing/orgs?orgId=${vandelay.id}&payment=past_due`, { token: c.superadmin })).body.items).toEqual([]);
+        expect((await app.get('/api/ops/billing/orgs?payment=late', { token: c.superadmin })).status).toBe(400);
+      } finally {
+        await setState('ok');
+      }
     });
   });
 

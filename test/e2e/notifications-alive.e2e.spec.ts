@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { DbService } from '../../src/platform/db/db.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PASSWORD = 'demo1234';
+const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows);
 
 interface Notification {
   id: string;
@@ -83,6 +86,24 @@ describe('notifications that say what happened (spec 4.5, 6.2)', () => {
     // The org admin took no part in this conversation: not notified; the Expert neither.
     expect(await inbox('admin')).toHaveLength(adminBefore);
     expect((await inbox('expert')).some((n) => n.type === 'conversation.specialist_replied')).toBe(false);
+  });
+
+  it('owes these notices through the outbox: written with the reply or the escalation, each job completed, each notice stored once', async () => {
+    const db = app.running.app.get(DbService);
+    const jobs = async (event: string, key: string, value: string) =>
+      rowsOf(await db.root.execute(sql`select state from pgboss.job where name = 'events.durable' and data->>'event' = ${event} and data->'payload'->>${key} = ${value}`)) as Array<{ state: string }>;
+    const conversation = (await app.post('/api/conversations', { subject: 'Outbox', message: 'Is this durable?' }, { token: t.client })).body;
+
+    const reply = await app.post(`/api/conversations/${conversation.id}/messages`, { content: 'It is.' }, { token: t.expert });
+    expect(reply.status).toBe(201);
+    // Delivered at once after the commit, unless a queue worker took the job first: then soon.
+    await expect.poll(() => jobs('conversations.specialist_replied', 'messageId', reply.body.id), { timeout: 30_000 }).toEqual([{ state: 'completed' }]);
+    expect(await jobs('notifications.owed', 'userId', ids.client!).then((rows) => rows.length)).toBeGreaterThanOrEqual(1);
+    await expect.poll(async () => (await inbox('client')).filter((n) => n.meta?.messageId === reply.body.id).length, { timeout: 30_000 }).toBe(1);
+
+    expect((await app.post(`/api/conversations/${conversation.id}/escalate`, { reason: 'Call me' }, { token: t.client })).status).toBe(201);
+    await expect.poll(() => jobs('conversations.queue_item_raised', 'conversationId', conversation.id), { timeout: 30_000 }).toEqual([{ state: 'completed' }]);
+    await expect.poll(async () => (await inbox('expert')).filter((n) => n.type === 'expert_queue.escalation' && n.meta?.conversationId === conversation.id).length, { timeout: 30_000 }).toBe(1);
   });
 
   it('notifies every client member who wrote in the conversation', async () => {

@@ -467,7 +467,7 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     const clock = app.running.app.get(Clock);
     const account = await accountOf(globex.id);
     const opsRow = async (orgId: string) =>
-      ((await app.get('/api/ops/billing/orgs', { token: c.superadmin })).body.items as Array<{ orgId: string; openInvoices: number; outstandingCents: number }>).find((o) => o.orgId === orgId)!;
+      ((await app.get(`/api/ops/billing/orgs?orgId=${orgId}`, { token: c.superadmin })).body.items as Array<{ orgId: string; openInvoices: number; outstandingCents: number }>)[0]!;
     const invoicesOf = async (orgId: string, token: string) =>
       (await app.get(`/api/orgs/${orgId}/invoices`, { token })).body.items as Array<{
         period: string;

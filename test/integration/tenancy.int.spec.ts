@@ -68,8 +68,8 @@ describe('tenant repositories: org B cannot see or change org A', () => {
     a = unscopedOrg(cast.acmeId, 'test: org A');
     b = unscopedOrg(cast.hooliId, 'test: org B');
     const admin = (await get(UsersService).findByEmail('org_admin@acme.demo.invalid'))!;
-    ids.brief = (await get(ClientBriefsRepository).insert({ orgId: a.orgId, title: 'Tone', content: 'Formal', createdBy: admin.id, updatedBy: admin.id })).id;
-    ids.integration = (await get(ChannelsRepository).insertIntegration({ orgId: a.orgId, channel: 'chat-a', externalId: 'T-TENANCY', createdBy: admin.id })).id;
+    ids.brief = (await get(ClientBriefsRepository).insert(a, { title: 'Tone', content: 'Formal', createdBy: admin.id, updatedBy: admin.id })).id;
+    ids.integration = (await get(ChannelsRepository).insertIntegration(a, { channel: 'chat-a', externalId: 'T-TENANCY', createdBy: admin.id })).id;
     const conversation = await app.post('/api/conversations', { subject: 'Tenancy' }, { token: cast.member });
     expect(conversation.status).toBe(201);
     ids.conversation = conversation.body.id as string;
@@ -108,13 +108,12 @@ describe('tenant repositories: org B cannot see or change org A', () => {
     await channels.keepReplyTarget(a, { conversationId: ids.conversation, channel: 'email', messageKey: REPLY_KEY, target: { to: 'client@acme.demo.invalid' } });
     await channels.replaceBindings(a, ids.integration, 'chat-a', [{ kind: 'workspace', value: 'T-TENANCY', verified: false }]);
     const billing = get(BillingRepository);
-    await billing.insertAccount({ orgId: a.orgId, provider: 'manual', providerCustomerId: 'cus_tenancy' });
-    const line = { orgId: a.orgId, assignmentId: randomUUID(), specialistId: randomUUID(), description: 'Tenancy', daysActive: 31, daysInMonth: 31, amountCents: 100, currency: 'EUR', periods: [] };
-    const invoice = await billing.insertInvoice({ orgId: a.orgId, period: PERIOD, currency: 'EUR', totalCents: 100, issuedAt: new Date(), dueOn: '2001-02-14' }, [line]);
+    await billing.insertAccount(a, { provider: 'manual', providerCustomerId: 'cus_tenancy' });
+    const line = { assignmentId: randomUUID(), specialistId: randomUUID(), description: 'Tenancy', daysActive: 31, daysInMonth: 31, amountCents: 100, currency: 'EUR', periods: [] };
+    const invoice = await billing.insertInvoice(a, { period: PERIOD, currency: 'EUR', totalCents: 100, issuedAt: new Date(), dueOn: '2001-02-14' }, [line]);
     ids.invoice = invoice!.id;
     await billing.upsertProviderInvoice(a, { providerInvoiceId: PROVIDER_INVOICE, provider: 'stripe', period: PERIOD, totalCents: 100, amountRemainingCents: 100, currency: 'EUR' });
-    const subscription = await billing.insertSubscription({
-      orgId: a.orgId,
+    const subscription = await billing.insertSubscription(a, {
       assignmentId: randomUUID(),
       specialistId: randomUUID(),
       providerSubscriptionId: 'sub_tenancy',
@@ -122,11 +121,11 @@ describe('tenant repositories: org B cannot see or change org A', () => {
       startsOn: '2001-01-01',
     });
     ids.subscription = subscription!.id;
-    await get(LlmRunsRepository).insert({ orgId: a.orgId, osaId: ids.osa, messageId: ids.message, purpose: 'reply', provider: 'fake', model: 'fake', outcome: 'ok' });
+    await get(LlmRunsRepository).insert(a, { osaId: ids.osa, messageId: ids.message, purpose: 'reply', provider: 'fake', model: 'fake', outcome: 'ok' });
     ids.invite = (await get(InvitesRepository).ensure(a, { tokenSealed: 'sealed', tokenHash: 'tenancy-invite' })).id;
     const expiresAt = new Date(Date.now() + 86_400_000);
     ids.invitation = (
-      await get(OrgMemberInvitationsRepository).put({ orgId: a.orgId, userId: admin.id, email: admin.email, orgRole: 'member', invitedBy: admin.id, tokenHash: 'tenancy-invitation', expiresAt })
+      await get(OrgMemberInvitationsRepository).put(a, { userId: admin.id, email: admin.email, orgRole: 'member', invitedBy: admin.id, tokenHash: 'tenancy-invitation', expiresAt })
     ).id;
   }, 120_000);
   afterAll(async () => {
@@ -183,10 +182,12 @@ describe('tenant repositories: org B cannot see or change org A', () => {
     ['llm runs: costs by OSA', async (s) => (await get(LlmRunsRepository).costsByOsa(s, new Date(0), new Date(Date.now() + 60_000))).find((r) => r.osaId === ids.osa)],
     ['conversation stats: messages per hour', async (s) => (await get(ConversationStatsRepository).messagesPer(s, 'hour', messageAt, new Date(messageAt.getTime() + 1)))[0]],
     ['onboarding invites: by org', async (s) => ((await get(InvitesRepository).findByOrg(s))?.id === ids.invite ? ids.invite : undefined)],
+    ['onboarding invites: update', (s) => get(InvitesRepository).update(s, ids.invite, { otpFailedAttempts: 0 })],
     ['member invitations: find', (s) => get(OrgMemberInvitationsRepository).find(s, ids.admin)],
     ['assignments: list active', async (s) => (await get(AssignmentsRepository).listActive(s)).find((r) => r.id === ids.assignment)],
     ['assignments: find active', (s) => get(AssignmentsRepository).findActive(s, ids.assignment)],
     ['assignments: by Specialist', (s) => get(AssignmentsRepository).findActiveBySpecialist(s, ids.specialist)],
+    ['assignments: by ids', async (s) => (await get(AssignmentsRepository).byIds(s, [ids.assignment]))[0]],
     ['assignments: update', (s) => get(AssignmentsRepository).update(s, ids.assignment, {})],
     ['assignments: rate history', async (s) => (await get(AssignmentsRepository).rateHistory(s, ids.assignment))[0]],
     ['assignments: of these orgs', async (s) => (await get(AssignmentsRepository).allForOrgs([s])).find((r) => r.id === ids.assignment)],
@@ -257,6 +258,23 @@ describe('tenant repositories: org B cannot see or change org A', () => {
     expect((await channels.bindingsOf(a, ids.integration)).map((r) => r.verified)).toEqual([false]);
     await channels.verifyBindings(a, ids.integration);
     expect((await channels.bindingsOf(a, ids.integration)).map((r) => r.verified)).toEqual([true]);
+  });
+
+  it('spends no onboarding invite or member invitation of org A with org B scope', async () => {
+    const invites = get(InvitesRepository);
+    expect(await invites.takeOtpAttempt(b, ids.invite, 5)).toBeUndefined();
+    expect(await invites.markOtpUsed(b, ids.invite, new Date())).toBe(false);
+    expect(await invites.markCompleted(b, ids.invite, new Date())).toBe(false);
+    const invite = (await invites.findByOrg(a))!;
+    expect([invite.otpFailedAttempts, invite.otpUsedAt, invite.completedAt]).toEqual([0, null, null]);
+    expect(await invites.takeOtpAttempt(a, ids.invite, 5)).toBe(1);
+    await invites.returnOtpAttempt(b, ids.invite);
+    expect((await invites.findByOrg(a))?.otpFailedAttempts).toBe(1);
+    await invites.returnOtpAttempt(a, ids.invite);
+    expect((await invites.findByOrg(a))?.otpFailedAttempts).toBe(0);
+    const invitations = get(OrgMemberInvitationsRepository);
+    expect(await invitations.markAccepted(b, ids.invitation, new Date())).toBe(false);
+    expect((await invitations.find(a, ids.admin))?.acceptedAt).toBeNull();
   });
 
   it('removes no membership of org A with org B scope', async () => {

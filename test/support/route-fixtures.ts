@@ -153,7 +153,7 @@ export async function routeFixtures(app: TestApp): Promise<RouteFixtures> {
   // An attachment kept with it (as the channels worker keeps one): the artifact of the download route.
   const block = await app.running.app
     .get(ArtifactsService)
-    .store({ orgId: cast.acmeId, conversationId: conversation.id, name: `${marker}.txt`, contentType: 'text/plain', data: Buffer.from(`${marker} notes`) });
+    .store(unscopedOrg(cast.acmeId, 'test: route fixtures'), { conversationId: conversation.id, name: `${marker}.txt`, contentType: 'text/plain', data: Buffer.from(`${marker} notes`) });
   const artifact = /artifact:\/\/([0-9a-f-]{36})/.exec(block)![1]!;
   ok(await app.post(`/api/conversations/${conversation.id}/escalate`, { reason: `${marker} needs a human` }, { token: cast.member }), 'escalation');
   // A logo (spec 2.1), uploaded as the wizard does: the logo route has something to serve.

@@ -5,6 +5,7 @@
 import { memberScope } from '../../src/platform/auth/org-scope.js';
 import type { Principal } from '../../src/platform/auth/principal.js';
 import { jobScope, requestScope, unscopedOrg, type OrgScope } from '../../src/platform/tenancy/org-scope.js';
+import type { BillingRepository } from '../../src/modules/billing/billing.repository.js';
 import type { ChannelsRepository } from '../../src/modules/channels/channels.repository.js';
 import type { ClientBriefsRepository } from '../../src/modules/client-briefs/client-briefs.repository.js';
 import type { ConversationsRepository } from '../../src/modules/conversations/conversations.repository.js';
@@ -16,6 +17,7 @@ declare const conversations: ConversationsRepository;
 declare const channels: ChannelsRepository;
 declare const assignments: AssignmentsRepository;
 declare const users: UsersRepository;
+declare const billing: BillingRepository;
 declare const principal: Principal;
 const orgId = '00000000-0000-4000-8000-000000000001';
 const id = '00000000-0000-4000-8000-000000000002';
@@ -63,6 +65,14 @@ export async function withoutScope(): Promise<void> {
   await users.membersOfOrg(orgId);
   // @ts-expect-error and a membership is removed under it
   await users.removeMembership(orgId, id);
+  // @ts-expect-error a conversation is opened in the scope's org, not in an orgId of its values
+  await conversations.insertConversation({ orgId, assignmentId: id, specialistId: id, channel: 'web', status: 'pending' });
+  // @ts-expect-error an invoice is written in the scope's org
+  await billing.insertInvoice({ orgId, period: '2026-11', currency: 'USD', totalCents: 0, status: 'open', issuedAt: new Date(0), dueOn: '2026-12-14' }, []);
+  // @ts-expect-error and so is an org's billing account
+  await billing.insertAccount({ orgId, provider: 'manual', providerCustomerId: 'c' });
+  // @ts-expect-error an org's invoices are listed under its scope
+  await billing.listInvoices(orgId, { limit: 10 });
 }
 
 export function literalsAreNotScopes(): void {
@@ -94,5 +104,10 @@ export async function withScope(): Promise<void> {
     await channels.claimOutbound(scope, id, 1000);
     await channels.threadOfConversation(scope, id);
     await channels.insertThread(scope, { channel: 'email', threadKey: 'k', conversationId: id });
+    // The same values as the refused calls above, minus the orgId: only the scope was missing there.
+    await conversations.insertConversation(scope, { assignmentId: id, specialistId: id, channel: 'web', status: 'pending' });
+    await billing.insertInvoice(scope, { period: '2026-11', currency: 'USD', totalCents: 0, status: 'open', issuedAt: new Date(0), dueOn: '2026-12-14' }, []);
+    await billing.insertAccount(scope, { provider: 'manual', providerCustomerId: 'c' });
+    await billing.listInvoices(scope, { limit: 10 });
   }
 }

@@ -96,7 +96,7 @@ export class AdminUsersService {
     const refusal = resetRefusal(target);
     if (refusal) throw refused(refusal);
     const now = systemNow();
-    const window = await this.audit.tally({ actorId: actor.userId, action: ADMIN_ACTIONS.resetInitiated, since: new Date(now.getTime() - RESET_WINDOW_MS) });
+    const window = await this.audit.unscopedTally({ actorId: actor.userId, action: ADMIN_ACTIONS.resetInitiated, since: new Date(now.getTime() - RESET_WINDOW_MS) });
     const limit = resetLimit(window, now);
     if (!limit.allowed) {
       throw rateLimitError({ allowed: false, limit: RESET_LIMIT, remaining: 0, resetAtMs: limit.resetAtMs }, `At most ${RESET_LIMIT} password resets per hour`);

@@ -43,7 +43,7 @@ export class AuditLogService {
 
   /** One page of rows matching `filter`, newest first, with their names. */
   async page(filter: AuditFilter, page: { limit: number; cursor?: string }): Promise<{ items: AuditItem[]; nextCursor: string | null }> {
-    const { items, nextCursor } = auditPage(await this.audit.list(filter, { limit: page.limit, after: decodeCursor(page.cursor) }), page.limit);
+    const { items, nextCursor } = auditPage(await this.audit.unscopedList(filter, { limit: page.limit, after: decodeCursor(page.cursor) }), page.limit);
     const refs = await this.refsOf([...new Set(items.flatMap(idsOf))]);
     return {
       items: items.map((item) => ({ ...item, refs: Object.fromEntries(idsOf(item).flatMap((id) => (refs.has(id) ? [[id, refs.get(id)!]] : []))) })),
@@ -54,7 +54,7 @@ export class AuditLogService {
   private async refsOf(ids: string[]): Promise<Map<string, AuditRef>> {
     const refs = new Map<string, AuditRef>();
     if (ids.length === 0) return refs;
-    const [users, orgs, specialists, assignments] = await Promise.all([this.users.findByIds(ids), this.orgs.summaries(ids), this.specialists.byIds(ids), this.assignments.specialistsOf(ids)]);
+    const [users, orgs, specialists, assignments] = await Promise.all([this.users.findByIds(ids), this.orgs.summaries(ids), this.specialists.byIds(ids), this.assignments.specialistsOf(null, ids)]);
     for (const u of users) refs.set(u.id, { kind: 'user', name: u.name || u.email, email: u.email });
     for (const o of orgs.values()) refs.set(o.id, { kind: 'org', name: o.legalName });
     for (const s of specialists.values()) refs.set(s.id, { kind: 'specialist', name: s.name });

@@ -112,8 +112,7 @@ export class OrgMembersService {
       const earlier = await this.invitations.find(scope, existing.id);
       if (earlier && !earlier.acceptedAt && earlier.expiresAt > this.clock.now()) throw alreadyMember();
       const token = randomToken(32);
-      const invitation = await this.invitations.put({
-        orgId,
+      const invitation = await this.invitations.put(scope, {
         userId: existing.id,
         email: existing.email,
         orgRole: input.orgRole,
@@ -155,7 +154,7 @@ export class OrgMembersService {
     if (isInternalRole(principal.platformRole)) throw AppError.conflict(MEMBER_MESSAGES.internalUser);
     const scope = unscopedOrg(invitation.orgId, 'the org a member invitation token names, accepted by its invited user');
     await this.dbService.transaction(async () => {
-      if (!(await this.invitations.markAccepted(invitation.id, this.clock.now()))) throw new AppError('invite_used', MEMBER_MESSAGES.invitationUsed);
+      if (!(await this.invitations.markAccepted(scope, invitation.id, this.clock.now()))) throw new AppError('invite_used', MEMBER_MESSAGES.invitationUsed);
       if (await this.users.membership(scope, invitation.userId)) return;
       await this.users.addMembership(scope, invitation.userId, invitation.orgRole);
       // The user's own choice: their client role follows their org roles, as for every member.
@@ -166,7 +165,7 @@ export class OrgMembersService {
   }
 
   private async openInvitation(principal: Principal, token: string): Promise<OrgMemberInvitationRow> {
-    const invitation = await this.invitations.findByTokenHash(this.hash.candidates(token));
+    const invitation = await this.invitations.unscopedFindByTokenHash(this.hash.candidates(token));
     // Bound to the user and the address it was sent to: anyone else learns nothing of it.
     if (!invitation || invitation.userId !== principal.userId || invitation.email !== principal.email) throw AppError.notFound('Invitation');
     if (invitation.acceptedAt) throw new AppError('invite_used', MEMBER_MESSAGES.invitationUsed);

@@ -101,8 +101,7 @@ export class AgentService {
     });
 
     const { provider, modelId } = this.configured;
-    const ledger = new TurnLedger(this.runs, priceFor(provider, modelId), {
-      orgId: org.id,
+    const ledger = new TurnLedger(this.runs, priceFor(provider, modelId), jobScope(input), {
       osaId: input.assignmentId,
       conversationId: input.conversationId,
       messageId: input.turnMessageId,
@@ -182,7 +181,7 @@ export class AgentService {
 
   /** When the ledger's oldest call was made, or null. */
   firstLedgerCallAt(): Promise<Date | null> {
-    return this.runs.firstCallAt();
+    return this.runs.unscopedFirstCallAt();
   }
 
   /** Ledger totals per OSA of one org for calls in [from, to). */
@@ -202,7 +201,8 @@ class TurnLedger {
   constructor(
     private readonly runs: LlmRunsRepository,
     private readonly price: ModelPrice,
-    private readonly turn: Pick<NewLlmRun, 'orgId' | 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model'>,
+    private readonly scope: OrgScope,
+    private readonly turn: Pick<NewLlmRun, 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model'>,
   ) {}
 
   record(call: ModelCall): void {
@@ -212,7 +212,7 @@ class TurnLedger {
     this.totals.inputTokens += call.inputTokens;
     this.totals.outputTokens += call.outputTokens;
     this.totals.costMicroUsd += cost;
-    const row: NewLlmRun = {
+    const row: Omit<NewLlmRun, 'orgId'> = {
       ...this.turn,
       inputTokens: call.inputTokens,
       outputTokens: call.outputTokens,
@@ -221,7 +221,9 @@ class TurnLedger {
       outcome: call.ok ? 'ok' : 'error',
       error: call.error ?? null,
     };
-    this.pending = this.pending.then(() => this.runs.insert(row).catch((err: unknown) => logger.error({ err, orgId: row.orgId, messageId: row.messageId }, 'llm_runs write failed')));
+    this.pending = this.pending.then(() =>
+      this.runs.insert(this.scope, row).catch((err: unknown) => logger.error({ err, orgId: this.scope.orgId, messageId: row.messageId }, 'llm_runs write failed')),
+    );
   }
 
   written(): Promise<unknown> {

@@ -1,9 +1,9 @@
 import type { Db } from '../../platform/db/database.js';
+import type { OrgScope } from '../../platform/tenancy/org-scope.js';
 import { llmRuns } from './agent.tables.js';
 import { costMicroUsd, priceFor } from './pricing.js';
 
 export interface DatedLlmRun {
-  orgId: string;
   osaId: string;
   conversationId: string;
   messageId: string;
@@ -16,7 +16,7 @@ export interface DatedLlmRun {
   createdAt: Date;
 }
 
-/** A successful model call of the past (the demo org's history), priced as a live one would be. */
-export async function insertDatedLlmRun(db: Db, run: DatedLlmRun): Promise<void> {
-  await db.insert(llmRuns).values({ ...run, costMicroUsd: costMicroUsd(priceFor(run.provider, run.model), run), outcome: 'ok' });
+/** A successful model call of the past (the demo org's history) in the org of the scope, priced as a live one would be. */
+export async function insertDatedLlmRun(db: Db, scope: OrgScope, run: DatedLlmRun): Promise<void> {
+  await db.insert(llmRuns).values({ ...run, orgId: scope.orgId, costMicroUsd: costMicroUsd(priceFor(run.provider, run.model), run), outcome: 'ok' });
 }

@@ -66,9 +66,9 @@ export class LlmRunsRepository {
     );
   }
 
-  async insert(values: Omit<NewLlmRun, 'id' | 'createdAt'>): Promise<LlmRunRow> {
+  async insert(scope: OrgScope, values: Omit<NewLlmRun, 'id' | 'createdAt' | 'orgId'>): Promise<LlmRunRow> {
     const [row] = await this.insertRun({
-      orgId: values.orgId,
+      orgId: scope.orgId,
       osaId: values.osaId ?? null,
       conversationId: values.conversationId ?? null,
       messageId: values.messageId ?? null,
@@ -114,8 +114,8 @@ export class LlmRunsRepository {
       .groupBy(llmRuns.orgId, llmRuns.osaId, llmRuns.purpose);
   }
 
-  /** When the oldest call in the ledger was made (null for an empty ledger). */
-  async firstCallAt(): Promise<Date | null> {
+  /** When the oldest call in the ledger of every org was made (null for an empty ledger): the rollup's start. */
+  async unscopedFirstCallAt(): Promise<Date | null> {
     const [row] = await this.dbService.db.select({ at: llmRuns.createdAt }).from(llmRuns).orderBy(asc(llmRuns.createdAt)).limit(1);
     return row?.at ?? null;
   }

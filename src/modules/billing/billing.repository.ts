@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, max, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, max, or, sql, type SQL } from 'drizzle-orm';
+import type { PaymentState } from '../../contracts/billing.js';
 import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { anyUuid } from '../../platform/db/query-parts.js';
 import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import {
   billingAccounts,
@@ -67,14 +69,27 @@ export class BillingRepository {
     return row;
   }
 
-  /** Every org's account: the platform-wide cost overview. */
-  async unscopedAccounts(): Promise<BillingAccountRow[]> {
-    return this.db.select().from(billingAccounts);
+  /** These orgs' accounts: the platform-wide payment overview, a page of orgs at a time. */
+  async unscopedAccounts(orgIds: readonly string[]): Promise<BillingAccountRow[]> {
+    if (orgIds.length === 0) return [];
+    return this.db.select().from(billingAccounts).where(anyUuid(billingAccounts.orgId, orgIds));
+  }
+
+  /** The orgs whose account is in one of these payment states (an org without an account is `ok`). */
+  async unscopedOrgIdsInPaymentState(states: readonly PaymentState[]): Promise<string[]> {
+    const rows = await this.db
+      .select({ orgId: billingAccounts.orgId })
+      .from(billingAccounts)
+      .where(inArray(billingAccounts.paymentState, [...states]));
+    return rows.map((r) => r.orgId);
   }
 
   /** Inserts the account unless the org has one already (two creators race to one row). */
-  async insertAccount(values: typeof billingAccounts.$inferInsert): Promise<void> {
-    await this.db.insert(billingAccounts).values(values).onConflictDoNothing();
+  async insertAccount(scope: OrgScope, values: Omit<typeof billingAccounts.$inferInsert, 'orgId'>): Promise<void> {
+    await this.db
+      .insert(billingAccounts)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing();
   }
 
   async updateAccount(scope: OrgScope, values: Partial<typeof billingAccounts.$inferInsert>): Promise<BillingAccountRow | undefined> {
@@ -94,13 +109,14 @@ export class BillingRepository {
       .where(and(eq(billingAccounts.paymentState, 'past_due'), lte(billingAccounts.graceEndsAt, now)));
   }
 
-  /** Records a webhook event id; false when it was seen before. */
-  async recordEvent(eventId: string, type: string, orgId: string): Promise<boolean> {
-    const rows = await this.db.insert(billingWebhookEvents).values({ eventId, type, orgId }).onConflictDoNothing().returning({ eventId: billingWebhookEvents.eventId });
+  /** Records a webhook event id of the org of the scope; false when it was seen before. */
+  async recordEvent(scope: OrgScope, eventId: string, type: string): Promise<boolean> {
+    const rows = await this.db.insert(billingWebhookEvents).values({ eventId, type, orgId: scope.orgId }).onConflictDoNothing().returning({ eventId: billingWebhookEvents.eventId });
     return rows.length > 0;
   }
 
-  async eventSeen(eventId: string): Promise<boolean> {
+  /** Whether a provider event id was recorded, in any org: checked before the event's customer is resolved. */
+  async unscopedEventSeen(eventId: string): Promise<boolean> {
     const [row] = await this.db.select({ eventId: billingWebhookEvents.eventId }).from(billingWebhookEvents).where(eq(billingWebhookEvents.eventId, eventId));
     return row !== undefined;
   }
@@ -117,8 +133,12 @@ export class BillingRepository {
   }
 
   /** Undefined when the OSA has its subscription already (two sweeps raced). */
-  async insertSubscription(values: typeof billingSubscriptions.$inferInsert): Promise<BillingSubscriptionRow | undefined> {
-    const [row] = await this.db.insert(billingSubscriptions).values(values).onConflictDoNothing().returning();
+  async insertSubscription(scope: OrgScope, values: Omit<typeof billingSubscriptions.$inferInsert, 'orgId'>): Promise<BillingSubscriptionRow | undefined> {
+    const [row] = await this.db
+      .insert(billingSubscriptions)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing()
+      .returning();
     return row;
   }
 
@@ -142,14 +162,14 @@ export class BillingRepository {
   // Invoices
 
   /** One invoice per org, month and currency: null when the org already has this month's invoice in that currency. */
-  async insertInvoice(values: NewInvoice, lines: NewInvoiceLine[]): Promise<InvoiceRow | null> {
+  async insertInvoice(scope: OrgScope, values: Omit<NewInvoice, 'orgId'>, lines: Array<Omit<NewInvoiceLine, 'orgId'>>): Promise<InvoiceRow | null> {
     const [row] = await this.db
       .insert(invoices)
-      .values(values)
+      .values({ ...values, orgId: scope.orgId })
       .onConflictDoNothing({ target: [invoices.orgId, invoices.period, invoices.currency] })
       .returning();
     if (!row) return null;
-    if (lines.length > 0) await this.db.insert(invoiceLines).values(lines.map((l) => ({ ...l, invoiceId: row.id })));
+    if (lines.length > 0) await this.db.insert(invoiceLines).values(lines.map((l) => ({ ...l, orgId: scope.orgId, invoiceId: row.id })));
     return row;
   }
 
@@ -189,12 +209,16 @@ export class BillingRepository {
     return row;
   }
 
-  /** Newest period first (its currencies in order); limit + 1 rows, keyset on the period. */
-  async listInvoices(scope: OrgScope, page: { limit: number; beforePeriod?: string }): Promise<InvoiceRow[]> {
+  /**
+   * Newest period first, its currencies in order; limit + 1 rows after the keyset (period,
+   * currency), which is unique per org: a page may end inside a month.
+   */
+  async listInvoices(scope: OrgScope, page: { limit: number; after?: { period: string; currency: string } }): Promise<InvoiceRow[]> {
+    const after = page.after;
     return this.db
       .select()
       .from(invoices)
-      .where(and(inOrg(invoices.orgId, scope), page.beforePeriod ? lt(invoices.period, page.beforePeriod) : undefined))
+      .where(and(inOrg(invoices.orgId, scope), after ? or(lt(invoices.period, after.period), and(eq(invoices.period, after.period), gt(invoices.currency, after.currency))) : undefined))
       .orderBy(desc(invoices.period), asc(invoices.currency))
       .limit(page.limit + 1);
   }
@@ -213,7 +237,8 @@ export class BillingRepository {
    * unpaid invoices count with what remains on them; our own unpaid invoices count with their
    * total unless a provider invoice settles them (then the provider's count, not ours: nothing twice).
    */
-  async unscopedOutstandingByOrg(): Promise<Array<{ orgId: string; currency: string; openInvoices: number; outstandingCents: number }>> {
+  async unscopedOutstandingByOrg(orgIds: readonly string[]): Promise<Array<{ orgId: string; currency: string; openInvoices: number; outstandingCents: number }>> {
+    if (orgIds.length === 0) return [];
     const unpaid = ['open', 'payment_failed'] as const;
     const [ours, theirs] = await Promise.all([
       this.db
@@ -224,7 +249,7 @@ export class BillingRepository {
           cents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)::bigint`.mapWith(Number),
         })
         .from(invoices)
-        .where(and(inArray(invoices.status, unpaid), sql`not exists (select 1 from ${providerInvoices} where ${providerInvoices.invoiceId} = ${invoices.id})`))
+        .where(and(anyUuid(invoices.orgId, orgIds), inArray(invoices.status, unpaid), sql`not exists (select 1 from ${providerInvoices} where ${providerInvoices.invoiceId} = ${invoices.id})`))
         .groupBy(invoices.orgId, invoices.currency),
       this.db
         .select({
@@ -234,7 +259,7 @@ export class BillingRepository {
           cents: sql<number>`coalesce(sum(${providerInvoices.amountRemainingCents}), 0)::bigint`.mapWith(Number),
         })
         .from(providerInvoices)
-        .where(inArray(providerInvoices.status, unpaid))
+        .where(and(anyUuid(providerInvoices.orgId, orgIds), inArray(providerInvoices.status, unpaid)))
         .groupBy(providerInvoices.orgId, providerInvoices.currency),
     ]);
     const byKey = new Map<string, { orgId: string; currency: string; openInvoices: number; outstandingCents: number }>();
@@ -322,11 +347,11 @@ export class BillingRepository {
   }
 
   /**
-   * Replaces one day's rollup (idempotent) and marks the day rolled, in one transaction under a
+   * Replaces one day's rollup of every org (idempotent) and marks the day rolled, in one transaction under a
    * lock: the scheduled rollup and an explicit one may roll the same day at once, and two
    * delete-then-insert runs interleaved would keep both inserts (the day counted twice).
    */
-  async replaceRollupDay(day: string, rows: CostRollupRow[]): Promise<void> {
+  async unscopedReplaceRollupDay(day: string, rows: CostRollupRow[]): Promise<void> {
     await this.dbService.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${COST_ROLLUP_LOCK})`);
       await this.db.delete(llmCostDaily).where(eq(llmCostDaily.day, day));
@@ -338,13 +363,22 @@ export class BillingRepository {
     });
   }
 
-  /** Rollup totals for days in [from, to] (inclusive), grouped by one dimension, optionally for one org. */
-  async costsBy(group: CostGroup, range: { from: string; to: string; orgId?: string }) {
+  /** One org's rollup totals for days in [from, to] (inclusive), grouped by one dimension. */
+  costsBy(scope: OrgScope, group: CostGroup, range: { from: string; to: string }) {
+    return this.rollupTotals(group, range, inOrg(llmCostDaily.orgId, scope));
+  }
+
+  /** Every org's rollup totals for days in [from, to] (inclusive): the platform cost panel. */
+  unscopedCostsBy(group: CostGroup, range: { from: string; to: string }) {
+    return this.rollupTotals(group, range);
+  }
+
+  private rollupTotals(group: CostGroup, range: { from: string; to: string }, inScope?: SQL) {
     const key = groupColumn[group];
     return this.db
       .select({ key: sql<string | null>`${key}::text`, ...costTotals })
       .from(llmCostDaily)
-      .where(and(gte(llmCostDaily.day, range.from), lte(llmCostDaily.day, range.to), range.orgId ? eq(llmCostDaily.orgId, range.orgId) : undefined))
+      .where(and(gte(llmCostDaily.day, range.from), lte(llmCostDaily.day, range.to), inScope))
       .groupBy(key);
   }
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
 import type { BilledSpecialist, InvoiceDto, OrgBillingDto, PaymentMethod, RecordPaymentMethodInput, SkippedInstance } from '../../contracts/billing.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
@@ -6,6 +7,7 @@ import { Clock } from '../../platform/clock/clock.js';
 import { billingConfig, type BillingConfig } from './billing.config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { decodeKeyCursor, encodeKeyCursor } from '../../platform/http/pagination.js';
 import { logger } from '../../platform/observability/logger.js';
 import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { OrgsService, type OrgRow } from '../orgs/index.js';
@@ -17,6 +19,9 @@ import { addDays, billingStartDay, dayOf, monthBounds, periodOf, prorateLine, pr
 
 /** Days after issue an invoice is due. */
 export const INVOICE_DUE_DAYS = 14;
+
+/** An invoice list's cursor: the last invoice's (period, currency), unique per org. */
+const InvoiceCursorSchema = z.tuple([z.string().regex(/^\d{4}-\d{2}$/), z.string().min(1).max(32)]);
 
 /** What one OSA is billed from and until, with the rates of each day (spec 2.3 + history). */
 interface BillableOsa {
@@ -51,7 +56,7 @@ export class BillingService {
     if (existing?.provider === this.provider.name) return existing;
     const { customerId } = await this.provider.createCustomer(org);
     if (!existing) {
-      await this.repo.insertAccount({ orgId: org.id, provider: this.provider.name, providerCustomerId: customerId });
+      await this.repo.insertAccount(scope, { provider: this.provider.name, providerCustomerId: customerId });
       return (await this.repo.findAccount(scope))!;
     }
     // BILLING_PROVIDER changed: the org is linked at the new provider, its dunning state kept, its
@@ -134,8 +139,7 @@ export class BillingService {
         return account;
       }
       const created = await this.provider.createSubscription({ orgId, customerId: account.providerCustomerId, orgSubscription, assignmentId: b.source.id, plan, price, startsOn });
-      const row = await this.repo.insertSubscription({
-        orgId,
+      const row = await this.repo.insertSubscription(scope, {
         assignmentId: b.source.id,
         specialistId: b.source.specialistId,
         providerSubscriptionId: created.subscriptionId,
@@ -198,7 +202,7 @@ export class BillingService {
       startsOn,
       endsOn,
     });
-    await this.repo.insertSubscription({ orgId: account.orgId, assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: id, plan, startsOn, endsOn });
+    await this.repo.insertSubscription(jobScope(account), { assignmentId: b.source.id, specialistId: b.source.specialistId, providerSubscriptionId: id, plan, startsOn, endsOn });
     return account;
   }
 
@@ -214,7 +218,7 @@ export class BillingService {
   ): Promise<boolean> {
     return this.dbService.transaction(async () => {
       const orgId = scope.orgId;
-      if (!(await this.repo.recordEvent(event.id, event.type, orgId))) return false;
+      if (!(await this.repo.recordEvent(scope, event.id, event.type))) return false;
       const account = await this.repo.lockAccount(scope);
       // An older subscription of the org reporting late changes nothing.
       if (!account || (account.providerSubscriptionId && account.providerSubscriptionId !== subscription.id)) return true;
@@ -238,7 +242,7 @@ export class BillingService {
    */
   async providerPaymentMethodAdded(event: { id: string; type: string }, scope: OrgScope, method: RecordPaymentMethodInput, meta: Record<string, unknown>): Promise<boolean> {
     return this.dbService.transaction(async () => {
-      if (!(await this.repo.recordEvent(event.id, event.type, scope.orgId))) return false;
+      if (!(await this.repo.recordEvent(scope, event.id, event.type))) return false;
       await this.savePaymentMethod(scope, method, undefined, meta);
       return true;
     });
@@ -320,7 +324,7 @@ export class BillingService {
       );
       skipped.push(...owed.skipped);
       for (const [currency, lines] of byCurrency(owed.lines)) {
-        const invoice = await this.dbService.transaction(() => this.repo.insertInvoice(this.invoiceValues(org.id, period, currency, lines), lines));
+        const invoice = await this.dbService.transaction(() => this.repo.insertInvoice(scope, this.invoiceValues(org.id, period, currency, lines), lines));
         if (!invoice) {
           existing++;
           continue;
@@ -489,10 +493,12 @@ export class BillingService {
   /** An org's invoices, newest month first, with their lines. */
   async invoices(scope: OrgScope, page: { limit: number; cursor?: string }): Promise<{ items: InvoiceDto[]; nextCursor: string | null }> {
     await this.requireOrg(scope.orgId);
-    const rows = await this.repo.listInvoices(scope, { limit: page.limit, beforePeriod: page.cursor });
+    const key = decodeKeyCursor(page.cursor, InvoiceCursorSchema);
+    const rows = await this.repo.listInvoices(scope, { limit: page.limit, after: key && { period: key[0], currency: key[1] } });
     const pageRows = rows.slice(0, page.limit);
     const items = await this.withLines(scope, pageRows);
-    return { items, nextCursor: rows.length > page.limit ? pageRows.at(-1)!.period : null };
+    const last = pageRows.at(-1);
+    return { items, nextCursor: rows.length > page.limit && last ? encodeKeyCursor([last.period, last.currency]) : null };
   }
 
   async withLines(scope: OrgScope, rows: InvoiceRow[]): Promise<InvoiceDto[]> {

@@ -25,10 +25,7 @@ const BILLING_ROLES = { roles: BILLING_ORG_ROLES };
 const OrgParams = z.object({ orgId: z.uuid() });
 const InvoicePage = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(24),
-  cursor: z
-    .string()
-    .regex(/^\d{4}-\d{2}$/)
-    .optional(),
+  cursor: z.string().max(200).optional(),
 });
 const OrgQuery = z.object({ orgId: z.uuid().optional() });
 const TAGS = ['billing'];

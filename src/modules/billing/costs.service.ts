@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { CostSlice, OpsBillingOrg, OrgCosts, PlatformCosts } from '../../contracts/billing.js';
+import { PAYMENT_STATES, type CostSlice, type OpsBillingOrg, type OrgCosts, type PaymentState, type PlatformCosts } from '../../contracts/billing.js';
+import type { PageOf } from '../../contracts/pages.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
 import type { OrgScope } from '../../platform/tenancy/org-scope.js';
 import { AgentService } from '../agent/index.js';
 import { ConversationStatsService, MessageQuotaService } from '../conversations/index.js';
@@ -18,7 +20,8 @@ const TOP_ORGS = 10;
 
 type Totals = { costMicroUsd: number; calls: number; inputTokens: number; outputTokens: number };
 type Row = Totals & { key: string | null };
-type Range = { from: string; to: string; orgId?: string };
+/** A day range; with a scope, one org's costs, else every org's (the platform panel). */
+type Range = { from: string; to: string; scope?: OrgScope };
 /** A range as read once: where the rollup ends, and the ledger's totals of the later days. */
 type RangeSource = Range & { rolledThrough: string; live: Array<Totals & { day: string; orgId: string; osaId: string | null; purpose: string }> };
 
@@ -66,7 +69,7 @@ export class CostsService {
       calls: t.calls,
       errors: t.errors,
     }));
-    await this.repo.replaceRollupDay(day, rows);
+    await this.repo.unscopedReplaceRollupDay(day, rows);
   }
 
   /** Ledger total of one day: the rollup when rolled, else the ledger itself. */
@@ -86,7 +89,7 @@ export class CostsService {
       totalMicroUsd: sum(trend),
       trend: this.series(r, trend),
       topOrgs: sortSlices(byOrg.map((o) => slice(o, orgNames.get(o.key!)?.legalName ?? o.key ?? 'unknown'))).slice(0, TOP_ORGS),
-      bySpecialist: await this.bySpecialist(byOsa),
+      bySpecialist: await this.bySpecialist(null, byOsa),
       byPurpose: sortSlices(byPurpose.map((p) => slice(p, p.key ?? 'unknown'))),
     };
   }
@@ -99,7 +102,7 @@ export class CostsService {
     const r = this.range(range);
     const now = this.clock.now();
     const [row] = await this.paymentStates([org]);
-    const src = await this.source({ ...r, orgId });
+    const src = await this.source({ ...r, scope });
     const [trend, byOsa, hourly, daily, quota, invoices, autonomousHandling] = await Promise.all([
       this.sliced('day', src),
       this.sliced('osa', src),
@@ -117,17 +120,39 @@ export class CostsService {
       hourlyUsage: hourly.map(point),
       dailyUsage: daily.map(point),
       costTrend: this.series(r, trend),
-      costBySpecialist: await this.bySpecialist(byOsa),
+      costBySpecialist: await this.bySpecialist(scope, byOsa),
       totalMicroUsd: sum(trend),
       invoices: invoices.items,
       autonomousHandling,
     };
   }
 
-  /** `GET /ops/billing/orgs`: every activated org's payment state and what it owes. */
-  async paymentStates(orgs?: OrgRow[]): Promise<OpsBillingOrg[]> {
-    const list = orgs ?? (await this.orgs.activatedOrgs());
-    const [accounts, outstanding, runRates] = await Promise.all([this.repo.unscopedAccounts(), this.repo.unscopedOutstandingByOrg(), this.billing.runRates(list)]);
+  /**
+   * `GET /ops/billing/orgs`: a page of the activated orgs (oldest first) with their payment state
+   * and what they owe; `payment` keeps the orgs in that state, `orgId` one org.
+   */
+  async paymentStatesPage(q: { limit: number; cursor?: string; payment?: PaymentState; orgId?: string }): Promise<PageOf<OpsBillingOrg>> {
+    let only: string[] | undefined = q.orgId ? [q.orgId] : undefined;
+    let except: string[] | undefined;
+    if (q.payment === 'ok') except = await this.repo.unscopedOrgIdsInPaymentState(PAYMENT_STATES.filter((s) => s !== 'ok'));
+    else if (q.payment) {
+      const inState = await this.repo.unscopedOrgIdsInPaymentState([q.payment]);
+      only = only ? only.filter((id) => inState.includes(id)) : inState;
+    }
+    const rows = await this.orgs.activatedOrgsPage({ limit: q.limit, after: decodeCursor(q.cursor), only, except });
+    const states = new Map((await this.paymentStates(rows.slice(0, q.limit))).map((s) => [s.orgId, s]));
+    return pageOf(
+      rows,
+      q.limit,
+      (o) => ({ at: o.createdAt, id: o.id }),
+      (o) => states.get(o.id)!,
+    );
+  }
+
+  /** These orgs' payment states and what they owe. */
+  async paymentStates(list: OrgRow[]): Promise<OpsBillingOrg[]> {
+    const ids = list.map((o) => o.id);
+    const [accounts, outstanding, runRates] = await Promise.all([this.repo.unscopedAccounts(ids), this.repo.unscopedOutstandingByOrg(ids), this.billing.runRates(list)]);
     const accountOf = new Map(accounts.map((a) => [a.orgId, a]));
     return list.map((org) => {
       const run = runRates.get(org.id);
@@ -164,7 +189,7 @@ export class CostsService {
     const live: RangeSource['live'] = [];
     for (let day = rolledThrough >= r.from ? addDays(rolledThrough, 1) : r.from; day <= r.to; day = addDays(day, 1)) {
       for (const t of await this.agent.ledgerTotals(startOf(day), startOf(addDays(day, 1)))) {
-        if (!r.orgId || t.orgId === r.orgId) live.push({ ...t, day });
+        if (!r.scope || t.orgId === r.scope.orgId) live.push({ ...t, day });
       }
     }
     return { ...r, rolledThrough, live };
@@ -172,7 +197,8 @@ export class CostsService {
 
   /** Totals per key over the range: rolled days from the rollup, later days from the live ledger totals. */
   private async sliced(group: CostGroup, src: RangeSource): Promise<Row[]> {
-    const rows: Row[] = src.rolledThrough >= src.from ? await this.repo.costsBy(group, { from: src.from, to: src.rolledThrough < src.to ? src.rolledThrough : src.to, orgId: src.orgId }) : [];
+    const rolled = { from: src.from, to: src.rolledThrough < src.to ? src.rolledThrough : src.to };
+    const rows: Row[] = src.rolledThrough < src.from ? [] : src.scope ? await this.repo.costsBy(src.scope, group, rolled) : await this.repo.unscopedCostsBy(group, rolled);
     const merged = new Map(rows.map((x) => [x.key, { ...x }]));
     for (const t of src.live) {
       const key = group === 'day' ? t.day : group === 'org' ? t.orgId : group === 'osa' ? t.osaId : t.purpose;
@@ -195,8 +221,11 @@ export class CostsService {
   }
 
   /** OSA totals folded into their catalog Specialist (one Specialist on N orgs is one slice here). */
-  private async bySpecialist(byOsa: Row[]): Promise<CostSlice[]> {
-    const specialists = await this.assignments.specialistsOf(byOsa.map((o) => o.key).filter((k): k is string => k !== null));
+  private async bySpecialist(scope: OrgScope | null, byOsa: Row[]): Promise<CostSlice[]> {
+    const specialists = await this.assignments.specialistsOf(
+      scope,
+      byOsa.map((o) => o.key).filter((k): k is string => k !== null),
+    );
     const merged = new Map<string, CostSlice>();
     for (const o of byOsa) {
       const s = o.key ? specialists.get(o.key) : undefined;

@@ -58,7 +58,7 @@ export class DunningService {
     const scope = unscopedOrg(org.id, 'the org a payment event names (a provider webhook or a superadmin recording a payment)');
     await this.billing.ensureAccount(scope, org);
     const fresh = await this.dbService.transaction(async () => {
-      if (!(await this.repo.recordEvent(event.id, event.type, org.id))) return false;
+      if (!(await this.repo.recordEvent(scope, event.id, event.type))) return false;
       if (providerInvoice) await this.repo.upsertProviderInvoice(scope, providerInvoice);
       if (event.type === 'payment_failed') await this.paymentFailed(scope, event.data.invoiceId, event.data.failureReason ?? null);
       else await this.paymentSucceeded(scope, event.data.invoiceId);

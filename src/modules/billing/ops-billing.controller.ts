@@ -7,6 +7,7 @@ import {
   InvoiceRunResultSchema,
   InvoiceRunSchema,
   OpsBillingOrgListSchema,
+  PAYMENT_STATES,
   PaymentRecordedSchema,
   OrgCostsSchema,
   PlatformCostsSchema,
@@ -18,7 +19,7 @@ import { CurrentPrincipal, PlatformRoles } from '../../platform/auth/auth.decora
 import type { Principal } from '../../platform/auth/principal.js';
 import { Clock } from '../../platform/clock/clock.js';
 import { Endpoint, ValidBody, ValidParams, ValidQuery } from '../../platform/http/endpoint.js';
-import { onePage } from '../../platform/http/pagination.js';
+import { PageQuerySchema } from '../../platform/http/pagination.js';
 import { requestScope } from '../../platform/tenancy/org-scope.js';
 import { AnalyticsService } from './analytics.service.js';
 import { BillingService } from './billing.service.js';
@@ -29,6 +30,7 @@ import { ReconciliationService } from './reconciliation.service.js';
 
 const OrgParams = z.object({ orgId: z.uuid() });
 const InvoiceParams = z.object({ invoiceId: z.uuid() });
+const OpsBillingOrgsQuery = PageQuerySchema.extend({ payment: z.enum(PAYMENT_STATES).optional(), orgId: z.uuid().optional() });
 const TAGS = ['ops billing'];
 
 /**
@@ -48,9 +50,15 @@ export class OpsBillingController {
 
   @Get('orgs')
   @PlatformRoles('superadmin', 'account_manager')
-  @Endpoint({ summary: 'Payment state of every org (dunning, open invoices, monthly fees)', tags: TAGS, response: OpsBillingOrgListSchema, errors: [403] })
-  async orgs() {
-    return onePage(await this.costs.paymentStates());
+  @Endpoint({
+    summary: 'Payment state of the activated orgs, oldest first (dunning, open invoices, monthly fees); ?payment= keeps one payment state, ?orgId= one org',
+    tags: TAGS,
+    query: OpsBillingOrgsQuery,
+    response: OpsBillingOrgListSchema,
+    errors: [400, 403],
+  })
+  async orgs(@ValidQuery() q: z.infer<typeof OpsBillingOrgsQuery>) {
+    return this.costs.paymentStatesPage(q);
   }
 
   @Get('orgs/:orgId')

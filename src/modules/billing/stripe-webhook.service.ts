@@ -153,7 +153,7 @@ export class StripeWebhookService {
     if (!account) return { ok: true, duplicate: false, ignored: 'unknown_org' };
     const setupIntentId = idOf(session.setup_intent);
     if (!setupIntentId) throw AppError.badRequest('A completed setup session names no SetupIntent');
-    if (await this.repo.eventSeen(event.id)) return { ok: true, duplicate: true };
+    if (await this.repo.unscopedEventSeen(event.id)) return { ok: true, duplicate: true };
     // Stripe's calls carry idempotency keys made from the SetupIntent: a retried event repeats nothing there.
     const adopted = await this.stripe.adoptSetupPaymentMethod({ setupIntentId, customerId: account.providerCustomerId, subscriptionId: account.providerSubscriptionId });
     const fresh = await this.billing.providerPaymentMethodAdded(

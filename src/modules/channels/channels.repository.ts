@@ -55,8 +55,11 @@ export class ChannelsRepository {
 
   // Integrations and bindings
 
-  async insertIntegration(values: typeof orgIntegrations.$inferInsert): Promise<IntegrationRow> {
-    const [row] = await this.db.insert(orgIntegrations).values(values).returning();
+  async insertIntegration(scope: OrgScope, values: Omit<typeof orgIntegrations.$inferInsert, 'orgId'>): Promise<IntegrationRow> {
+    const [row] = await this.db
+      .insert(orgIntegrations)
+      .values({ ...values, orgId: scope.orgId })
+      .returning();
     return row!;
   }
 
@@ -146,15 +149,15 @@ export class ChannelsRepository {
   }
 
   // The inbound queue: vendor traffic whose org is unknown until the event is routed, so these
-  // functions take no OrgScope (an event's orgId is written once it is resolved).
+  // functions are platform wide (`unscoped*`, no OrgScope; an event's orgId is written once it is resolved).
 
   /** Keeps a verified call; undefined when the same event was received before. */
-  async insertEvent(values: typeof inboundEvents.$inferInsert): Promise<InboundEventRow | undefined> {
+  async unscopedInsertEvent(values: typeof inboundEvents.$inferInsert): Promise<InboundEventRow | undefined> {
     const [row] = await this.db.insert(inboundEvents).values(values).onConflictDoNothing().returning();
     return row;
   }
 
-  async findEventByKey(channel: ChannelName, eventKey: string): Promise<InboundEventRow | undefined> {
+  async unscopedFindEventByKey(channel: ChannelName, eventKey: string): Promise<InboundEventRow | undefined> {
     const [row] = await this.db
       .select()
       .from(inboundEvents)
@@ -163,7 +166,7 @@ export class ChannelsRepository {
   }
 
   /** Takes a queued event (or one whose worker died mid-way) for processing; one taker at a time. */
-  async claimEvent(id: string, staleBefore: Date): Promise<InboundEventRow | undefined> {
+  async unscopedClaimEvent(id: string, staleBefore: Date): Promise<InboundEventRow | undefined> {
     const [row] = await this.dbService.root
       .update(inboundEvents)
       .set({ status: 'processing', attempts: sql`${inboundEvents.attempts} + 1`, processedAt: sql`clock_timestamp()` })
@@ -172,7 +175,7 @@ export class ChannelsRepository {
     return row;
   }
 
-  async finishEvent(
+  async unscopedFinishEvent(
     id: string,
     status: InboundStatus,
     fields: Partial<Pick<InboundEventRow, 'reason' | 'orgId' | 'integrationId' | 'conversationId' | 'messageId' | 'lastError' | 'body'>> = {},
@@ -208,7 +211,7 @@ export class ChannelsRepository {
    * in one statement; inside `enterInboundAdmission`'s transaction. Not kept: `full` when the
    * count reached `below`, else the same event was kept before.
    */
-  async insertEventBelowDepth(values: { channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> }, below: number): Promise<Admission> {
+  async unscopedInsertEventBelowDepth(values: { channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> }, below: number): Promise<Admission> {
     const [row] = rowsOf<{ depth: number; id: string | null }>(
       await this.db.execute(sql`
         with depth as (
@@ -245,8 +248,8 @@ export class ChannelsRepository {
       .limit(limit);
   }
 
-  /** Quarantined events, newest first (ops view); limit + 1 rows. */
-  listEvents(filter: { status?: InboundStatus; orgId?: string }, page: { limit: number; after?: Keyset }): Promise<InboundEventRow[]> {
+  /** Quarantined events of every org, or of the one `orgId` names, newest first (the ops view, org-wide roles only); limit + 1 rows. */
+  unscopedListEvents(filter: { status?: InboundStatus; orgId?: string }, page: { limit: number; after?: Keyset }): Promise<InboundEventRow[]> {
     return this.db
       .select()
       .from(inboundEvents)

@@ -61,7 +61,7 @@ export class ChannelsService {
   }
 
   async quarantined(query: { orgId?: string; limit: number; cursor?: string }) {
-    const rows = await this.repo.listEvents({ status: 'quarantined', orgId: query.orgId }, { limit: query.limit, after: decodeCursor(query.cursor) });
+    const rows = await this.repo.unscopedListEvents({ status: 'quarantined', orgId: query.orgId }, { limit: query.limit, after: decodeCursor(query.cursor) });
     return pageOf(
       rows,
       query.limit,

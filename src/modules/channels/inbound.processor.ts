@@ -142,7 +142,7 @@ export class InboundProcessor implements OnModuleDestroy {
   /** Processes one event unless another worker has it. `final`: no retry follows a failure. */
   async process(eventId: string, final = true): Promise<void> {
     // A processing attempt older than INBOUND_LEASE_MS is a dead worker's: the event may be taken again.
-    const event = await this.repo.claimEvent(eventId, new Date(systemNow().getTime() - this.config.recovery.inboundLeaseMs));
+    const event = await this.repo.unscopedClaimEvent(eventId, new Date(systemNow().getTime() - this.config.recovery.inboundLeaseMs));
     if (!event) return;
     let outcome: Outcome;
     try {
@@ -154,7 +154,7 @@ export class InboundProcessor implements OnModuleDestroy {
         const message = err instanceof Error ? err.message : String(err);
         logger.error({ err, eventId, channel: event.channel }, 'inbound event processing failed');
         // The error may quote the hostile input (a NUL the database refuses): keep its note storable.
-        await this.repo.finishEvent(event.id, final ? 'failed' : 'queued', { lastError: storableText(message).slice(0, 2000) });
+        await this.repo.unscopedFinishEvent(event.id, final ? 'failed' : 'queued', { lastError: storableText(message).slice(0, 2000) });
         this.metrics.finished(event.channel, final ? 'failed' : 'retried');
         if (!final) throw err;
         return;
@@ -164,7 +164,7 @@ export class InboundProcessor implements OnModuleDestroy {
       // Spec 4.8 rule 4: a mail's attachments live once, in the conversation's artifacts; the
       // kept request (base64 MIME) is not a second copy once its message is stored.
       const erased = event.channel === 'email' ? { body: ERASED_MAIL_BODY } : {};
-      await this.repo.finishEvent(event.id, 'done', {
+      await this.repo.unscopedFinishEvent(event.id, 'done', {
         orgId: outcome.orgId,
         conversationId: outcome.conversationId,
         messageId: outcome.messageId,
@@ -172,10 +172,10 @@ export class InboundProcessor implements OnModuleDestroy {
         ...erased,
       });
     } else if (outcome.status === 'ignored') {
-      await this.repo.finishEvent(event.id, 'ignored', { reason: outcome.reason, orgId: outcome.orgId ?? null });
+      await this.repo.unscopedFinishEvent(event.id, 'ignored', { reason: outcome.reason, orgId: outcome.orgId ?? null });
     } else {
       logger.info({ eventId, channel: event.channel, reason: outcome.reason }, 'inbound event quarantined');
-      await this.repo.finishEvent(event.id, 'quarantined', { reason: outcome.reason, orgId: outcome.orgId ?? null, integrationId: outcome.integrationId ?? null });
+      await this.repo.unscopedFinishEvent(event.id, 'quarantined', { reason: outcome.reason, orgId: outcome.orgId ?? null, integrationId: outcome.integrationId ?? null });
     }
     this.metrics.finished(event.channel, outcome);
   }
@@ -403,7 +403,7 @@ export class InboundProcessor implements OnModuleDestroy {
       const { data, file } = fetched;
       const { name, contentType } = concreteType(file, data);
       const id = uuidv5(`${conversationId}\n${message.messageKey}\n${index}`, ARTIFACT_ID_NAMESPACE);
-      blocks.push(await this.artifacts.store({ id, orgId, conversationId, name, contentType, data }));
+      blocks.push(await this.artifacts.store(jobScope(routed), { id, conversationId, name, contentType, data }));
     }
     return { content: [message.text, ...blocks].filter(Boolean).join('\n'), refused };
   }

@@ -214,7 +214,7 @@ export class IngressService {
     const duplicate = { body: { ok: true, duplicate: true } };
     const spent = throttle ? await throttle.limiter.reserve(throttle.key) : undefined;
     if (spent && !spent.allowed) {
-      if (!(await this.repo.findEventByKey(channel, eventKey))) throw rateLimitError(spent, `The ${channel} webhook throttle is exceeded`);
+      if (!(await this.repo.unscopedFindEventByKey(channel, eventKey))) throw rateLimitError(spent, `The ${channel} webhook throttle is exceeded`);
       await spent.refund();
       return duplicate;
     }
@@ -229,9 +229,9 @@ export class IngressService {
   }
 
   /** Keeps an event (no depth limit) and queues its job, in one transaction; undefined when it was kept before. */
-  private insertAndQueue(values: Parameters<ChannelsRepository['insertEvent']>[0]): Promise<string | undefined> {
+  private insertAndQueue(values: Parameters<ChannelsRepository['unscopedInsertEvent']>[0]): Promise<string | undefined> {
     return this.dbService.transaction(async () => {
-      const row = await this.repo.insertEvent(values);
+      const row = await this.repo.unscopedInsertEvent(values);
       if (row) await this.enqueue(row.id);
       return row?.id;
     });
@@ -243,12 +243,12 @@ export class IngressService {
    * says it is reached, one at a time against the exact limit. A redelivery of a kept event is
    * acknowledged even when the queue is full. Undefined: the event was kept before.
    */
-  private async insertBelowDepth(values: Parameters<ChannelsRepository['insertEventBelowDepth']>[0]): Promise<string | undefined> {
+  private async insertBelowDepth(values: Parameters<ChannelsRepository['unscopedInsertEventBelowDepth']>[0]): Promise<string | undefined> {
     const { inboundQueueMaxDepth: max, backpressureRetryAfterS } = this.channels.limits;
     const admit = (mode: 'exclusive' | 'striped', below: number) =>
       this.dbService.transaction(async () => {
         await this.repo.enterInboundAdmission(mode);
-        const admission = await this.repo.insertEventBelowDepth(values, below);
+        const admission = await this.repo.unscopedInsertEventBelowDepth(values, below);
         if (admission.kept) await this.enqueue(admission.id);
         return admission;
       });
@@ -256,7 +256,7 @@ export class IngressService {
     let admission = max > 2 * ADMISSION_STRIPES ? await admit('striped', max - ADMISSION_STRIPES + 1) : undefined;
     if (!admission || (!admission.kept && admission.full)) admission = await admit('exclusive', max);
     if (admission.kept) return admission.id;
-    if (admission.full && !(await this.repo.findEventByKey(values.channel, values.eventKey))) {
+    if (admission.full && !(await this.repo.unscopedFindEventByKey(values.channel, values.eventKey))) {
       throw new AppError('backpressure', 'The inbound queue is full; retry later', { headers: { 'retry-after': String(backpressureRetryAfterS) } });
     }
     return undefined;

@@ -89,8 +89,7 @@ export class IntegrationsService {
     if (input.channel === 'messaging-a') this.checkOwnAccount(input.config ?? {}, input.secrets ?? {});
     const row = await this.write(async () => {
       if (await this.repo.findIntegrationByChannel(scope, input.channel)) throw AppError.conflict(`This org already has a ${input.channel} integration`);
-      const created = await this.repo.insertIntegration({
-        orgId,
+      const created = await this.repo.insertIntegration(scope, {
         channel: input.channel,
         externalId: input.externalId ?? null,
         config: input.config ?? {},

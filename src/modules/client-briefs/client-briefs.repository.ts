@@ -64,9 +64,12 @@ export class ClientBriefsRepository {
     return row;
   }
 
-  async insert(values: NewClientBriefRow): Promise<ClientBriefRow> {
-    const [row] = await this.db.insert(clientBriefs).values(values).returning();
-    this.promptBriefs.invalidate(values.orgId);
+  async insert(scope: OrgScope, values: Omit<NewClientBriefRow, 'orgId'>): Promise<ClientBriefRow> {
+    const [row] = await this.db
+      .insert(clientBriefs)
+      .values({ ...values, orgId: scope.orgId })
+      .returning();
+    this.promptBriefs.invalidate(scope.orgId);
     return row!;
   }
 

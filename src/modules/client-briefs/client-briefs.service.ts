@@ -47,8 +47,8 @@ export class ClientBriefsService {
   }
 
   async create(actor: Principal, input: CreateClientBriefInput): Promise<ClientBriefDto> {
-    const { orgId } = await this.requireAccess(actor, await this.orgOf(actor, input.orgId), 'edit');
-    const row = await this.repo.insert({ orgId, title: input.title, content: input.content, createdBy: actor.userId, updatedBy: actor.userId });
+    const scope = await this.requireAccess(actor, await this.orgOf(actor, input.orgId), 'edit');
+    const row = await this.repo.insert(scope, { title: input.title, content: input.content, createdBy: actor.userId, updatedBy: actor.userId });
     await this.record(actor, 'client_brief.created', row, { title: row.title });
     return toClientBriefDto(row);
   }

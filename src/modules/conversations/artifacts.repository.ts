@@ -14,8 +14,11 @@ export class ArtifactsRepository {
   }
 
   /** Once per id: a second insert of the same artifact adds nothing. */
-  async insertOnce(values: typeof artifacts.$inferInsert): Promise<void> {
-    await this.db.insert(artifacts).values(values).onConflictDoNothing({ target: artifacts.id });
+  async insertOnce(scope: OrgScope, values: Omit<typeof artifacts.$inferInsert, 'orgId'>): Promise<void> {
+    await this.db
+      .insert(artifacts)
+      .values({ ...values, orgId: scope.orgId })
+      .onConflictDoNothing({ target: artifacts.id });
   }
 
   async find(scope: OrgScope, conversationId: string, id: string): Promise<ArtifactRow | undefined> {

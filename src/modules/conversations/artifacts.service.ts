@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../platform/errors/app-error.js';
-import { jobScope, unscopedOrg } from '../../platform/tenancy/org-scope.js';
+import { jobScope, unscopedOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
 import type { HistoryMessage, TurnAttachment } from '../agent/index.js';
 import { ArtifactLinks } from './artifact-links.js';
@@ -29,11 +29,11 @@ export class ArtifactsService {
    * text. A caller-given `id` (derived from the message and the file's place in it) keeps the file
    * once however many times it is stored: a second store of that id adds nothing.
    */
-  async store(input: { id?: string; orgId: string; conversationId: string; name: string; contentType: string; data: Buffer }): Promise<string> {
+  async store(scope: OrgScope, input: { id?: string; conversationId: string; name: string; contentType: string; data: Buffer }): Promise<string> {
     const id = input.id ?? randomUUID();
-    const storageKey = `${input.orgId}/${input.conversationId}/${id}`;
+    const storageKey = `${scope.orgId}/${input.conversationId}/${id}`;
     await this.storage.put(storageKey, input.data);
-    await this.repo.insertOnce({ id, orgId: input.orgId, conversationId: input.conversationId, name: input.name, contentType: input.contentType, size: input.data.length, storageKey });
+    await this.repo.insertOnce(scope, { id, conversationId: input.conversationId, name: input.name, contentType: input.contentType, size: input.data.length, storageKey });
     return resourceBlock({ artifactId: id, name: input.name, mimeType: input.contentType, size: input.data.length });
   }
 

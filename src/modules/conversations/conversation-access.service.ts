@@ -20,7 +20,7 @@ export class ConversationAccess {
   ) {}
 
   async reachOf(principal: Principal): Promise<Reach> {
-    if ((ORG_WIDE_ROLES as readonly PlatformRole[]).includes(principal.platformRole)) return { kind: 'all' };
+    if ((ORG_WIDE_ROLES as readonly PlatformRole[]).includes(principal.platformRole)) return { kind: 'platform_wide' };
     if (principal.platformRole === 'expert') return { kind: 'grants', grants: await this.experts.coverageOf(principal.userId) };
     if (isClientViewer(principal)) return { kind: 'member', orgIds: principal.orgMemberships.map((m) => m.orgId) };
     return { kind: 'member', orgIds: [] };

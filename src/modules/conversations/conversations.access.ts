@@ -8,14 +8,21 @@ import type { ExpertCoverage } from '../experts/index.js';
 import type { StatusActor } from './conversations.status.js';
 
 /**
- * What part of the conversations a caller may see: every org (account managers, superadmins,
- * AI operators), the orgs they belong to (client roles), or what their grants cover (Experts).
+ * What part of the conversations a caller may see: the typed multi-org scope of the reads that
+ * find a thread before its org is known (docs/architecture.md "Tenancy is a type"). Repository
+ * functions take it where they would take an OrgScope; the thread found this way mints the
+ * `threadScope` of what the request then does to it.
+ * - `member`: the orgs a client belongs to;
+ * - `grants`: what an Expert's grants cover (an org, or Specialists of an org);
+ * - `platform_wide`: every org, for the org-wide roles (account managers, superadmins, AI
+ *   operators) only. It is the one reach with no org condition (`reachFilter`, and the
+ *   `unscoped*` prepared statements the repositories run for it).
  */
-export type Reach = { kind: 'all' } | { kind: 'member'; orgIds: string[] } | { kind: 'grants'; grants: ExpertCoverage[] };
+export type Reach = { kind: 'platform_wide' } | { kind: 'member'; orgIds: string[] } | { kind: 'grants'; grants: ExpertCoverage[] };
 
 export function reaches(reach: Reach, thread: { orgId: string; specialistId: string }): boolean {
   switch (reach.kind) {
-    case 'all':
+    case 'platform_wide':
       return true;
     case 'member':
       return reach.orgIds.includes(thread.orgId);
@@ -32,7 +39,8 @@ export function threadScope(thread: { orgId: string }): OrgScope {
 /** The same rule as a SQL condition on a table's org and Specialist columns (undefined: no limit). */
 export function reachFilter(reach: Reach, cols: { orgId: PgColumn; specialistId: PgColumn }): SQL | undefined {
   switch (reach.kind) {
-    case 'all':
+    case 'platform_wide':
+      // The one place a Reach drops the org condition: an org-wide role reads every org.
       return undefined;
     case 'member':
       return reach.orgIds.length > 0 ? anyUuid(cols.orgId, reach.orgIds) : sql`false`;

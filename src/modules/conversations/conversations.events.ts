@@ -10,9 +10,17 @@ import type { ConversationRow, MessageRow, QueueItemRow } from './conversations.
 type MessageEvent = 'user_message_received' | 'agent_message_sent' | 'workspace_message_added';
 
 declare module '../../platform/events/domain-events.js' {
-  interface DomainEvents {
-    /** An Expert's visible follow-up, shown to the client as their Specialist's reply (spec 1, 4.4). */
-    'conversations.specialist_replied': { conversation: ConversationRow; reply: MessageRow };
+  interface DurableDomainEvents {
+    /**
+     * An Expert's visible follow-up, shown to the client as their Specialist's reply (spec 1, 4.4):
+     * written with the reply, so a crash after the commit loses no notice.
+     */
+    'conversations.specialist_replied': { orgId: string; conversationId: string; messageId: string };
+    /**
+     * A conversation was put on the attention list (or asked again): its covering Experts are told
+     * (spec 4.4, 6.2). Written with the queue item.
+     */
+    'conversations.queue_item_raised': { orgId: string; conversationId: string };
   }
 }
 

@@ -51,22 +51,34 @@ export class ConversationsRepository {
     return this.dbService.db;
   }
 
-  async insertConversation(values: NewConversation): Promise<ConversationRow> {
-    const [row] = await this.db.insert(conversations).values(values).returning();
+  async insertConversation(scope: OrgScope, values: Omit<NewConversation, 'orgId'>): Promise<ConversationRow> {
+    const [row] = await this.db
+      .insert(conversations)
+      .values({ ...values, orgId: scope.orgId })
+      .returning();
     return row!;
   }
 
   async findVisible(reach: Reach, id: string): Promise<ConversationRow | undefined> {
     // The two common reaches have a prepared statement each; an Expert's grants vary in shape.
     const [row] =
-      reach.kind === 'all'
-        ? await this.statements.byId({ id })
+      reach.kind === 'platform_wide'
+        ? await this.statements.unscopedById({ id })
         : reach.kind === 'member'
           ? await this.statements.byIdInOrgs({ id, orgIds: reach.orgIds })
           : await this.db
               .select()
               .from(conversations)
               .where(and(eq(conversations.id, id), reachFilter(reach, conversations)));
+    return row;
+  }
+
+  /** The row in the org of the scope (a job's read of the thread its event names). */
+  async find(scope: OrgScope, id: string): Promise<ConversationRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(conversations)
+      .where(and(inOrg(conversations.orgId, scope), eq(conversations.id, id)));
     return row;
   }
 
@@ -400,7 +412,8 @@ function inAnyOrg(column: Column, scopes: readonly OrgScope[]): SQL {
 function prepareStatements(dbService: DbService) {
   const p = sql.placeholder;
   return {
-    byId: dbService.prepared<ConversationRow[], { id: string }>('conversations_by_id', (db) =>
+    /** Any org's thread by id: the platform-wide reach of org-wide roles only. */
+    unscopedById: dbService.prepared<ConversationRow[], { id: string }>('conversations_by_id', (db) =>
       db
         .select()
         .from(conversations)

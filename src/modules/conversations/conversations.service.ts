@@ -163,8 +163,7 @@ export class ConversationsService implements OnModuleInit {
     if (!assignment) throw AppError.conflict('No Specialist is assigned to this org yet');
     if (!(await this.access.reachesOrg(principal, orgId, assignment.specialistId))) throw AppError.notFound('Assignment');
     if (input.message) await this.quota.consume(orgId);
-    const conversation = await this.repo.insertConversation({
-      orgId,
+    const conversation = await this.repo.insertConversation(scope, {
       assignmentId: assignment.id,
       specialistId: assignment.specialistId,
       subject: input.subject ?? null,
@@ -232,7 +231,7 @@ export class ConversationsService implements OnModuleInit {
         if (role === 'expert' && !message.isInternal) {
           await this.turns.sendOut(updated, message);
           // The client hears of it in the app too, as their Specialist's reply (spec 1, 6.2).
-          await this.bus.emit('conversations.specialist_replied', { conversation: updated, reply: message });
+          await this.bus.emitDurable('conversations.specialist_replied', { orgId: updated.orgId, conversationId: updated.id, messageId: message.id });
         }
         this.dbService.afterCommit(() => this.events.message(role === 'client' ? 'user_message_received' : 'workspace_message_added', updated, message));
         return { conversation: updated, message };
@@ -261,9 +260,8 @@ export class ConversationsService implements OnModuleInit {
     const scope = jobScope(input);
     const assignment = input.assignmentId ? await this.assignments.get(scope, input.assignmentId) : (await this.assignments.list(scope)).find((a) => a.isPrimary);
     if (!assignment) throw AppError.conflict('No Specialist is assigned to this org yet');
-    return this.repo.insertConversation({
+    return this.repo.insertConversation(scope, {
       id: input.id,
-      orgId: input.orgId,
       assignmentId: assignment.id,
       specialistId: assignment.specialistId,
       subject: input.subject,

@@ -35,16 +35,16 @@ export interface QueueListRow {
  */
 @Injectable()
 export class ExpertQueueRepository {
-  /** The first page of the unfiltered list (opening it), prepared: an org-wide role's, an Expert's. */
+  /** The first page of the unfiltered list (opening it), prepared: an org-wide role's (every org), an Expert's. */
   private readonly firstPage: {
-    all: PreparedStatement<Array<{ page: JsonListRow[] | null }>, { limit: number }>;
+    unscopedAll: PreparedStatement<Array<{ page: JsonListRow[] | null }>, { limit: number }>;
     expert: PreparedStatement<Array<{ page: JsonListRow[] | null }>, { expertId: string; limit: number }>;
   };
 
   constructor(private readonly dbService: DbService) {
     const p = sql.placeholder;
     this.firstPage = {
-      all: dbService.prepared('queue_first_page_all', (db) => pageQuery(db, undefined, p('limit'))),
+      unscopedAll: dbService.prepared('queue_first_page_all', (db) => pageQuery(db, undefined, p('limit'))),
       expert: dbService.prepared('queue_first_page_expert', (db) => pageQuery(db, grantsCover(p('expertId'), queueItems), p('limit'))),
     };
   }
@@ -53,7 +53,7 @@ export class ExpertQueueRepository {
   async page(reach: QueueReach, filter: QueueFilter, page: { limit: number; after?: Keyset }): Promise<QueueListRow[]> {
     const limit = page.limit + 1;
     const unfiltered = Object.values(filter).every((v) => v === undefined) && !page.after;
-    if (unfiltered && reach.kind === 'all') return toListRows(await this.firstPage.all({ limit }));
+    if (unfiltered && reach.kind === 'platform_wide') return toListRows(await this.firstPage.unscopedAll({ limit }));
     if (unfiltered && reach.kind === 'expert') return toListRows(await this.firstPage.expert({ expertId: reach.expertId, limit }));
     const db = this.dbService.db;
     const where = and(

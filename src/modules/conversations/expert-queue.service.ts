@@ -3,9 +3,10 @@ import type { ConversationStatus, QueueAssignee, QueueFiltersDto, QueueItemDto, 
 import type { Principal } from '../../platform/auth/principal.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
+import type { DurableDomainEvents } from '../../platform/events/domain-events.js';
 import { EventBus } from '../../platform/events/event-bus.js';
+import { OnDurableEvent } from '../../platform/events/on-event.decorator.js';
 import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
-import { logger } from '../../platform/observability/logger.js';
 import { ExpertsService } from '../experts/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { SpecialistsService } from '../specialists/index.js';
@@ -124,12 +125,13 @@ export class ExpertQueueService {
           specialistId: conversation.specialistId,
           assignedExpertId: conversation.assignedExpertId,
         });
-    this.dbService.afterCommit(async () => {
+    this.dbService.afterCommit(() => {
       // Asked again for an item already listed: the same item, updated (a new SLA), not a second one.
       if (existing) this.events.queueItemChanged(item, existing.status);
       else this.events.queueItemAdded(item);
-      await this.notifyCoveringExperts(conversation, item);
     });
+    // The covering Experts' notices: written with the item, so none is lost to a crash.
+    await this.bus.emitDurable('conversations.queue_item_raised', { orgId: scope.orgId, conversationId: conversation.id });
     return item;
   }
 
@@ -150,22 +152,25 @@ export class ExpertQueueService {
     return this.experts.coveringExperts(jobScope(conversation), conversation.specialistId);
   }
 
-  private async notifyCoveringExperts(conversation: ConversationRow, item: QueueItemRow): Promise<void> {
-    try {
-      const expertIds = await this.coveringExperts(conversation);
-      const org = (await this.orgs.summaries([conversation.orgId])).get(conversation.orgId);
-      const failure = item.reason === 'agent_failure';
-      await this.bus.emit('notifications.requested', {
-        userIds: expertIds,
-        notice: {
-          type: failure ? 'expert_queue.agent_failure' : 'expert_queue.escalation',
-          title: failure ? 'A Specialist reply failed' : 'A client asked for a human',
-          message: `${org?.legalName ?? 'An org'}: ${failure ? 'a Specialist reply failed after retries (the model, or its delivery through the channel)' : (item.note ?? 'a conversation needs an Expert')}`,
-          meta: { orgId: conversation.orgId, slug: org?.slug, conversationId: conversation.id, queueItemId: item.id, reason: item.reason },
-        },
-      });
-    } catch (err) {
-      logger.error({ err, conversationId: conversation.id }, 'notifying the covering Experts failed');
-    }
+  /**
+   * From the job queue, atomic: tells the Experts whose grants cover the conversation's Specialist
+   * that it is on the attention list (one owed notice each, written with this job's completion).
+   */
+  @OnDurableEvent('conversations.queue_item_raised', { atomic: true })
+  async notifyCoveringExperts({ orgId, conversationId }: DurableDomainEvents['conversations.queue_item_raised']): Promise<void> {
+    const scope = jobScope({ orgId });
+    const [conversation, item] = await Promise.all([this.repo.find(scope, conversationId), this.repo.findQueueItem(scope, conversationId)]);
+    if (!conversation || !item) return;
+    const expertIds = await this.coveringExperts(conversation);
+    if (expertIds.length === 0) return;
+    const org = (await this.orgs.summaries([orgId])).get(orgId);
+    const failure = item.reason === 'agent_failure';
+    const notice = {
+      type: failure ? 'expert_queue.agent_failure' : 'expert_queue.escalation',
+      title: failure ? 'A Specialist reply failed' : 'A client asked for a human',
+      message: `${org?.legalName ?? 'An org'}: ${failure ? 'a Specialist reply failed after retries (the model, or its delivery through the channel)' : (item.note ?? 'a conversation needs an Expert')}`,
+      meta: { orgId, slug: org?.slug, conversationId, queueItemId: item.id, reason: item.reason },
+    };
+    for (const userId of expertIds) await this.bus.emitDurable('notifications.owed', { userId, notice });
   }
 }

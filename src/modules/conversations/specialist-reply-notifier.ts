@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ORG_ROLES } from '../../contracts/roles.js';
-import type { DomainEvents } from '../../platform/events/domain-events.js';
+import type { DurableDomainEvents } from '../../platform/events/domain-events.js';
 import { EventBus } from '../../platform/events/event-bus.js';
-import { OnEvent } from '../../platform/events/on-event.decorator.js';
+import { OnDurableEvent } from '../../platform/events/on-event.decorator.js';
 import { jobScope } from '../../platform/tenancy/org-scope.js';
-import { logger } from '../../platform/observability/logger.js';
 import { OrgsService } from '../orgs/index.js';
 import { SpecialistsService } from '../specialists/index.js';
 import { UsersService } from '../users/index.js';
@@ -33,27 +32,27 @@ export class SpecialistReplyNotifier {
     private readonly bus: EventBus,
   ) {}
 
-  /** Best-effort, after the reply is committed: a failure is logged and the reply stands. */
-  @OnEvent('conversations.specialist_replied')
-  async notify({ conversation, reply }: DomainEvents['conversations.specialist_replied']): Promise<void> {
-    try {
-      const recipients = await this.recipients(conversation, reply);
-      if (recipients.length === 0) return;
-      const [specialists, orgs] = await Promise.all([this.specialists.byIds([conversation.specialistId]), this.orgs.summaries([conversation.orgId])]);
-      const name = specialists.get(conversation.specialistId)?.name ?? 'Your Specialist';
-      const text = reply.content.replace(/\s+/g, ' ').trim();
-      await this.bus.emit('notifications.requested', {
-        userIds: recipients,
-        notice: {
-          type: SPECIALIST_REPLIED,
-          title: `${name} replied${conversation.subject ? ` in “${conversation.subject}”` : ''}`,
-          message: text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text || `${name} sent you a new message.`,
-          meta: { orgId: conversation.orgId, slug: orgs.get(conversation.orgId)?.slug, conversationId: conversation.id, messageId: reply.id, specialistId: conversation.specialistId },
-        },
-      });
-    } catch (err) {
-      logger.error({ err, conversationId: conversation.id }, 'notifying the client of a Specialist reply failed');
-    }
+  /**
+   * From the job queue, atomic: the owed notices (one durable event per recipient) are written with
+   * this job's completion, so a redelivered job tells no one twice and a crash loses none.
+   */
+  @OnDurableEvent('conversations.specialist_replied', { atomic: true })
+  async notify({ orgId, conversationId, messageId }: DurableDomainEvents['conversations.specialist_replied']): Promise<void> {
+    const scope = jobScope({ orgId });
+    const [conversation, reply] = await Promise.all([this.repo.find(scope, conversationId), this.repo.findMessage(scope, conversationId, messageId)]);
+    if (!conversation || !reply) return;
+    const recipients = await this.recipients(conversation, reply);
+    if (recipients.length === 0) return;
+    const [specialists, orgs] = await Promise.all([this.specialists.byIds([conversation.specialistId]), this.orgs.summaries([conversation.orgId])]);
+    const name = specialists.get(conversation.specialistId)?.name ?? 'Your Specialist';
+    const text = reply.content.replace(/\s+/g, ' ').trim();
+    const notice = {
+      type: SPECIALIST_REPLIED,
+      title: `${name} replied${conversation.subject ? ` in “${conversation.subject}”` : ''}`,
+      message: text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text || `${name} sent you a new message.`,
+      meta: { orgId: conversation.orgId, slug: orgs.get(conversation.orgId)?.slug, conversationId: conversation.id, messageId: reply.id, specialistId: conversation.specialistId },
+    };
+    for (const userId of recipients) await this.bus.emitDurable('notifications.owed', { userId, notice });
   }
 
   private async recipients(conversation: ConversationRow, reply: MessageRow): Promise<string[]> {

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
+import { Clock } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
+import { EventBus } from '../../platform/events/event-bus.js';
 import { logger } from '../../platform/observability/logger.js';
 import { unscopedOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { DEFAULT_PURPOSE, insertDatedLlmRun } from '../agent/index.js';
 import { BillingService, dayOf, periodOf, previousPeriod } from '../billing/index.js';
 import { ConversationsService, countOrgConversations, insertDatedConversation, insertDatedExchange } from '../conversations/index.js';
-import { NotificationsService } from '../notifications/index.js';
 import { backdateOrgActivation } from '../orgs/index.js';
 import { AssignmentsService, backdateOrgAssignments, SpecialistsService } from '../specialists/index.js';
 import { UsersService } from '../users/index.js';
@@ -44,22 +45,23 @@ export class DemoLife {
     private readonly assignments: AssignmentsService,
     private readonly conversations: ConversationsService,
     private readonly billing: BillingService,
-    private readonly notifications: NotificationsService,
+    private readonly events: EventBus,
+    private readonly clock: Clock,
   ) {}
 
-  async seed(people: DemoPeople, now = new Date()): Promise<boolean> {
+  async seed(people: DemoPeople, now = this.clock.now()): Promise<boolean> {
     const claimed = await this.dbService.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_LIFE_LOCK})`);
       return (await countOrgConversations(tx, demoScope(people))) === 0;
     });
     if (!claimed) return false;
-    const started = Date.now();
+    const started = performance.now();
     const am = await demoPrincipal(this.users, people.amId);
     const second = (await this.specialists.findBySlug(DEMO_SECOND_SPECIALIST))!;
     const scope = unscopedOrg(people.orgId, 'the demo life');
     const assigned = await this.assignments.list(scope);
     if (!assigned.some((a) => a.specialistId === second.id)) await this.assignments.assign(am, scope, { specialistId: second.id });
-    await this.dateBack(people.orgId, new Date(now.getTime() - DEMO_CLIENT_SINCE_DAYS * DAY_MS));
+    await this.dateBack(people, new Date(now.getTime() - DEMO_CLIENT_SINCE_DAYS * DAY_MS));
 
     const osas = await this.assignments.list(scope);
     const primary = osas.find((a) => a.specialist.slug === DEMO_ORG_PRIMARY_SPECIALIST)!;
@@ -85,22 +87,28 @@ export class DemoLife {
     const period = previousPeriod(periodOf(dayOf(now)));
     await this.billing.generateInvoices(period);
     const [invoice] = (await this.billing.invoices(unscopedOrg(people.orgId, 'the demo life'), { limit: 1 })).items;
+    // Outside a transaction, so the notifications are written before the seed answers.
     if (invoice) {
-      await this.notifications.notifyEach([people.orgAdminId, people.amId], {
-        type: 'billing.invoice_issued',
-        title: `The invoice for ${period} is ready`,
-        message: `Acme Corporation: one line per Specialist, ${(invoice.totalCents / 100).toFixed(2)} ${invoice.currency}, due on ${invoice.dueOn}.`,
-        meta: { orgId: people.orgId, invoiceId: invoice.id, period },
+      await this.events.emit('notifications.requested', {
+        userIds: [people.orgAdminId, people.amId],
+        notice: {
+          type: 'billing.invoice_issued',
+          title: `The invoice for ${period} is ready`,
+          message: `Acme Corporation: one line per Specialist, ${(invoice.totalCents / 100).toFixed(2)} ${invoice.currency}, due on ${invoice.dueOn}.`,
+          meta: { orgId: people.orgId, invoiceId: invoice.id, period },
+        },
       });
     }
-    await this.notifications.notify({
-      userId: people.amId,
-      type: 'assignment.specialist_assigned',
-      title: `${second.name} joined Acme Corporation`,
-      message: `Acme Corporation now works with two Specialists: ${primary.specialist.name} and ${second.name}.`,
-      meta: { orgId: people.orgId, assignmentId: other.id },
+    await this.events.emit('notifications.requested', {
+      userIds: [people.amId],
+      notice: {
+        type: 'assignment.specialist_assigned',
+        title: `${second.name} joined Acme Corporation`,
+        message: `Acme Corporation now works with two Specialists: ${primary.specialist.name} and ${second.name}.`,
+        meta: { orgId: people.orgId, assignmentId: other.id },
+      },
     });
-    logger.info({ ms: Date.now() - started, conversations: threadIds.length }, 'demo activity seeded');
+    logger.info({ ms: Math.round(performance.now() - started), conversations: threadIds.length }, 'demo activity seeded');
     return true;
   }
 
@@ -108,10 +116,10 @@ export class DemoLife {
    * The org has been a client since `since`: its activation, its Specialists' assignments and the
    * rate versions they bill by are dated then, so last month's invoice has its lines.
    */
-  private async dateBack(orgId: string, since: Date): Promise<void> {
+  private async dateBack(people: DemoPeople, since: Date): Promise<void> {
     await this.dbService.transaction(async (tx) => {
-      await backdateOrgActivation(tx, orgId, since);
-      await backdateOrgAssignments(tx, orgId, since);
+      await backdateOrgActivation(tx, people.orgId, since);
+      await backdateOrgAssignments(tx, demoScope(people), since);
     });
   }
 
@@ -148,8 +156,7 @@ export class DemoLife {
           answeredAt: at(n, 1),
           ...(!web && { idempotencyKey: `${thread.channel}:demo-${index}-${n}` }),
         });
-        await insertDatedLlmRun(tx, {
-          orgId: people.orgId,
+        await insertDatedLlmRun(tx, demoScope(people), {
           osaId: osa.assignmentId,
           conversationId: conversation.id,
           messageId: asked.id,

@@ -2,7 +2,6 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/index.js';
 import { BillingModule } from '../billing/index.js';
 import { ConversationsModule } from '../conversations/index.js';
-import { NotificationsModule } from '../notifications/index.js';
 import { ExpertsModule } from '../experts/index.js';
 import { OrgsModule } from '../orgs/index.js';
 import { SpecialistsModule } from '../specialists/index.js';
@@ -17,7 +16,7 @@ export class DemoModule {
   static forRoot(opts: { routes: boolean }): DynamicModule {
     return {
       module: DemoModule,
-      imports: [UsersModule, OrgsModule, SpecialistsModule, AuthModule, ExpertsModule, ConversationsModule, BillingModule, NotificationsModule],
+      imports: [UsersModule, OrgsModule, SpecialistsModule, AuthModule, ExpertsModule, ConversationsModule, BillingModule],
       controllers: opts.routes ? [DemoController] : [],
       providers: [DemoService, DemoLife],
       exports: [DemoService],

@@ -42,8 +42,11 @@ export class ExpertsRepository {
     return rows.map((r) => r.orgId);
   }
 
-  async insert(values: typeof expertGrants.$inferInsert): Promise<ExpertGrantRow> {
-    const [row] = await this.db.insert(expertGrants).values(values).returning();
+  async insert(scope: OrgScope, values: Omit<typeof expertGrants.$inferInsert, 'orgId'>): Promise<ExpertGrantRow> {
+    const [row] = await this.db
+      .insert(expertGrants)
+      .values({ ...values, orgId: scope.orgId })
+      .returning();
     return row!;
   }
 

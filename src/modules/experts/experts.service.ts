@@ -87,7 +87,7 @@ export class ExpertsService {
           });
         }
       }
-      return this.repo.insert({ orgId, expertId: expert.id, scope: input.scope, specialistIds, createdBy: actor.userId });
+      return this.repo.insert(scope, { expertId: expert.id, scope: input.scope, specialistIds, createdBy: actor.userId });
     });
     // The Expert's open sockets join the org's rooms.
     this.accessEvents.emit({ kind: 'reach_changed', userId: row.expertId });
@@ -135,7 +135,7 @@ export class ExpertsService {
   async ensureOrgWideGrant(scope: OrgScope, expertId: string): Promise<void> {
     const existing = await this.repo.listForOrg(scope);
     if (!existing.some((g) => g.expertId === expertId && g.scope === 'org')) {
-      await this.repo.insert({ orgId: scope.orgId, expertId, scope: 'org', specialistIds: [] });
+      await this.repo.insert(scope, { expertId, scope: 'org', specialistIds: [] });
     }
   }
 

@@ -17,7 +17,8 @@ export class InvitesRepository {
     return row;
   }
 
-  async findByTokenHash(tokenHash: string): Promise<OrgInviteRow | undefined> {
+  /** The invite of a secret token, in any org: the token names its org. */
+  async unscopedFindByTokenHash(tokenHash: string): Promise<OrgInviteRow | undefined> {
     const [row] = await this.db.select().from(orgInvites).where(eq(orgInvites.tokenHash, tokenHash));
     return row;
   }
@@ -31,44 +32,48 @@ export class InvitesRepository {
     return (await this.findByOrg(scope))!;
   }
 
-  async update(id: string, values: Partial<typeof orgInvites.$inferInsert>): Promise<OrgInviteRow> {
-    const [row] = await this.db.update(orgInvites).set(values).where(eq(orgInvites.id, id)).returning();
+  async update(scope: OrgScope, id: string, values: Partial<Omit<typeof orgInvites.$inferInsert, 'orgId'>>): Promise<OrgInviteRow> {
+    const [row] = await this.db
+      .update(orgInvites)
+      .set(values)
+      .where(and(inOrg(orgInvites.orgId, scope), eq(orgInvites.id, id)))
+      .returning();
     return row!;
   }
 
   /** Marks the onboarding code as used; false when it already was (single use). */
-  async markOtpUsed(id: string, at: Date): Promise<boolean> {
+  async markOtpUsed(scope: OrgScope, id: string, at: Date): Promise<boolean> {
     const rows = await this.db
       .update(orgInvites)
       .set({ otpUsedAt: at })
-      .where(and(eq(orgInvites.id, id), isNull(orgInvites.otpUsedAt)))
+      .where(and(inOrg(orgInvites.orgId, scope), eq(orgInvites.id, id), isNull(orgInvites.otpUsedAt)))
       .returning({ id: orgInvites.id });
     return rows.length === 1;
   }
 
   /** Counts one onboarding-code guess unless `max` are spent (parallel guesses included): the count after, or undefined. */
-  async takeOtpAttempt(id: string, max: number): Promise<number | undefined> {
+  async takeOtpAttempt(scope: OrgScope, id: string, max: number): Promise<number | undefined> {
     const [row] = await this.db
       .update(orgInvites)
       .set({ otpFailedAttempts: sql`${orgInvites.otpFailedAttempts} + 1` })
-      .where(and(eq(orgInvites.id, id), lt(orgInvites.otpFailedAttempts, max)))
+      .where(and(inOrg(orgInvites.orgId, scope), eq(orgInvites.id, id), lt(orgInvites.otpFailedAttempts, max)))
       .returning({ attempts: orgInvites.otpFailedAttempts });
     return row?.attempts;
   }
 
   /** Gives back the attempt of a right guess. */
-  async returnOtpAttempt(id: string): Promise<void> {
+  async returnOtpAttempt(scope: OrgScope, id: string): Promise<void> {
     await this.db
       .update(orgInvites)
       .set({ otpFailedAttempts: sql`greatest(${orgInvites.otpFailedAttempts} - 1, 0)` })
-      .where(eq(orgInvites.id, id));
+      .where(and(inOrg(orgInvites.orgId, scope), eq(orgInvites.id, id)));
   }
 
-  async markCompleted(id: string, at: Date): Promise<boolean> {
+  async markCompleted(scope: OrgScope, id: string, at: Date): Promise<boolean> {
     const rows = await this.db
       .update(orgInvites)
       .set({ completedAt: at })
-      .where(and(eq(orgInvites.id, id), isNull(orgInvites.completedAt)))
+      .where(and(inOrg(orgInvites.orgId, scope), eq(orgInvites.id, id), isNull(orgInvites.completedAt)))
       .returning({ id: orgInvites.id });
     return rows.length === 1;
   }

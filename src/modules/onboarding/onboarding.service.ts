@@ -90,7 +90,7 @@ export class OnboardingService {
       if (invite.completedAt) throw AppError.conflict('The client has already completed onboarding');
       const now = this.clock.now();
       // Sent again: the client gets a fresh budget of wrong onboarding codes.
-      const updated = await this.invites.update(invite.id, { adminUserId: admin.id, sentAt: now, expiresAt: new Date(now.getTime() + INVITE_TTL_MS), otpFailedAttempts: 0 });
+      const updated = await this.invites.update(scope, invite.id, { adminUserId: admin.id, sentAt: now, expiresAt: new Date(now.getTime() + INVITE_TTL_MS), otpFailedAttempts: 0 });
       const token = this.secrets.open(updated.tokenSealed);
       await this.mail.send(
         composeMail({
@@ -124,7 +124,7 @@ export class OnboardingService {
 
   /** The invite of a token, refused when unknown (404), expired or done (410). */
   private async open(token: string, opts: { forSignIn?: boolean } = {}): Promise<OrgInviteRow> {
-    const invite = await this.invites.findByTokenHash(sha256Hex(token));
+    const invite = await this.invites.unscopedFindByTokenHash(sha256Hex(token));
     if (!invite || !invite.sentAt || !invite.expiresAt) throw AppError.notFound('Invite');
     if (invite.completedAt) throw new AppError('invite_used', 'This invite has already been used');
     if (opts.forSignIn && invite.otpUsedAt) throw new AppError('invite_used', 'This invite has already been used to sign in');
@@ -156,8 +156,9 @@ export class OnboardingService {
   async verifyInviteOtp(token: string, code: string, ip: string): Promise<TokenResponse> {
     const invite = await this.open(token, { forSignIn: true });
     const org = (await this.orgs.findById(invite.orgId))!;
+    const scope = inviteScope(invite);
     const who = { inviteId: invite.id, orgId: invite.orgId, userId: invite.adminUserId, ip, method: 'invite_otp' };
-    const attempts = await this.invites.takeOtpAttempt(invite.id, INVITE_OTP_MAX_WRONG);
+    const attempts = await this.invites.takeOtpAttempt(scope, invite.id, INVITE_OTP_MAX_WRONG);
     if (attempts === undefined) {
       securityEvent('otp_failed', { ...who, reason: 'locked_out' });
       throw rateLimitError(
@@ -172,8 +173,8 @@ export class OnboardingService {
       if (attempts === INVITE_OTP_MAX_WRONG) securityEvent('lockout', { ...who, after: 'otp_failed' });
       throw err;
     }
-    await this.invites.returnOtpAttempt(invite.id);
-    if (!(await this.invites.markOtpUsed(invite.id, this.clock.now()))) throw new AppError('invite_used', 'This invite has already been used to sign in');
+    await this.invites.returnOtpAttempt(scope, invite.id);
+    if (!(await this.invites.markOtpUsed(scope, invite.id, this.clock.now()))) throw new AppError('invite_used', 'This invite has already been used to sign in');
     const admin = invite.adminUserId ? await this.users.findById(invite.adminUserId) : undefined;
     if (!admin) throw AppError.notFound('Invite');
     return this.auth.startSession(admin, 'invite_otp');
@@ -243,7 +244,7 @@ export class OnboardingService {
       }
       await this.users.setName(invite.adminUserId!, input.name);
       const admin = await this.users.setPassword(invite.adminUserId!, input.password);
-      if (!(await this.invites.markCompleted(invite.id, now))) throw new AppError('invite_used', 'This invite has already been used');
+      if (!(await this.invites.markCompleted(scope, invite.id, now))) throw new AppError('invite_used', 'This invite has already been used');
       await this.mail.send(
         composeMail({
           to: admin.email,

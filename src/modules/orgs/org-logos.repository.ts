@@ -17,8 +17,11 @@ export class OrgLogosRepository {
     return row;
   }
 
-  async insert(values: typeof orgLogos.$inferInsert): Promise<OrgLogoRow> {
-    const [row] = await this.db.insert(orgLogos).values(values).returning();
+  async insert(scope: OrgScope, values: Omit<typeof orgLogos.$inferInsert, 'orgId'>): Promise<OrgLogoRow> {
+    const [row] = await this.db
+      .insert(orgLogos)
+      .values({ ...values, orgId: scope.orgId })
+      .returning();
     return row!;
   }
 

@@ -47,7 +47,7 @@ export class OrgLogosService {
       org = await this.dbService.transaction(async () => {
         await this.orgs.lockForUpdate(orgId);
         previous = await this.repo.deleteByOrg(scope);
-        await this.repo.insert({ id, orgId, contentType: image.type, size: data.length, width: image.width, height: image.height, storageKey });
+        await this.repo.insert(scope, { id, contentType: image.type, size: data.length, width: image.width, height: image.height, storageKey });
         return (await this.orgsRepo.update(orgId, { logoId: id }))!;
       });
     } catch (err) {

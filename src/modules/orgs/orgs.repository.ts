@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { and, desc, eq, ilike, inArray, lt, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, ilike, inArray, lt, ne, not, or, sql } from 'drizzle-orm';
 import { Clock } from '../../platform/clock/clock.js';
 import { SharedCaches, type SharedCache } from '../../platform/cache/shared-cache.js';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
-import { anyUuid, containsPattern, olderThan } from '../../platform/db/query-parts.js';
+import { anyUuid, containsPattern, newerThan, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
+import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { orgs, slugReservations, type NewOrgRow, type OrgRow, type OrgStatus } from './orgs.tables.js';
 
 @Injectable()
@@ -107,6 +108,26 @@ export class OrgsRepository {
       .orderBy(orgs.createdAt, orgs.id);
   }
 
+  /**
+   * One page (limit + 1 rows) of the activated orgs, oldest first (created, then id), after the
+   * keyset; `only` keeps these orgs, `except` leaves these out.
+   */
+  async activatedPage(page: { limit: number; after?: Keyset; only?: readonly string[]; except?: readonly string[] }): Promise<OrgRow[]> {
+    return this.db
+      .select()
+      .from(orgs)
+      .where(
+        and(
+          sql`${orgs.activatedAt} is not null`,
+          newerThan(orgs.createdAt, orgs.id, page.after),
+          page.only ? anyUuid(orgs.id, page.only) : undefined,
+          page.except?.length ? not(anyUuid(orgs.id, page.except)) : undefined,
+        ),
+      )
+      .orderBy(orgs.createdAt, orgs.id)
+      .limit(page.limit + 1);
+  }
+
   /** Orgs in one of `statuses` last touched before `before` (the stale-org sweep). */
   async staleIn(statuses: OrgStatus[], before: Date): Promise<OrgRow[]> {
     return this.db
@@ -150,17 +171,18 @@ export class OrgsRepository {
     return row;
   }
 
-  async findReservation(slug: string): Promise<{ orgId: string; kind: 'reserved' | 'alias' } | undefined> {
+  /** The org that reserved a slug, in any org: a slug names its org. */
+  async unscopedFindReservation(slug: string): Promise<{ orgId: string; kind: 'reserved' | 'alias' } | undefined> {
     const [row] = await this.db.select({ orgId: slugReservations.orgId, kind: slugReservations.kind }).from(slugReservations).where(eq(slugReservations.slug, slug));
     return row;
   }
 
-  /** Reserves a slug for an org for good; false when another org already reserved it. */
-  async reserve(slug: string, orgId: string, kind: 'reserved' | 'alias'): Promise<boolean> {
+  /** Reserves a slug for the org of the scope for good; false when another org already reserved it. */
+  async reserve(scope: OrgScope, slug: string, kind: 'reserved' | 'alias'): Promise<boolean> {
     const rows = await this.db
       .insert(slugReservations)
-      .values({ slug, orgId, kind })
-      .onConflictDoUpdate({ target: slugReservations.slug, set: { slug: sql`excluded.slug` }, where: eq(slugReservations.orgId, orgId) })
+      .values({ slug, orgId: scope.orgId, kind })
+      .onConflictDoUpdate({ target: slugReservations.slug, set: { slug: sql`excluded.slug` }, where: inOrg(slugReservations.orgId, scope) })
       .returning({ orgId: slugReservations.orgId });
     return rows.length === 1;
   }

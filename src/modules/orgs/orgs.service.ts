@@ -54,7 +54,7 @@ export class OrgsService implements OnModuleInit {
     const key = slug.toLowerCase();
     const held = await this.repo.findBySlug(key);
     if (held) return held;
-    const reservation = await this.repo.findReservation(key);
+    const reservation = await this.repo.unscopedFindReservation(key);
     return reservation?.kind === 'alias' ? this.repo.findById(reservation.orgId) : undefined;
   }
 
@@ -63,7 +63,7 @@ export class OrgsService implements OnModuleInit {
     await this.dbService.transaction(async () => {
       await this.lockForUpdate(id);
       await this.assertSlugFree(slug, id);
-      if (!(await this.repo.reserve(slug, id, 'alias'))) throw AppError.conflict('This slug is taken', { field: 'slug' });
+      if (!(await this.repo.reserve(requestScope(id, 'org_wide_role'), slug, 'alias'))) throw AppError.conflict('This slug is taken', { field: 'slug' });
     });
     await this.audit.record({ action: 'org.slug_alias_added', userId: actor.userId, resourceId: id, orgId: id, impersonatorId: actor.impersonatorId, meta: { slug } });
     return { slug, orgId: id };
@@ -146,6 +146,11 @@ export class OrgsService implements OnModuleInit {
     return this.repo.activated();
   }
 
+  /** A page of the activated orgs, oldest first (see `OrgsRepository.activatedPage`). */
+  activatedOrgsPage(page: { limit: number; after?: Keyset; only?: readonly string[]; except?: readonly string[] }): Promise<OrgRow[]> {
+    return this.repo.activatedPage(page);
+  }
+
   /** Spec 4.6: the billing email, set from the client's billing settings. */
   async setBillingEmail(id: string, billingEmail: string | null): Promise<OrgRow> {
     const row = await this.repo.update(id, { billingEmail });
@@ -177,7 +182,7 @@ export class OrgsService implements OnModuleInit {
     const problem = slugFormatProblem(slug);
     if (problem) return { slug, valid: false, available: false, reason: problem };
     const holder = await this.repo.findBySlug(slug);
-    const reservation = await this.repo.findReservation(slug);
+    const reservation = await this.repo.unscopedFindReservation(slug);
     const taken = (holder && holder.id !== forOrgId) || (reservation && reservation.orgId !== forOrgId);
     return { slug, valid: true, available: !taken, reason: taken ? 'taken' : null };
   }
@@ -310,7 +315,7 @@ export class OrgsService implements OnModuleInit {
     const org = await this.lockForUpdate(id);
     assertTransition(org, 'client_confirms');
     await this.assertSlugFree(input.slug, id);
-    if (!(await this.repo.reserve(input.slug, id, 'reserved'))) throw AppError.conflict('This slug is taken', { field: 'slug' });
+    if (!(await this.repo.reserve(scope, input.slug, 'reserved'))) throw AppError.conflict('This slug is taken', { field: 'slug' });
     let confirmed: OrgRow;
     try {
       confirmed = (await this.moveOrg(org, 'client_confirms', {
@@ -336,7 +341,7 @@ export class OrgsService implements OnModuleInit {
       assertTransition(current, 'finish_without_invite');
       const gate = await this.phase0Status(id);
       if (!gate.ready) throw new AppError('phase0_gate_failed', 'The Phase 0 gate does not pass', { details: { missing: gate.missing } });
-      if (!(await this.repo.reserve(current.slug, id, 'reserved'))) throw AppError.conflict('This slug is reserved by another org', { field: 'slug' });
+      if (!(await this.repo.reserve(requestScope(id, 'org_wide_role'), current.slug, 'reserved'))) throw AppError.conflict('This slug is reserved by another org', { field: 'slug' });
       const next = await this.moveOrg(current, 'finish_without_invite', { activatedAt: this.clock.now() });
       if (!next) throw AppError.conflict('The org changed meanwhile; reload and try again');
       return next;

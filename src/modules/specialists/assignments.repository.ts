@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, eq, inArray, isNull, ne, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, or, type SQL } from 'drizzle-orm';
 import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
@@ -132,10 +132,23 @@ export class AssignmentsRepository {
     return rows.map((r) => ({ ...r.osa, specialist: r.specialist }));
   }
 
+  /** One org's assignments by id, unassigned ones included (its cost panel names them). */
+  byIds(scope: OrgScope, ids: string[]): Promise<OsaWithSpecialist[]> {
+    return this.withSpecialists(ids, inOrg(osa.orgId, scope));
+  }
+
   /** Assignments by id across orgs, unassigned ones included (the platform-wide cost panels and audit log name them). */
-  async unscopedByIds(ids: string[]): Promise<OsaWithSpecialist[]> {
+  unscopedByIds(ids: string[]): Promise<OsaWithSpecialist[]> {
+    return this.withSpecialists(ids);
+  }
+
+  private async withSpecialists(ids: string[], inScope?: SQL): Promise<OsaWithSpecialist[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.select({ osa, specialist: specialists }).from(osa).innerJoin(specialists, eq(specialists.id, osa.specialistId)).where(inArray(osa.id, ids));
+    const rows = await this.db
+      .select({ osa, specialist: specialists })
+      .from(osa)
+      .innerJoin(specialists, eq(specialists.id, osa.specialistId))
+      .where(and(inScope, inArray(osa.id, ids)));
     return rows.map((r) => ({ ...r.osa, specialist: r.specialist }));
   }
 

@@ -174,7 +174,7 @@ export class AssignmentsService {
       return current;
     });
     await this.audit.record({ action: 'osa.unassigned', userId: actor.userId, resourceId: removed.id, orgId: scope.orgId, impersonatorId: actor.impersonatorId, meta: { specialistId } });
-    if (removed.mailboxUserId && !removed.mailboxArchivedAt) await this.mailboxes.archiveMailbox(removed.mailboxUserId);
+    if (removed.mailboxUserId && !removed.mailboxArchivedAt) await this.mailboxes.archiveMailbox(scope, removed.mailboxUserId);
   }
 
   /**
@@ -215,9 +215,10 @@ export class AssignmentsService {
     });
   }
 
-  /** Assignment id -> its Specialist (id and name), unassigned ones included. */
-  async specialistsOf(assignmentIds: string[]): Promise<Map<string, { specialistId: string; name: string; orgId: string }>> {
-    const rows = await this.repo.unscopedByIds([...new Set(assignmentIds)]);
+  /** Assignment id -> its Specialist (id and name), unassigned ones included: of one org with a scope, else of any org. */
+  async specialistsOf(scope: OrgScope | null, assignmentIds: string[]): Promise<Map<string, { specialistId: string; name: string; orgId: string }>> {
+    const ids = [...new Set(assignmentIds)];
+    const rows = scope ? await this.repo.byIds(scope, ids) : await this.repo.unscopedByIds(ids);
     return new Map(rows.map((r) => [r.id, { specialistId: r.specialistId, name: r.specialist.name, orgId: r.orgId }]));
   }
 

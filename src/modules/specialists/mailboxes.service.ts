@@ -76,20 +76,20 @@ export class MailboxesService implements OnModuleInit {
   }
 
   /** The unassigned OSA's mailbox is deleted at the provider (its row carries mailboxArchivedAt). */
-  async archiveMailbox(userId: string): Promise<void> {
-    await this.provider.archive(userId).catch((err) => logger.error({ err, userId }, 'mailbox archive at the provider failed'));
+  async archiveMailbox(scope: OrgScope, userId: string): Promise<void> {
+    await this.provider.archive(scope, userId).catch((err) => logger.error({ err, userId }, 'mailbox archive at the provider failed'));
   }
 
   async suspend(actor: Principal, scope: OrgScope, assignmentId: string): Promise<OsaDto> {
     return this.act(actor, 'suspend', scope, assignmentId, async (current) => {
-      await this.provider.suspend(current.mailboxUserId!);
+      await this.provider.suspend(scope, current.mailboxUserId!);
       return { mailboxSuspendedAt: this.clock.now() };
     });
   }
 
   async restore(actor: Principal, scope: OrgScope, assignmentId: string): Promise<OsaDto> {
     return this.act(actor, 'restore', scope, assignmentId, async (current) => {
-      await this.provider.restore(current.mailboxUserId!);
+      await this.provider.restore(scope, current.mailboxUserId!);
       await this.events.emitDurable('specialists.mailbox_restored', { orgId: scope.orgId, assignmentId });
       return { mailboxSuspendedAt: null };
     });
@@ -119,7 +119,7 @@ export class MailboxesService implements OnModuleInit {
     const current = await this.repo.findActive(scope, data.assignmentId);
     if (!current || current.mailboxUserId || current.mailboxArchivedAt) return;
     try {
-      const { userId } = await this.provider.createMailbox({ address: current.emailAlias, displayName: current.specialist.name, orgId: data.orgId });
+      const { userId } = await this.provider.createMailbox(scope, { address: current.emailAlias, displayName: current.specialist.name });
       await this.repo.update(scope, data.assignmentId, { mailboxUserId: userId, mailboxProvisionedAt: this.clock.now(), mailboxRequestedAt: null });
       await this.audit.record({ action: 'osa.mailbox_provisioned', resourceId: data.assignmentId, orgId: data.orgId, meta: { provider: this.provider.name } });
     } catch (err) {
@@ -134,8 +134,9 @@ export class MailboxesService implements OnModuleInit {
     const org = await this.orgs.findById(orgId);
     logger.error({ err, orgId, assignmentId }, 'mailbox provisioning failed after its retries');
     if (!org?.assignedAmId) return;
-    await this.events.emit('notifications.requested', {
-      userIds: [org.assignedAmId],
+    // Owed: queued before it is delivered, so it survives a crash of this process.
+    await this.events.emitDurable('notifications.owed', {
+      userId: org.assignedAmId,
       notice: {
         type: 'workspace_provisioning_failed',
         title: 'Mailbox provisioning failed',

@@ -135,7 +135,8 @@ export class UsersRepository {
     return Number(row?.n ?? 0);
   }
 
-  async memberships(userId: string): Promise<MembershipRecord[]> {
+  /** A user's memberships in every org (their own orgs: keyed by the user, no org to scope by). */
+  async unscopedMembershipsOfUser(userId: string): Promise<MembershipRecord[]> {
     return this.db.select({ orgId: orgMemberships.orgId, orgRole: orgMemberships.orgRole }).from(orgMemberships).where(eq(orgMemberships.userId, userId)).orderBy(asc(orgMemberships.createdAt));
   }
 
@@ -192,7 +193,8 @@ export class UsersRepository {
     return rows.length === 1;
   }
 
-  async removeAllMemberships(userId: string): Promise<void> {
+  /** Ends a user's memberships in every org (the user is anonymised). */
+  async unscopedRemoveMembershipsOfUser(userId: string): Promise<void> {
     await this.db.delete(orgMemberships).where(eq(orgMemberships.userId, userId));
   }
 
@@ -209,8 +211,8 @@ export class UsersRepository {
     return Number(row?.n ?? 0);
   }
 
-  /** The orgs in which this user is the one and only owner. */
-  async orgsSolelyOwnedBy(userId: string): Promise<string[]> {
+  /** The orgs in which this user is the one and only owner, across every org. */
+  async unscopedOrgsSolelyOwnedBy(userId: string): Promise<string[]> {
     const rows = await this.db
       .select({ orgId: orgMemberships.orgId })
       .from(orgMemberships)

@@ -66,7 +66,7 @@ export class UsersService {
   }
 
   memberships(userId: string): Promise<MembershipRecord[]> {
-    return this.repo.memberships(userId);
+    return this.repo.unscopedMembershipsOfUser(userId);
   }
 
   search(filter: UserSearch, page: { limit: number; after?: Keyset }): Promise<UserRow[]> {
@@ -149,7 +149,7 @@ export class UsersService {
    * password or second factor any more, deactivated, out of every org, every session ended.
    */
   async anonymise(userId: string): Promise<UserRow> {
-    await this.repo.removeAllMemberships(userId);
+    await this.repo.unscopedRemoveMembershipsOfUser(userId);
     const row = await this.repo.update(userId, {
       email: `removed-${userId}@removed.invalid`,
       name: '',
@@ -208,7 +208,7 @@ export class UsersService {
   }
 
   orgsSolelyOwnedBy(userId: string): Promise<string[]> {
-    return this.repo.orgsSolelyOwnedBy(userId);
+    return this.repo.unscopedOrgsSolelyOwnedBy(userId);
   }
 
   async setOrgRole(scope: OrgScope, userId: string, orgRole: OrgRole): Promise<void> {
@@ -230,7 +230,7 @@ export class UsersService {
   async syncClientRole(userId: string): Promise<void> {
     const user = await this.repo.findById(userId);
     if (!user || !isClientRole(user.platformRole)) return;
-    const role = clientRoleFor((await this.repo.memberships(userId)).map((m) => m.orgRole));
+    const role = clientRoleFor((await this.repo.unscopedMembershipsOfUser(userId)).map((m) => m.orgRole));
     if (role !== user.platformRole) await this.repo.update(userId, { platformRole: role });
   }
 

@@ -10,6 +10,8 @@ export type PrincipalJson = Omit<PrincipalRecord, 'passwordChangedAt' | 'created
  * The current state of the user `userId` (status, password change, memberships) as a scalar JSON
  * subquery, null when there is no such user: the auth module reads it in the same statement as
  * the token's session, without reading this module's tables itself. Read it with `principalFromJson`.
+ * User-keyed, so outside the tenancy rule: the caller's own memberships in every org are what the
+ * org checks are made from (allowed in test/lint/tenant-scope.spec.ts).
  */
 export function principalOf(userId: SQL): SQL<PrincipalJson | null> {
   // Qualified by alias: a column interpolated in raw SQL renders unqualified (ambiguous in the

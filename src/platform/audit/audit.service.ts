@@ -69,6 +69,10 @@ export function auditPage(rows: AuditRow[], limit: number) {
 /**
  * Best-effort audit writer (spec 2.10): inside a transaction the row is written after the commit,
  * on its own; a failed audit write is logged and never undoes the business write.
+ *
+ * The audit log is platform wide: one log of every org's actions (the org is a field of the entry,
+ * with no foreign key, so rows outlive their org), read only by the SuperAdmin's viewer and the
+ * platform's own limits. Its readers are therefore `unscoped*`; writing records the org the entry names.
  */
 @Injectable()
 export class AuditService {
@@ -106,7 +110,7 @@ export class AuditService {
   }
 
   /** Newest first, keyset-paginated; `limit + 1` rows so the caller can tell whether more exist. */
-  async list(filter: AuditFilter, page: { limit: number; after?: Keyset }): Promise<AuditRow[]> {
+  async unscopedList(filter: AuditFilter, page: { limit: number; after?: Keyset }): Promise<AuditRow[]> {
     return this.dbService.db
       .select()
       .from(auditLog)
@@ -116,7 +120,7 @@ export class AuditService {
   }
 
   /** How many rows match, and the oldest of them: enough to run a limit counted from audit rows. */
-  async tally(filter: AuditFilter): Promise<{ count: number; oldestAt: Date | null }> {
+  async unscopedTally(filter: AuditFilter): Promise<{ count: number; oldestAt: Date | null }> {
     const [row] = await this.dbService.db
       .select({ n: count(), oldest: min(auditLog.createdAt) })
       .from(auditLog)

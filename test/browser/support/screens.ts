@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { codeMailedBy, waitForMail } from '../../support/mail.js';
 
 /**
  * What the screen tests and the README screenshots share: the three screen sizes, the demo users,
@@ -39,14 +40,30 @@ export interface DemoIds {
   orgId: string;
   assignmentId: string;
   userId: string;
+  /** The onboarding link of a fresh org (`/onboarding/start?token=`), and that invite's token and admin. */
   onboardingPath: string;
+  onboardingToken: string;
+  onboardingAdminEmail: string;
+  /** A conversation of the demo org on the Expert's attention list. */
+  queueConversationId: string;
+  /** A conversation of the demo org admin's chat. */
+  clientConversationId: string;
+  /** The link of a member invitation mailed to the demo member (`/invitations/accept?token=`). */
+  invitationPath: string;
 }
+
+/** The admin of the fresh org of `DemoIds.onboardingPath`, signed in with the onboarding code. */
+export const ONBOARDING_ADMIN = 'onboarding admin';
 
 export interface Screen {
   name: string;
   /** Who opens it; `null`: a page for signed-out visitors. */
-  user: DemoEmail | null;
+  user: DemoEmail | typeof ONBOARDING_ADMIN | null;
   path: (ids: DemoIds) => string;
+  /** A public page (no app shell) opened by someone signed in. */
+  withoutShell?: true;
+  /** After the page is open: takes it to the state shown (a later step of a flow), on the same path. */
+  reach?: (page: Page) => Promise<void>;
 }
 
 /** Every page of spec 4.1, and the sign-in page. */
@@ -73,6 +90,31 @@ export const SCREENS: readonly Screen[] = [
   { name: 'ops analytics', user: DEMO.superadmin, path: () => '/ops/analytics' },
   { name: 'ops audit', user: DEMO.superadmin, path: () => '/ops/audit' },
   { name: 'ops impersonation', user: DEMO.superadmin, path: () => '/ops/impersonation' },
+  { name: 'ops specialists', user: DEMO.superadmin, path: () => '/ops/specialists' },
+  { name: 'ops profile', user: DEMO.superadmin, path: () => '/ops/profile' },
+  { name: 'ops notifications', user: DEMO.accountManager, path: () => '/ops/notifications' },
+  { name: 'ops client overview', user: DEMO.accountManager, path: (ids) => `/ops/clients/${ids.orgId}` },
+  { name: 'ops quarantine', user: DEMO.accountManager, path: () => '/ops/channels/quarantine' },
+  { name: 'workspace thread', user: DEMO.expert, path: (ids) => `/workspace/queue/${ids.queueConversationId}` },
+  { name: 'workspace notifications', user: DEMO.expert, path: () => '/workspace/notifications' },
+  { name: 'workspace profile', user: DEMO.expert, path: () => '/workspace/profile' },
+  { name: 'client chat, a thread open', user: DEMO.orgAdmin, path: (ids) => `/client/chat?conversation=${ids.clientConversationId}` },
+  { name: 'accept invite (the preserved entry)', user: null, path: (ids) => ids.onboardingPath.replace('/onboarding/start', '/accept-invite') },
+  { name: 'onboarding workspace setup', user: ONBOARDING_ADMIN, withoutShell: true, path: (ids) => ids.onboardingPath },
+  {
+    name: 'onboarding your team',
+    user: ONBOARDING_ADMIN,
+    withoutShell: true,
+    path: (ids) => ids.onboardingPath,
+    reach: async (page) => {
+      await page.getByRole('button', { name: 'Continue', exact: true }).click();
+      await page.locator('[data-testid="onboarding-steps"][data-active-step="Your Team"]').waitFor();
+      await page.getByRole('textbox', { name: 'Your name', exact: true }).waitFor();
+    },
+  },
+  { name: 'reset password', user: null, path: () => `/reset-password?email=${encodeURIComponent(DEMO.member)}` },
+  { name: 'accept a member invitation', user: DEMO.member, withoutShell: true, path: (ids) => ids.invitationPath },
+  { name: 'development outbox', user: null, path: () => '/dev/mail' },
 ];
 
 /**
@@ -125,7 +167,8 @@ async function api<T>(baseUrl: string, path: string, init: { method?: string; to
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
+  const text = await response.text();
+  return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
 /** A session token of a demo user, from the password sign-in. */
@@ -134,8 +177,9 @@ export async function tokenOf(baseUrl: string, email: DemoEmail): Promise<string
 }
 
 /**
- * The demo org, one of its Specialist assignments and one of its users; and a fresh org, created
- * as the AM's wizard does, whose onboarding link opens the client's onboarding page.
+ * The demo org, one of its Specialist assignments and one of its users, a conversation on the
+ * attention list and one of its admin's chat; a fresh org, created and invited as the AM's wizard
+ * does, whose onboarding link opens the client's onboarding page; and a member invitation link.
  */
 export async function readDemoIds(baseUrl: string): Promise<DemoIds> {
   const am = await tokenOf(baseUrl, DEMO.accountManager);
@@ -164,9 +208,71 @@ export async function readDemoIds(baseUrl: string): Promise<DemoIds> {
       timezone: 'Europe/Berlin',
     },
   });
-  const link = await api<{ onboardingUrl: string }>(baseUrl, `/am/orgs/${created.id}/onboarding-link`, { token: am });
+  // The invite sent (as on wizard step 4): its admin can then ask for the onboarding code.
+  const link = await api<{ onboardingUrl: string }>(baseUrl, `/am/orgs/${created.id}/invite`, { method: 'POST', token: am, body: {} });
+  await waitForMail(baseUrl, `owner@${slug}.example.com`, () => true, 'of the onboarding invite');
   const url = new URL(link.onboardingUrl);
-  return { orgId: org.id, assignmentId: assignments.items[0].id, userId: user.id, onboardingPath: `${url.pathname}${url.search}` };
+  const onboardingToken = url.searchParams.get('token');
+  if (!onboardingToken) throw new Error('the onboarding link has no token');
+
+  return {
+    orgId: org.id,
+    assignmentId: assignments.items[0].id,
+    userId: user.id,
+    onboardingPath: `${url.pathname}${url.search}`,
+    onboardingToken,
+    onboardingAdminEmail: `owner@${slug}.example.com`,
+    ...(await readDemoConversations(baseUrl)),
+    invitationPath: await memberInvitationPath(baseUrl, am),
+  };
+}
+
+/** A conversation of the demo org on the Expert's attention list, and the newest of its admin's chat (the seeded demo activity). */
+export async function readDemoConversations(baseUrl: string): Promise<Pick<DemoIds, 'queueConversationId' | 'clientConversationId'>> {
+  const expert = await tokenOf(baseUrl, DEMO.expert);
+  const queue = await api<{ items: { conversationId: string; orgName: string }[] }>(baseUrl, '/expert-queue?status=all', { token: expert });
+  const queued = queue.items[0];
+  if (!queued) throw new Error('nothing is on the attention list of the demo Expert');
+  const orgAdmin = await tokenOf(baseUrl, DEMO.orgAdmin);
+  const conversations = await api<{ items: { id: string }[] }>(baseUrl, '/conversations', { token: orgAdmin });
+  if (!conversations.items[0]) throw new Error('the demo org admin has no conversation');
+  return { queueConversationId: queued.conversationId, clientConversationId: conversations.items[0].id };
+}
+
+/**
+ * A second org whose admin invites the demo member (an existing user of the demo org): the path of
+ * the link in the invitation mail, which the demo member opens signed in.
+ */
+async function memberInvitationPath(baseUrl: string, am: string): Promise<string> {
+  const slug = `invites-${Date.now().toString(36)}`;
+  await api(baseUrl, '/am/orgs', {
+    method: 'POST',
+    token: am,
+    body: {
+      legalName: 'Invitations Test GmbH',
+      slug,
+      industry: 'technology',
+      corporateDomains: [`${slug}.example.com`],
+      adminEmail: `owner@${slug}.example.com`,
+      website: `https://${slug}.example.com`,
+      timezone: 'UTC',
+    },
+  });
+  const admin = await api<{ token: string }>(baseUrl, '/auth/demo-login', { method: 'POST', body: { role: 'org_admin', orgSlug: slug } });
+  await api(baseUrl, '/admin/members/invite', { method: 'POST', token: admin.token, body: { email: DEMO.member, orgRole: 'member' } });
+  const mail = await waitForMail(baseUrl, DEMO.member, (m) => m.subject === 'You have been invited to Invitations Test GmbH', 'inviting to Invitations Test GmbH');
+  const link = /https?:\/\/\S+\/invitations\/accept\?token=[\w-]+/.exec(mail.text);
+  if (!link) throw new Error('the invitation mail has no link');
+  const url = new URL(link[0]);
+  return `${url.pathname}${url.search}`;
+}
+
+/** Signs `page` in as the admin of the onboarding invite, with the code mailed to them (as its first step does). */
+export async function signInOnboardingAdmin(page: Page, baseUrl: string, ids: DemoIds): Promise<void> {
+  const code = await codeMailedBy(baseUrl, ids.onboardingAdminEmail, () => api(baseUrl, '/auth/send-invite-otp', { method: 'POST', body: { token: ids.onboardingToken } }));
+  const { token } = await api<{ token: string }>(baseUrl, '/auth/verify-invite-otp', { method: 'POST', body: { token: ids.onboardingToken, code } });
+  await page.goto('/login');
+  await page.evaluate(`localStorage.setItem('cos.token', ${JSON.stringify(token)})`);
 }
 
 /** Signs `page` in as `email` (its context's localStorage holds the session, as after the sign-in form). */

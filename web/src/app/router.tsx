@@ -1,5 +1,5 @@
 import type { PlatformRole } from '@contracts';
-import { lazy, Suspense, type ComponentType } from 'react';
+import { lazy, Suspense } from 'react';
 import { createBrowserRouter, type PatchRoutesOnNavigationFunction, type RouteObject } from 'react-router';
 import { tokenStore } from '../api/token';
 import { CLIENT_ROLES, OPS_ROLES, WORKSPACE_ROLES } from '../auth/roles';
@@ -7,18 +7,16 @@ import { LandingRedirect, RequireRole, SessionLoading } from '../auth/SessionGat
 import { ErrorPage } from '../pages/ErrorPage';
 import { LoginPage } from '../pages/login/LoginPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
+import { page } from './lazy-page';
 import { legacyRedirects } from './legacy-redirects';
 
 /*
  * Code splitting: the sign-in page is in the first download; every other page comes with its own
- * chunk when it is first opened. A signed-in area's pages (and its shell) load together, the first
- * time a path of the area is visited (react-router's route discovery patches them in).
+ * chunk when it is first opened. A signed-in area's route table is patched in the first time a
+ * path of the area is visited by someone signed in (react-router's route discovery); each of its
+ * pages is then downloaded when its route is first matched (`page()`), so opening the client chat
+ * does not download the settings, nor the ops clients list the billing charts.
  */
-
-/** A route of one page module, loaded when the route is first matched. */
-function page<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): Pick<RouteObject, 'lazy'> {
-  return { lazy: async () => ({ Component: pick(await load()) }) };
-}
 
 const AppLayout = lazy(() => import('../layout/AppLayout').then((module) => ({ default: module.AppLayout })));
 
@@ -51,14 +49,7 @@ const AREAS: readonly Area[] = [
   {
     id: 'client',
     roles: CLIENT_ROLES,
-    routes: async () => {
-      const [{ ChatPage }, { InboxPage }, { clientSettingsRoute }] = await Promise.all([
-        import('../pages/client/ChatPage'),
-        import('../pages/client/InboxPage'),
-        import('../pages/client/settings/routes'),
-      ]);
-      return [{ path: 'chat', element: <ChatPage /> }, { path: 'inbox', element: <InboxPage /> }, clientSettingsRoute];
-    },
+    routes: async () => (await import('../pages/client/routes')).clientRoutes,
   },
 ];
 

@@ -1,4 +1,4 @@
-import { CLIENT_ROLES, isClientRole, type PlatformRole } from '@contracts';
+import { CLIENT_ROLES, isClientRole, PLATFORM_ROLES, type PlatformRole } from '@contracts';
 
 /** Who may open each area of the web app (spec 5.4); everyone else is sent to their own landing. */
 export const OPS_ROLES = ['superadmin', 'account_manager', 'ai_operator'] as const satisfies readonly PlatformRole[];
@@ -21,4 +21,9 @@ const ROLE_LABELS: Record<PlatformRole, string> = {
 
 export function roleLabel(role: PlatformRole): string {
   return ROLE_LABELS[role];
+}
+
+/** A role named by a plain string (the demo accounts list): its label, or the string when it is no role. */
+export function roleLabelOf(role: string): string {
+  return (PLATFORM_ROLES as readonly string[]).includes(role) ? roleLabel(role as PlatformRole) : role;
 }

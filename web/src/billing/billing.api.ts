@@ -4,6 +4,7 @@ import type {
   ExpertLeverage,
   ExpertWorkload,
   InvoiceDto,
+  OpsBillingOrg,
   OpsBillingOrgList,
   OrgBillingDto,
   OrgCosts,
@@ -18,6 +19,12 @@ import { apiFetch } from '../api/client';
 
 const org = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}`;
 
+/** The ops payment-state list's filters: one payment state, one org. */
+export interface OpsOrgsFilter {
+  payment?: OpsBillingOrg['paymentState'];
+  orgId?: string;
+}
+
 /** Billing settings of an org (spec 4.6), the ops billing panels and Expert analytics (spec 8.1). */
 export const billingApi = {
   settings: (orgId: string, signal?: AbortSignal) => apiFetch<OrgBillingDto>(`${org(orgId)}/billing`, { signal }),
@@ -25,7 +32,7 @@ export const billingApi = {
   invoices: (orgId: string, signal?: AbortSignal) => apiFetch<PageOf<InvoiceDto>>(`${org(orgId)}/invoices`, { signal }),
   checkoutUrl: (orgId: string) => apiFetch<CheckoutUrl>('/client/billing/checkout-url', { query: { orgId } }),
   recordPaymentMethod: (orgId: string, body: RecordPaymentMethodInput) => apiFetch<OrgBillingDto>(`${org(orgId)}/billing/payment-method`, { method: 'POST', body }),
-  opsOrgs: (signal?: AbortSignal) => apiFetch<OpsBillingOrgList>('/ops/billing/orgs', { signal }),
+  opsOrgs: (filter: OpsOrgsFilter, cursor: string | undefined, signal?: AbortSignal) => apiFetch<OpsBillingOrgList>('/ops/billing/orgs', { query: { ...filter, cursor }, signal }),
   opsOrg: (orgId: string, range: CostRangeQuery, signal?: AbortSignal) => apiFetch<OrgCosts>(`/ops/billing/orgs/${encodeURIComponent(orgId)}`, { query: range, signal }),
   platformCosts: (range: CostRangeQuery, signal?: AbortSignal) => apiFetch<PlatformCosts>('/ops/billing/costs', { query: range, signal }),
   recordPayment: (invoiceId: string, body: RecordPaymentInput) => apiFetch<PaymentRecorded>(`/ops/billing/invoices/${encodeURIComponent(invoiceId)}/payments`, { method: 'POST', body }),
@@ -37,7 +44,7 @@ export const billingKeys = {
   org: (orgId: string) => ['billing', 'org', orgId] as const,
   settings: (orgId: string) => ['billing', 'org', orgId, 'settings'] as const,
   invoices: (orgId: string) => ['billing', 'org', orgId, 'invoices'] as const,
-  opsOrgs: ['billing', 'ops', 'orgs'] as const,
+  opsOrgs: (filter: OpsOrgsFilter) => ['billing', 'ops', 'orgs', filter] as const,
   opsOrg: (orgId: string, range: CostRangeQuery) => ['billing', 'ops', 'org', orgId, range] as const,
   platformCosts: (range: CostRangeQuery) => ['billing', 'ops', 'costs', range] as const,
   workload: (range: CostRangeQuery) => ['analytics', 'workload', range] as const,

@@ -2,6 +2,7 @@ import { Anchor, Code, Paper, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { authApi, type DemoAccount } from '../../auth/auth.api';
+import { roleLabelOf } from '../../auth/roles';
 
 /**
  * Shown only where the server offers demo accounts (never in production, where the route is 404).
@@ -44,7 +45,7 @@ export function DemoAccounts({ onPick }: { onPick: (account: DemoAccount) => voi
                 <Table.Td>
                   <Code>{account.password}</Code>
                 </Table.Td>
-                <Table.Td>{account.role}</Table.Td>
+                <Table.Td data-testid="demo-account-role">{roleLabelOf(account.role)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>

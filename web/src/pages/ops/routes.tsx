@@ -1,22 +1,69 @@
 import type { RouteObject } from 'react-router';
-import { ClientsPage } from './clients/ClientsPage';
-import { OpsNotificationsPage } from './notifications/OpsNotificationsPage';
-import { AssignmentDetailPage } from './org/AssignmentDetailPage';
-import { OrgOverviewPage } from './org/OrgOverviewPage';
-import { CompanyInfoPage } from './wizard/company/CompanyInfoPage';
-import { ExpertAssignmentPage } from './wizard/experts/ExpertAssignmentPage';
-import { ClientInvitePage } from './wizard/invite/ClientInvitePage';
-import { SpecialistAssignmentPage } from './wizard/specialists/SpecialistAssignmentPage';
+import { page } from '../../app/lazy-page';
 
 /** The pages of spec 4.1 under /ops/clients (the AM wizard, org overview and OSA detail), and the staff's notifications. */
 export const opsClientRoutes: RouteObject[] = [
-  { path: 'clients', element: <ClientsPage /> },
-  { path: 'clients/new', element: <CompanyInfoPage /> },
-  { path: 'clients/:id', element: <OrgOverviewPage /> },
-  { path: 'clients/:id/setup/step-1', element: <CompanyInfoPage /> },
-  { path: 'clients/:id/setup/step-2', element: <SpecialistAssignmentPage /> },
-  { path: 'clients/:id/setup/step-3', element: <ExpertAssignmentPage /> },
-  { path: 'clients/:id/setup/step-4', element: <ClientInvitePage /> },
-  { path: 'clients/:id/specialists/:assignmentId', element: <AssignmentDetailPage /> },
-  { path: 'notifications', element: <OpsNotificationsPage /> },
+  {
+    path: 'clients',
+    ...page(
+      () => import('./clients/ClientsPage'),
+      (m) => m.ClientsPage,
+    ),
+  },
+  {
+    path: 'clients/new',
+    ...page(
+      () => import('./wizard/company/CompanyInfoPage'),
+      (m) => m.CompanyInfoPage,
+    ),
+  },
+  {
+    path: 'clients/:id',
+    ...page(
+      () => import('./org/OrgOverviewPage'),
+      (m) => m.OrgOverviewPage,
+    ),
+  },
+  {
+    path: 'clients/:id/setup/step-1',
+    ...page(
+      () => import('./wizard/company/CompanyInfoPage'),
+      (m) => m.CompanyInfoPage,
+    ),
+  },
+  {
+    path: 'clients/:id/setup/step-2',
+    ...page(
+      () => import('./wizard/specialists/SpecialistAssignmentPage'),
+      (m) => m.SpecialistAssignmentPage,
+    ),
+  },
+  {
+    path: 'clients/:id/setup/step-3',
+    ...page(
+      () => import('./wizard/experts/ExpertAssignmentPage'),
+      (m) => m.ExpertAssignmentPage,
+    ),
+  },
+  {
+    path: 'clients/:id/setup/step-4',
+    ...page(
+      () => import('./wizard/invite/ClientInvitePage'),
+      (m) => m.ClientInvitePage,
+    ),
+  },
+  {
+    path: 'clients/:id/specialists/:assignmentId',
+    ...page(
+      () => import('./org/AssignmentDetailPage'),
+      (m) => m.AssignmentDetailPage,
+    ),
+  },
+  {
+    path: 'notifications',
+    ...page(
+      () => import('./notifications/OpsNotificationsPage'),
+      (m) => m.OpsNotificationsPage,
+    ),
+  },
 ];

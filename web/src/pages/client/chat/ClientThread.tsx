@@ -1,6 +1,6 @@
 import { ActionIcon, Alert, Group, Loader, Paper, Stack, Text, Title, VisuallyHidden } from '@mantine/core';
 import type { ConversationDto, MessageDto } from '@contracts';
-import { Fragment, useEffect, useRef, useState } from 'react';
+import { Fragment, useCallback, useEffect, useRef, useState } from 'react';
 import { useCurrentUser } from '../../../auth/current-user';
 import { Composer } from '../../../conversations/Composer';
 import { Bubble, DaySeparator, PersonAvatar, ThreadScroll, storedMessageParts } from '../../../conversations/MessageBubble';
@@ -51,7 +51,7 @@ function excerpt(text: string): string {
  * Tells a screen reader about each new reply (the Specialist's name and the text's beginning): the
  * text of a polite live region changes when a reply arrives after the thread was shown.
  */
-function useReplyAnnouncement(messages: readonly MessageDto[], loaded: boolean, specialistName: string, question: MessageDto | null): string {
+function useReplyAnnouncement(messages: readonly MessageDto[], loaded: boolean, specialistName: string, question: MessageDto | null, onAnnounced: (questionId: string) => void): string {
   const [announcement, setAnnouncement] = useState('');
   const newest = useRef<number | null>(null);
   // The message sent from this page whose reply was announced.
@@ -76,11 +76,12 @@ function useReplyAnnouncement(messages: readonly MessageDto[], loaded: boolean, 
       const toQuestion = messages.filter((message) => message.role !== 'client' && message.id !== question.id && time(message) >= time(question)).at(-1);
       if (toQuestion) {
         answered.current = question.id;
+        onAnnounced(question.id);
         reply ??= toQuestion;
       }
     }
     if (reply) setAnnouncement(`${specialistName} replied: ${excerpt(reply.content)}`);
-  }, [messages, loaded, specialistName, question]);
+  }, [messages, loaded, specialistName, question, onAnnounced]);
   return announcement;
 }
 
@@ -91,9 +92,15 @@ export function ClientThread({ conversationId, stream, onBack }: { conversationI
   useConversationLive(conversationId);
   const live = stream.live?.conversationId === conversationId ? stream.live : null;
   const problem = stream.problem?.conversationId === conversationId ? stream.problem : null;
-  // Opened by its first message: the box keeps the focus it had.
-  const [openedLive] = useState(() => live !== null);
-  const announcement = useReplyAnnouncement(messages, query.isSuccess, conversation?.specialist.name ?? '', live?.question ?? null);
+  // Opened by its first message (still streaming, or already answered: a fast reply can end the
+  // stream before this thread mounts): the box keeps the focus it had.
+  const [openedLive] = useState(() => live !== null || stream.awaitingAnnouncement(conversationId) !== null);
+  // The message sent from this page: while its reply streams, and after (a fast reply may end the
+  // stream before this thread is first shown), until its reply is announced.
+  const sentHere = live?.question ?? stream.awaitingAnnouncement(conversationId);
+  const { announced } = stream;
+  const onAnnounced = useCallback((questionId: string) => announced(conversationId, questionId), [announced, conversationId]);
+  const announcement = useReplyAnnouncement(messages, query.isSuccess, conversation?.specialist.name ?? '', sentHere, onAnnounced);
 
   if (query.isPending) return <SectionLoader label="Loading the conversation" />;
   if (!conversation) return <QueryAlert title="Could not load the conversation" error={query.error} retry={() => void query.refetch()} />;

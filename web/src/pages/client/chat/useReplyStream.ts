@@ -44,6 +44,11 @@ export function useReplyStream() {
   const controller = useRef<AbortController | null>(null);
   /** Stored replies that were streamed, and the key of their bubble. */
   const replyKeys = useRef(new Map<string, string>());
+  /**
+   * The message sent from this page to each conversation whose reply is not announced yet: kept
+   * after its stream ends, so a thread shown only after a fast reply still announces it, once.
+   */
+  const [unannounced, setUnannounced] = useState<ReadonlyMap<string, MessageDto>>(() => new Map());
 
   useEffect(() => () => controller.current?.abort(), []);
 
@@ -63,6 +68,7 @@ export function useReplyStream() {
           {
             onMessage: (message) => {
               stored = true;
+              setUnannounced((current) => new Map(current).set(conversationId, message));
               addThreadMessages(queryClient, conversationId, [message]);
               update(() => ({ question: message }));
               resolve(true);
@@ -95,8 +101,21 @@ export function useReplyStream() {
   );
 
   const keyOf = useCallback((messageId: string) => replyKeys.current.get(messageId), []);
+  /** The message sent from this page whose reply the conversation's thread has still to announce. */
+  const awaitingAnnouncement = useCallback((conversationId: string) => unannounced.get(conversationId) ?? null, [unannounced]);
+  /** The thread announced the reply to this message: never again, even in a thread shown later. */
+  const announced = useCallback(
+    (conversationId: string, messageId: string) =>
+      setUnannounced((current) => {
+        if (current.get(conversationId)?.id !== messageId) return current;
+        const next = new Map(current);
+        next.delete(conversationId);
+        return next;
+      }),
+    [],
+  );
 
-  return { live, problem, send, keyOf, dismissProblem: () => setProblem(null) };
+  return { live, problem, send, keyOf, awaitingAnnouncement, announced, dismissProblem: () => setProblem(null) };
 }
 
 export type ReplyStream = ReturnType<typeof useReplyStream>;

@@ -1,15 +1,14 @@
 import { Tabs } from '@mantine/core';
-import type { ReactNode } from 'react';
-import { Outlet, useLocation, useNavigate } from 'react-router';
+import { Outlet, useLocation, useNavigate, type RouteObject } from 'react-router';
 import { Page } from '../../../layout/Page';
 
 export const SETTINGS_BASE = '/client/settings';
 
-/** One tab of the client settings: `/client/settings/<path>`. */
+/** One tab of the client settings: `/client/settings/<path>`, its page loaded by `lazy`. */
 export interface SettingsSection {
   path: string;
   label: string;
-  element: ReactNode;
+  lazy?: RouteObject['lazy'];
 }
 
 /** `/client/settings/*`: the settings title, a tab per section, and the open section below. */

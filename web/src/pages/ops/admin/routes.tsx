@@ -1,25 +1,56 @@
 import type { RouteObject } from 'react-router';
-import { ProfilePage } from '../../client/settings/profile/ProfilePage';
+import { page } from '../../../app/lazy-page';
 import { Page } from '../../../layout/Page';
-import { SpecialistsPage } from '../specialists/SpecialistsPage';
-import { AuditPage } from './audit/AuditPage';
-import { ImpersonationPage } from './impersonation/ImpersonationPage';
-import { UserDetailPage } from './users/UserDetailPage';
-import { UsersPage } from './users/UsersPage';
 
 /** The internal administration pages of spec 4.1 (SuperAdmin): users, audit, impersonation, the Specialist catalog; and the staff profile with two-factor sign-in. */
 export const opsAdminRoutes: RouteObject[] = [
-  { path: 'users', element: <UsersPage /> },
-  { path: 'users/:id', element: <UserDetailPage /> },
-  { path: 'audit', element: <AuditPage /> },
-  { path: 'impersonation', element: <ImpersonationPage /> },
-  { path: 'specialists', element: <SpecialistsPage /> },
+  {
+    path: 'users',
+    ...page(
+      () => import('./users/UsersPage'),
+      (m) => m.UsersPage,
+    ),
+  },
+  {
+    path: 'users/:id',
+    ...page(
+      () => import('./users/UserDetailPage'),
+      (m) => m.UserDetailPage,
+    ),
+  },
+  {
+    path: 'audit',
+    ...page(
+      () => import('./audit/AuditPage'),
+      (m) => m.AuditPage,
+    ),
+  },
+  {
+    path: 'impersonation',
+    ...page(
+      () => import('./impersonation/ImpersonationPage'),
+      (m) => m.ImpersonationPage,
+    ),
+  },
+  {
+    path: 'specialists',
+    ...page(
+      () => import('../specialists/SpecialistsPage'),
+      (m) => m.SpecialistsPage,
+    ),
+  },
   {
     path: 'profile',
-    element: (
-      <Page title="Profile">
-        <ProfilePage />
-      </Page>
+    ...page(
+      () => import('../../client/settings/profile/ProfilePage'),
+      ({ ProfilePage }) =>
+        function OpsProfilePage() {
+          return (
+            <Page title="Profile">
+              <ProfilePage />
+            </Page>
+          );
+        },
     ),
   },
 ];

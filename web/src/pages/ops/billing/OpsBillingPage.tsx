@@ -14,6 +14,7 @@ import { ConfirmDialog } from '../../../layout/ConfirmDialog';
 import { formatDate, formatDateTime } from '../../../ops/format';
 import { OrgStatusBadge } from '../../../ops/OrgStatusBadge';
 import { useUrlParams } from '../../../ops/url-state';
+import { LoadMore, useCursorList } from '../../../admin/paging';
 import { QueryAlert, SectionLoader } from '../../../ops/QueryAlert';
 import { OrgAutonomousHandling } from '../analytics/AutonomousHandling';
 
@@ -24,10 +25,10 @@ function PaymentStates({ onlyOrg }: { onlyOrg?: string }) {
   const [param, setParams] = useUrlParams<'payment'>();
   const raw = param('payment');
   const payment = PAYMENT_FILTERS.some((f) => f.value === raw) ? (raw as PaymentFilter) : null;
-  const orgs = useQuery({ queryKey: billingKeys.opsOrgs, queryFn: ({ signal }) => billingApi.opsOrgs(signal) });
+  const filter = { payment: payment ?? undefined, orgId: onlyOrg };
+  const { query: orgs, items: rows } = useCursorList(billingKeys.opsOrgs(filter), (cursor, signal) => billingApi.opsOrgs(filter, cursor, signal));
   if (orgs.isPending) return <SectionLoader label="Loading payment states" />;
   if (orgs.error) return <QueryAlert title="Could not load payment states" error={orgs.error} retry={() => void orgs.refetch()} />;
-  const rows = orgs.data.items.filter((o) => (!onlyOrg || o.orgId === onlyOrg) && (!payment || o.paymentState === payment));
   return (
     <Stack gap="sm">
       <Select label="Payment" placeholder="Every payment state" data={PAYMENT_FILTERS} value={payment} onChange={(value) => setParams({ payment: value })} clearable maw={280} />
@@ -83,6 +84,7 @@ function PaymentStates({ onlyOrg }: { onlyOrg?: string }) {
           </Table.ScrollContainer>
         </Card>
       )}
+      <LoadMore query={orgs} />
     </Stack>
   );
 }
