@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserSessions } from './support/sessions.js';
 
@@ -199,8 +199,18 @@ describe('impersonation, the audit log and the client settings pages', () => {
     await page.goto('/client/settings/team');
     await page.getByTestId('members-table').waitFor();
 
+    // The page was loaded afresh inside the client area, so going back downloads the ops pages.
+    // Held back here past the SuperAdmin's /auth/me, the client area's guard sees the role change
+    // first: the way back must still end on the impersonated user's page, not the ops landing.
+    const slowChunks = async (route: Route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue();
+    };
+    await page.route('**/assets/*.js', slowChunks);
     await banner.getByRole('button', { name: 'Stop impersonating', exact: true }).click();
     await waitForPath(page, /^\/ops\/users\/[0-9a-f-]{36}$/);
+    await page.getByTestId('current-user').waitFor();
+    await page.unroute('**/assets/*.js', slowChunks);
     expect(await page.getByTestId('current-user').textContent()).toContain('superadmin@platform.demo.invalid');
     expect(await page.getByTestId('impersonation-banner').count()).toBe(0);
     // The server gave the SuperAdmin's own session back: the same session, a new token.

@@ -1,7 +1,7 @@
 import { Alert, Button, Center, Group, Loader } from '@mantine/core';
 import type { MeResponse, PlatformRole } from '@contracts';
 import type { ReactNode } from 'react';
-import { Navigate, useLocation } from 'react-router';
+import { Navigate, useLocation, useNavigation } from 'react-router';
 import { loginPathFor } from './next-path';
 import { CurrentUserContext } from './current-user';
 import { useSession, useSignOut } from './session';
@@ -47,11 +47,20 @@ function WithSession({ children }: { children: (user: MeResponse) => ReactNode }
   }
 }
 
-/** Pages of one role area; a user of another role is sent to their own landing. */
+/**
+ * Pages of one role area; a user of another role is sent to their own landing. When the session
+ * changes role while the app is already taking the user somewhere (stopping an impersonation goes
+ * back to the impersonated user's page, whose area may still be downloading), that navigation is
+ * let finish instead of being overridden: its destination's own guard then decides.
+ */
 export function RequireRole({ roles, children }: { roles: readonly PlatformRole[]; children: ReactNode }) {
+  const navigating = useNavigation().state !== 'idle';
   return (
     <WithSession>
-      {(user) => (roles.includes(user.platformRole) ? <CurrentUserContext.Provider value={user}>{children}</CurrentUserContext.Provider> : <Navigate to={user.landing} replace />)}
+      {(user) => {
+        if (roles.includes(user.platformRole)) return <CurrentUserContext.Provider value={user}>{children}</CurrentUserContext.Provider>;
+        return navigating ? <SessionLoading /> : <Navigate to={user.landing} replace />;
+      }}
     </WithSession>
   );
 }
