@@ -84,6 +84,19 @@ describe('Specialist agent on the offline model', () => {
     expect([again.inputTokens, again.outputTokens]).toEqual([result.inputTokens, result.outputTokens]);
   });
 
+  it('gives the same answer whether the turn is streamed or not, a tool step included', async () => {
+    for (const question of ['Could you draft a headline for our spring sale?', 'What time is it over there?']) {
+      const deltas: string[] = [];
+      const streamed = await agent.runTurn(turn(acmeId, question, { onTextDelta: (d) => deltas.push(d) }));
+      const whole = await agent.runTurn(turn(acmeId, question));
+      expect(deltas.join('')).toBe(streamed.text);
+      // The org's local time may tick between the two turns; everything else is the same.
+      const withoutTime = (text: string) => text.replace(/"(time|utc)":"[^"]*"/g, '');
+      expect(withoutTime(whole.text)).toBe(withoutTime(streamed.text));
+      expect([whole.inputTokens, whole.outputTokens]).toEqual([streamed.inputTokens, streamed.outputTokens]);
+    }
+  });
+
   it("puts the org's client briefs into the prompt (more input tokens, and the answer knows they exist)", async () => {
     const before = await agent.runTurn(turn(acmeId, 'Any news?'));
     await app.post('/api/client-briefs', { title: 'Products', content: 'Acme sells anvils, rockets and giant magnets to coyotes. '.repeat(10) }, { token: owner });
@@ -250,6 +263,17 @@ describe('Specialist agent on an openai-compatible provider', () => {
     expect(sent.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('Your name is Maya Chen.') });
     expect(sent.messages.at(-1)).toMatchObject({ role: 'user', content: 'Hi' });
     expect(sent.tools?.map((t) => t.function.name).sort()).toEqual(['get_org_local_time', 'read_client_brief']);
+  });
+
+  it('asks for one completion, not a stream, when nobody reads the deltas: the same text, tokens and ledger row', async () => {
+    provider.mode = 'ok';
+    const input = turn(acmeId, 'Hi');
+    const result = await agent.runTurn(input);
+    expect(result).toEqual({ text: 'Hello from a live model.', provider: 'openai-compatible', model: 'gpt-4o-mini', inputTokens: 1000, outputTokens: 500, costMicroUsd: 450 });
+    expect(provider.requests.at(-1)!.stream).not.toBe(true);
+    const rows = await rowsFor(app, input.turnMessageId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ inputTokens: 1000, outputTokens: 500, costMicroUsd: 450, outcome: 'ok' });
   });
 
   it('never offers a hosted integration, even when the org permits it', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { stepCountIs, streamText } from 'ai';
+import { generateText, stepCountIs, streamText } from 'ai';
 import { agentConfig, type AgentConfig } from './agent.config.js';
 import { DbService } from '../../platform/db/db.service.js';
 import { AppError } from '../../platform/errors/app-error.js';
@@ -116,35 +116,49 @@ export class AgentService {
     const toolsUsed: string[] = [];
     let text = '';
     let failure: { reason: string; cause?: unknown } | undefined;
+    const call = {
+      model: meteredModel(this.configured.model, {
+        timeoutMs: this.config.llm.timeoutMs,
+        onCall: (modelCall) => ledger.record(modelCall),
+      }),
+      system,
+      messages,
+      tools: offer.tools,
+      stopWhen: stepCountIs(MAX_STEPS),
+      maxRetries: 0,
+      abortSignal: input.abortSignal,
+    };
     try {
-      const result = streamText({
-        model: meteredModel(this.configured.model, {
-          timeoutMs: this.config.llm.timeoutMs,
-          onCall: (call) => ledger.record(call),
-        }),
-        system,
-        messages,
-        tools: offer.tools,
-        stopWhen: stepCountIs(MAX_STEPS),
-        maxRetries: 0,
-        abortSignal: input.abortSignal,
-        // Errors arrive as stream parts below and end up in the ledger and the thrown error, not on stderr.
-        onError: () => undefined,
-      });
-      for await (const part of result.fullStream) {
-        if (part.type === 'text-delta') {
-          text += part.text;
-          input.onTextDelta?.(part.text);
-        } else if (part.type === 'error') {
-          failure ??= { reason: ledger.lastError ?? describe(part.error), cause: part.error };
-        } else if (part.type === 'tool-call') {
-          toolsUsed.push(part.toolName);
-        } else if (part.type === 'abort') {
-          failure ??= { reason: ledger.lastError ?? 'cancelled by the caller' };
+      if (input.onTextDelta) {
+        // Someone reads the reply as it is written: the model's stream, each delta passed on.
+        const result = streamText({
+          ...call,
+          // Errors arrive as stream parts below and end up in the ledger and the thrown error, not on stderr.
+          onError: () => undefined,
+        });
+        for await (const part of result.fullStream) {
+          if (part.type === 'text-delta') {
+            text += part.text;
+            input.onTextDelta(part.text);
+          } else if (part.type === 'error') {
+            failure ??= { reason: ledger.lastError ?? describe(part.error), cause: part.error };
+          } else if (part.type === 'tool-call') {
+            toolsUsed.push(part.toolName);
+          } else if (part.type === 'abort') {
+            failure ??= { reason: ledger.lastError ?? CANCELLED };
+          }
+        }
+      } else {
+        // Nobody reads the deltas: the whole answer at once, without the stream's machinery (the
+        // same model calls, steps and tools; the text of every step, as the stream's deltas add up).
+        const result = await generateText(call);
+        for (const step of result.steps) {
+          text += step.text;
+          toolsUsed.push(...step.toolCalls.map((toolCall) => toolCall.toolName));
         }
       }
     } catch (err) {
-      failure ??= { reason: ledger.lastError ?? describe(err), cause: err };
+      failure ??= { reason: ledger.lastError ?? (input.abortSignal?.aborted ? CANCELLED : describe(err)), cause: err };
     } finally {
       await ledger.written();
     }
@@ -230,6 +244,8 @@ class TurnLedger {
     return this.pending;
   }
 }
+
+const CANCELLED = 'cancelled by the caller';
 
 function describe(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
