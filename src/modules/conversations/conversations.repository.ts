@@ -145,16 +145,18 @@ export class ConversationsRepository {
 
   /**
    * A client message to a pending thread in one statement (it commits alone): the thread's row
-   * locked, the message stored, its turn queued and the thread's last message moved, as the
-   * locking transaction does for a client message that leaves the status as it is. Nothing is
+   * locked, the message stored, its turn written claimed by the caller for `claimLeaseMs` (see
+   * `insertTurn`) and the thread's last message moved, as the locking transaction does for a
+   * client message that leaves the status as it is. Nothing is
    * written (undefined) when the thread is no longer pending or the idempotency key was used:
    * the caller then takes the transaction that applies the status rule.
    */
   async storeClientMessageWhilePending(
     scope: OrgScope,
     values: { conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null },
+    claimLeaseMs: number,
   ): Promise<{ message: MessageRow; conversation: ConversationRow } | undefined> {
-    const [row] = await this.statements.storeClientMessage({ ...values, orgId: scope.orgId, now: systemNow() });
+    const [row] = await this.statements.storeClientMessage({ ...values, orgId: scope.orgId, now: systemNow(), leaseS: claimLeaseMs / 1000 });
     return row?.thread ? { message: row.message, conversation: row.thread } : undefined;
   }
 
@@ -274,11 +276,25 @@ export class ConversationsRepository {
 
   // Turns
 
-  async insertTurn(scope: OrgScope, values: Omit<typeof turns.$inferInsert, 'orgId'>): Promise<void> {
+  /**
+   * Queues a message's turn; with `claimLeaseMs`, written already claimed by the caller (`running`,
+   * its first attempt, the claim expiring that long from now), which runs it next without a claim
+   * of its own (see `extendClaim`).
+   */
+  async insertTurn(scope: OrgScope, values: Pick<typeof turns.$inferInsert, 'messageId' | 'conversationId'>, claimLeaseMs?: number): Promise<void> {
+    const claim = claimLeaseMs === undefined ? {} : { status: 'running' as const, attempts: 1, claimedUntil: sql`now() + make_interval(secs => ${claimLeaseMs / 1000}::double precision)` };
     await this.db
       .insert(turns)
-      .values({ ...values, orgId: scope.orgId })
+      .values({ ...values, ...claim, orgId: scope.orgId })
       .onConflictDoNothing();
+  }
+
+  /** Moves the expiry of a running turn's claim to `leaseMs` from now (a turn outliving its first, short claim). */
+  async extendClaim(scope: OrgScope, messageId: string, leaseMs: number): Promise<void> {
+    await this.dbService.root
+      .update(turns)
+      .set({ claimedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000}::double precision)` })
+      .where(and(inOrg(turns.orgId, scope), eq(turns.messageId, messageId), eq(turns.status, 'running')));
   }
 
   /**
@@ -455,7 +471,7 @@ function prepareStatements(dbService: DbService) {
     ),
     storeClientMessage: dbService.prepared<
       Array<{ message: MessageRow; thread: ConversationRow | null }>,
-      { orgId: string; conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null; now: Date }
+      { orgId: string; conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null; now: Date; leaseS: number }
     >('conversation_client_message_store_in_org', (db) => {
       const locked = db.$with('locked').as(
         db
@@ -483,9 +499,9 @@ function prepareStatements(dbService: DbService) {
                 messageId: message.id,
                 conversationId: message.conversationId,
                 orgId: message.orgId,
-                status: sql<'queued'>`'queued'`.as('status'),
-                attempts: sql<number>`0`.as('attempts'),
-                claimedUntil: sql<Date | null>`null::timestamptz`.as('claimedUntil'),
+                status: sql<'running'>`'running'`.as('status'),
+                attempts: sql<number>`1`.as('attempts'),
+                claimedUntil: sql<Date | null>`now() + make_interval(secs => ${p('leaseS')}::double precision)`.as('claimedUntil'),
                 lastError: sql<string | null>`null::text`.as('lastError'),
                 createdAt: sql<Date>`now()`.as('createdAt'),
                 updatedAt: sql<Date>`now()`.as('updatedAt'),

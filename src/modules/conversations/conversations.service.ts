@@ -225,7 +225,7 @@ export class ConversationsService implements OnModuleInit {
           idempotencyKey: options.key ?? null,
         });
         if (!message) return undefined; // the same key, sent concurrently: the first one stands
-        if (role === 'client') await this.repo.insertTurn(scope, { messageId: message.id, conversationId: id });
+        if (role === 'client') await this.repo.insertTurn(scope, { messageId: message.id, conversationId: id }, this.turns.firstClaimMs);
         const updated = await this.applyTransition(scope, conversation, trigger, principal, { lastMessageAt: message.createdAt });
         // An Expert's visible follow-up reaches a channel's client through that channel.
         if (role === 'expert' && !message.isInternal) {
@@ -245,7 +245,8 @@ export class ConversationsService implements OnModuleInit {
     const message = toMessageDto(stored.message, viewer, stored.conversation.specialistId, this.links, delivery);
     options.onStored?.(message);
     if (role !== 'client') return { message, reply: null };
-    const reply = await this.turns.run(stored.conversation, stored.message, options.observer);
+    // The turn was written claimed by this request, which runs it now.
+    const reply = await this.turns.run(stored.conversation, stored.message, options.observer, { claimed: true });
     return { message, reply: reply ? toMessageDto(reply, viewer, stored.conversation.specialistId, this.links) : null };
   }
 
@@ -296,7 +297,7 @@ export class ConversationsService implements OnModuleInit {
         const conversation = await this.repo.lock(scope, current.id);
         const message = await this.repo.insertMessage(scope, { conversationId: current.id, role: 'client', senderId: null, content: input.content, idempotencyKey: key });
         if (!message) return undefined;
-        await this.repo.insertTurn(scope, { messageId: message.id, conversationId: current.id });
+        await this.repo.insertTurn(scope, { messageId: message.id, conversationId: current.id }, this.turns.firstClaimMs);
         const updated = await this.applyTransition(scope, conversation, { kind: 'client_message' }, null, { lastMessageAt: message.createdAt });
         this.dbService.afterCommit(() => this.events.message('user_message_received', updated, message));
         return { conversation: updated, message };
@@ -305,7 +306,7 @@ export class ConversationsService implements OnModuleInit {
       const message = (await this.repo.findByIdempotencyKey(scope, current.id, key))!;
       return { conversation: current, message, reply: (await this.repo.findReply(scope, current.id, message.id)) ?? null, duplicate: true };
     }
-    const reply = await this.turns.run(stored.conversation, stored.message);
+    const reply = await this.turns.run(stored.conversation, stored.message, {}, { claimed: true });
     return { ...stored, reply, duplicate: false };
   }
 
@@ -478,7 +479,7 @@ export class ConversationsService implements OnModuleInit {
     current: ConversationRow,
   ): Promise<{ conversation: ConversationRow; message: MessageRow } | undefined> {
     if (current.status !== 'pending' || this.dbService.inTransaction) return undefined;
-    const stored = await this.repo.storeClientMessageWhilePending(scope, values);
+    const stored = await this.repo.storeClientMessageWhilePending(scope, values, this.turns.firstClaimMs);
     if (!stored) return undefined;
     // After its commit, as afterCommit would: a failed push is logged, the message stands.
     await this.events

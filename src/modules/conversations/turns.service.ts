@@ -61,18 +61,44 @@ export class TurnsService implements OnModuleInit {
    * Runs the turn of a client message unless it ran or runs elsewhere. Returns the reply (new or
    * already stored), or null when the turn failed or another worker holds it.
    */
-  async run(conversation: ConversationRow, message: MessageRow, observer: TurnObserver = {}): Promise<MessageRow | null> {
+  async run(conversation: ConversationRow, message: MessageRow, observer: TurnObserver = {}, options: { claimed?: boolean } = {}): Promise<MessageRow | null> {
     // A turn is a job on its conversation, whoever starts it (the request or the sweeper): its org is the row's.
     const scope = jobScope(conversation);
-    // The lease (TURN_LEASE_MS) outlives the longest model call; past it, a sweeper may take the turn over.
-    const claim = await this.repo.claimTurn(scope, message.id, this.config.recovery.turnLeaseMs);
-    if (!claim) return (await this.repo.findReply(scope, conversation.id, message.id)) ?? null;
-    // Only a claimed turn stores a reply (deliver): on the turn's first claim there is none yet.
-    const existing = claim.attempts > 1 ? await this.repo.findReply(scope, conversation.id, message.id) : undefined;
-    if (existing) {
-      await this.repo.finishTurn(scope, message.id, 'done');
-      return existing;
+    if (!options.claimed) {
+      // The lease (TURN_LEASE_MS) outlives the longest model call; past it, a sweeper may take the turn over.
+      const claim = await this.repo.claimTurn(scope, message.id, this.config.recovery.turnLeaseMs);
+      if (!claim) return (await this.repo.findReply(scope, conversation.id, message.id)) ?? null;
+      // Only a claimed turn stores a reply (deliver): on the turn's first claim there is none yet.
+      const existing = claim.attempts > 1 ? await this.repo.findReply(scope, conversation.id, message.id) : undefined;
+      if (existing) {
+        await this.repo.finishTurn(scope, message.id, 'done');
+        return existing;
+      }
+      return this.take(scope, conversation, message, observer);
     }
+    // Written claimed with the message, for `firstClaimMs` (a request that dies leaves it to the
+    // sweeper that soon): a turn still running at half of it takes the full lease (TURN_LEASE_MS).
+    const extend = setTimeout(() => {
+      this.repo.extendClaim(scope, message.id, this.config.recovery.turnLeaseMs).catch((err: unknown) => logger.warn({ err, messageId: message.id }, 'turn claim not extended'));
+    }, this.firstClaimMs / 2).unref();
+    try {
+      return await this.take(scope, conversation, message, observer);
+    } finally {
+      clearTimeout(extend);
+    }
+  }
+
+  /**
+   * How long the claim of a turn written with its message lasts at first: as long as a turn may
+   * stay queued before the sweeper runs it (STRANDED_AFTER_MS), so a request that dies right after
+   * storing its message is made up for as soon as before.
+   */
+  get firstClaimMs(): number {
+    return this.config.recovery.strandedAfterMs;
+  }
+
+  /** The claimed turn: the gate, the history, the model with its retries, then the reply or the failure. */
+  private async take(scope: OrgScope, conversation: ConversationRow, message: MessageRow, observer: TurnObserver): Promise<MessageRow | null> {
     // Spec 3.6: while the org's access gate is closed the agent takes no turns.
     if (!(await this.accessGate.isOpen(conversation.orgId))) {
       await this.repo.finishTurn(scope, message.id, 'failed', 'org_suspended');

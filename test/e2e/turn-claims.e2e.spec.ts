@@ -1,0 +1,106 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TurnsService } from '../../src/modules/conversations/turns.service.js';
+import { DbService } from '../../src/platform/db/db.service.js';
+import { FakeProvider } from '../support/llm-provider.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * A client message's turn is written claimed by the request that stores it (no claim statement of
+ * its own): for STRANDED_AFTER_MS at first, so a request that dies leaves it to the sweeper as soon
+ * as a queued turn would; a turn still running at half of that takes the full TURN_LEASE_MS, so
+ * the sweeper never takes over a slow model call.
+ */
+
+const PASSWORD = 'demo1234';
+const FIRST_CLAIM_MS = 1_000;
+const TURN_LEASE_MS = 120_000;
+
+async function rows<T>(query: Promise<unknown>): Promise<T[]> {
+  const result = await query;
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+interface TurnState {
+  status: string;
+  attempts: number;
+  /** Seconds from now to the claim's expiry (null: no claim). */
+  left_s: number | null;
+}
+
+describe('turn claims', () => {
+  const provider = new FakeProvider();
+  let app: TestApp;
+  let db: DbService;
+  let client: string;
+  let acmeId: string;
+
+  const turnOf = async (messageId: string): Promise<TurnState | undefined> =>
+    (await rows<TurnState>(db.root.execute(sql`select status, attempts, extract(epoch from claimed_until - now())::float8 as left_s from conversation_turns where message_id = ${messageId}`)))[0];
+  const repliesTo = async (messageId: string) => rows<{ id: string }>(db.root.execute(sql`select id from conversation_messages where reply_to_message_id = ${messageId}`));
+
+  beforeAll(async () => {
+    const baseUrl = await provider.start();
+    app = await startTestApp({
+      env: {
+        LLM_PROVIDER: 'openai-compatible',
+        LLM_BASE_URL: baseUrl,
+        LLM_MODEL: 'gpt-4o-mini',
+        LLM_API_KEY: 'test-key',
+        STRANDED_AFTER_MS: String(FIRST_CLAIM_MS),
+        TURN_LEASE_MS: String(TURN_LEASE_MS),
+      },
+    });
+    db = app.running.app.get(DbService);
+    client = await app.login('client@acme.demo.invalid', PASSWORD);
+    acmeId = (await app.get('/api/auth/me', { token: client })).body.orgMemberships[0].orgId;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await provider.stop();
+  });
+
+  it('writes the turn claimed with the message, extends the claim of a slow turn, and answers once', async () => {
+    const conv = (await app.post('/api/conversations', {}, { token: client })).body;
+    provider.delayMs = 3 * FIRST_CLAIM_MS;
+    const before = provider.requests.length;
+    const sending = app.post(`/api/conversations/${conv.id}/messages`, { content: 'A slow question' }, { token: client });
+    // The message is stored with its turn before the model is asked.
+    const clientMessage = async () => (await rows<{ id: string }>(db.root.execute(sql`select id from conversation_messages where conversation_id = ${conv.id} and role = 'client'`)))[0];
+    await expect.poll(clientMessage, { timeout: 10_000, interval: 20 }).toBeDefined();
+    const message = (await clientMessage())!;
+    const first = await turnOf(message.id);
+    expect(first).toMatchObject({ status: 'running', attempts: 1 });
+    // Past half of the first claim, the turn holds the full lease while the model is still thinking.
+    await expect.poll(async () => (await turnOf(message.id))?.left_s ?? 0, { timeout: 5_000, interval: 50 }).toBeGreaterThan(TURN_LEASE_MS / 1000 - 30);
+    const sent = await sending;
+    expect(sent.status).toBe(201);
+    expect(sent.body.reply).toMatchObject({ role: 'specialist', content: 'Hello from a live model.' });
+    // The sweeper (every half of STRANDED_AFTER_MS) never took the turn over: one model call, one reply.
+    expect(provider.requests.length - before).toBe(1);
+    expect(await turnOf(message.id)).toEqual({ status: 'done', attempts: 1, left_s: null });
+    expect(await repliesTo(message.id)).toHaveLength(1);
+    provider.delayMs = 0;
+  });
+
+  it('leaves the turn of a request that died after storing its message to the sweeper once its first claim ran out', async () => {
+    const conv = (await app.post('/api/conversations', {}, { token: client })).body;
+    const me = (await app.get('/api/auth/me', { token: client })).body;
+    // What such a request leaves: the message and its turn, claimed, the claim run out; no reply.
+    const [message] = await rows<{ id: string }>(
+      db.root.execute(sql`
+        insert into conversation_messages (conversation_id, org_id, role, sender_id, content)
+        values (${conv.id}, ${acmeId}, 'client', ${me.id}, 'Lost request') returning id`),
+    );
+    await db.root.execute(
+      sql`insert into conversation_turns (message_id, conversation_id, org_id, status, attempts, claimed_until) values (${message!.id}, ${conv.id}, ${acmeId}, 'running', 1, now() - interval '1 second')`,
+    );
+    const turns = app.running.app.get(TurnsService);
+    await Promise.all([turns.runStranded(), turns.runStranded()]);
+    // The service's own periodic sweep may have taken it first and still be running it.
+    await expect.poll(async () => (await repliesTo(message!.id)).length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(async () => (await turnOf(message!.id))?.status, { timeout: 20_000 }).toBe('done');
+    await turns.runStranded();
+    expect(await repliesTo(message!.id)).toHaveLength(1);
+  });
+});
