@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_PDF, SAMPLE_PNG, mailWithAttachments, postInboundMail } from '../support/inbound-mail.js';
-import { SCREEN_SIZES, isFolded } from './support/screens.js';
+import { SCREEN_SIZES, horizontalOverflow, isFolded } from './support/screens.js';
 import { browserSessions } from './support/sessions.js';
 
 /**
@@ -274,6 +274,9 @@ describe.each(SCREEN_SIZES)('conversations in the web app at $width x $height', 
     expect(await client.evaluate<boolean>('window.stillOpen === true')).toBe(true);
     expect(new URL(client.url()).searchParams.get('conversation')).toBe(conversationId);
     expect(await messages(clientThread).count()).toBe(3);
+    // Neither page scrolls sideways at this size.
+    expect(await horizontalOverflow(client), "the client's thread").toEqual({ overflow: 0, widest: [] });
+    expect(await horizontalOverflow(expert), "the Expert's thread").toEqual({ overflow: 0, widest: [] });
 
     // Back on the list, the item is under Resolved.
     await expert.getByRole('link', { name: 'Back to the attention list', exact: true }).click();
