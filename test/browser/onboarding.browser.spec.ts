@@ -354,7 +354,7 @@ describe.each(SCREEN_SIZES)('the errors of an onboarding step at $width x $heigh
     for (const message of ['Required', 'Must be at least 8 characters', 'The passwords do not match', 'Pick a Specialist']) {
       await team.getByText(message, { exact: true }).waitFor();
     }
-    expect(await field(page, 'Your name').getAttribute('aria-invalid')).toBe('true');
+    for (const name of ['Your name', 'Password', 'Confirm password']) expect(await field(page, name).getAttribute('aria-invalid'), name).toBe('true');
     await expectActiveStep(page, 'Your Team');
     expect(new URL(page.url()).pathname).toBe('/onboarding/start');
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
