@@ -64,6 +64,46 @@ describe('SuperAdmin records', () => {
       for (const entry of await page.getByTestId('audit-sentence').allTextContents()) expect(entry).not.toMatch(ID_FRAGMENT);
     });
 
+    it(`shows a user's activity as sentences with names and links, never ids or raw payloads, at ${viewport.width}x${viewport.height}`, async () => {
+      // The account manager creates a client of this size and assigns it a Specialist (through the API).
+      const am = (await api<{ token: string }>(sessions.baseUrl, '/auth/login', { method: 'POST', body: { email: 'account_manager@platform.demo.invalid', password: 'demo1234' } })).body.token;
+      const slug = `activity-${viewport.name}`;
+      const legalName = `Activity ${viewport.name} GmbH`;
+      const org = await api<{ id: string }>(sessions.baseUrl, '/am/orgs', {
+        method: 'POST',
+        token: am,
+        body: { legalName, slug, industry: 'finance', corporateDomains: [`${slug}.example.com`], adminEmail: `owner@${slug}.example.com`, website: `https://${slug}.example.com`, timezone: 'UTC' },
+      });
+      expect(org.status).toBe(201);
+      const specialist = (await api<{ items: Array<{ id: string; slug: string; name: string }> }>(sessions.baseUrl, '/am/specialists', { token: am })).body.items.find((s) => s.slug === 'maya-chen')!;
+      expect((await api(sessions.baseUrl, `/am/orgs/${org.body.id}/specialist`, { method: 'POST', token: am, body: { specialistId: specialist.id } })).status).toBeLessThan(300);
+      const amUser = (await api<{ id: string; name: string }>(sessions.baseUrl, '/auth/me', { token: am })).body;
+
+      const page = await sessions.newPage(viewport);
+      await signInAsSuperadmin(page);
+      await page.goto(`/ops/users/${amUser.id}`);
+      await page.getByRole('heading', { level: 2, name: 'Activity', exact: true }).waitFor();
+      const created = page.locator('[data-testid="audit-row"][data-action="org.created"]').filter({ hasText: legalName });
+      await created.waitFor();
+      const createdSentence = created.getByTestId('audit-sentence');
+      expect(await createdSentence.textContent()).toBe(`${amUser.name} created the client ${legalName}.`);
+      expect(await createdSentence.getByRole('link', { name: legalName, exact: true }).getAttribute('href')).toBe(`/ops/clients/${org.body.id}`);
+      expect(await createdSentence.getByRole('link', { name: amUser.name, exact: true }).getAttribute('href')).toBe(`/ops/users/${amUser.id}`);
+      const assigned = page.locator('[data-testid="audit-row"][data-action="osa.assigned"]').filter({ hasText: legalName }).first();
+      expect(await assigned.getByTestId('audit-sentence').textContent()).toBe(`${amUser.name} assigned ${specialist.name} to ${legalName}.`);
+      expect(await assigned.getByTestId('audit-sentence').getByRole('link', { name: specialist.name, exact: true }).getAttribute('href')).toMatch(
+        new RegExp(`^/ops/clients/${org.body.id}/specialists/[0-9a-f-]{36}$`),
+      );
+      // No row of the section shows an id or a raw payload.
+      const rows = page.getByTestId('audit-row');
+      expect(await rows.count()).toBeGreaterThan(1);
+      for (const text of await rows.allInnerTexts()) {
+        expect(text).not.toMatch(ID_FRAGMENT);
+        expect(text).not.toMatch(/[{}[\]]/);
+      }
+      await expectNoHorizontalOverflow(page, 'user activity');
+    });
+
     it(`refuses suspending or demoting yourself before any dialog at ${viewport.width}x${viewport.height}`, async () => {
       const token = await superadminToken();
       const me = (await api<{ id: string }>(sessions.baseUrl, '/auth/me', { token })).body;

@@ -87,6 +87,13 @@ async function expectRenderedLogo(testId: string, scope = page.locator('body')):
   await expect.poll(() => image.evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth), { timeout: TIMEOUT }).toBeGreaterThan(0);
 }
 
+/** The error message shown under a field (Mantine's, named by the input's aria-describedby); '' when none. */
+async function errorOf(input: ReturnType<Page['locator']>): Promise<string> {
+  const ids = ((await input.getAttribute('aria-describedby')) ?? '').split(/\s+/).filter((id) => id.endsWith('-error'));
+  const texts = await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()));
+  return texts.join(' ').trim();
+}
+
 async function heading(name: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
 }
@@ -130,6 +137,40 @@ describe('the account manager sets up a client org', () => {
     await waitForPath('/ops/clients/new');
     await heading('New client');
     await expectProgress('Company info');
+  });
+
+  it('shows every error of step 1 at once, at phone, laptop and desktop sizes', async () => {
+    for (const size of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 800 },
+      { width: 1440, height: 900 },
+    ]) {
+      await page.setViewportSize(size);
+      await page.goto('/ops/clients/new');
+      await heading('New client');
+      // Nothing but a wrong admin email and website: every required or invalid field is flagged in one submit.
+      await field('Admin email').fill('not-an-email');
+      await field('Website').fill('example');
+      await page.getByRole('button', { name: 'Create and continue', exact: true }).click();
+      const flagged = {
+        'Legal name': page.getByRole('textbox', { name: 'Legal name', exact: true }),
+        Subdomain: field('Subdomain'),
+        Industry: page.getByRole('combobox', { name: 'Industry', exact: true }),
+        'Primary domain': field('Primary domain'),
+        'Admin email': field('Admin email'),
+        Website: field('Website'),
+      };
+      for (const [name, input] of Object.entries(flagged)) {
+        await expect.poll(() => input.getAttribute('aria-invalid'), { timeout: TIMEOUT, message: `${name} at ${size.width}px` }).toBe('true');
+        expect(await errorOf(input), `${name} at ${size.width}px`).not.toBe('');
+      }
+      expect(await errorOf(flagged.Industry)).toBe('Pick an industry');
+      expect(await errorOf(flagged['Primary domain'])).toBe('Required');
+      expect(new URL(page.url()).pathname).toBe('/ops/clients/new');
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto('/ops/clients/new');
+    await heading('New client');
   });
 
   it('checks the subdomain in real time', async () => {

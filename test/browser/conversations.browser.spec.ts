@@ -2,13 +2,15 @@ import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_PDF, SAMPLE_PNG, mailWithAttachments, postInboundMail } from '../support/inbound-mail.js';
+import { SCREEN_SIZES, horizontalOverflow, isFolded } from './support/screens.js';
 import { browserSessions } from './support/sessions.js';
 
 /**
  * The conversations feature in two browsers: a client chats with the Specialist (the reply
  * streamed) and asks for a human; the Expert picks the thread up from the attention list, writes
  * an internal note, a follow-up and a correction, and resolves it; the client's open page follows
- * every step live, sees the follow-up as the Specialist's and never the note.
+ * every step live, sees the follow-up as the Specialist's and never the note. At a phone's, a
+ * laptop's and a desktop's size: a phone shows the client's list or a thread, one at a time.
  */
 
 const DEMO_PASSWORD = 'demo1234';
@@ -117,10 +119,19 @@ function recordEventStreams(): void {
   };
 }
 
-describe('conversations in the web app', () => {
+/** On a phone the client's chat shows the list or a thread: back to the list from a thread. */
+async function showClientList(client: Page, folded: boolean): Promise<void> {
+  if (!folded) return;
+  await client.getByRole('button', { name: 'Back to conversations', exact: true }).click();
+  await client.getByTestId('conversation-list').waitFor({ timeout: TIMEOUT });
+}
+
+describe.each(SCREEN_SIZES)('conversations in the web app at $width x $height', (size) => {
+  const folded = isFolded(size);
+
   it('streams the reply to a client, brings the escalation to the Expert, and keeps the client live', async () => {
     // The client starts a conversation from the chat page, under the trial banner's place.
-    const client = await sessions.newPage();
+    const client = await sessions.newPage(size);
     await client.addInitScript(recordEventStreams);
     const clientSocket = socketJoined(client);
     await signIn(client, CLIENT_EMAIL, '/client/chat');
@@ -158,6 +169,8 @@ describe('conversations in the web app', () => {
     await clientThread.getByTestId('streaming-reply').waitFor({ state: 'detached', timeout: TIMEOUT });
     expect(await messages(clientThread).count()).toBe(2);
     await expectStatus(clientThread, 'pending');
+    // On a phone the list is one step back (and the thread opens again from it, the page never reloaded).
+    await showClientList(client, folded);
     const listed = client.locator(`[data-testid="conversation-item"][data-id="${conversationId}"]`);
     await listed.waitFor({ timeout: TIMEOUT });
     expect(await listed.textContent()).toContain(SUBJECT);
@@ -166,9 +179,13 @@ describe('conversations in the web app', () => {
       const [banner, list] = await Promise.all([client.getByTestId('trial-banner').boundingBox(), client.getByTestId('conversation-list').boundingBox()]);
       expect(banner!.y).toBeLessThan(list!.y);
     }
+    if (folded) {
+      await listed.click();
+      await question(clientThread).waitFor({ timeout: TIMEOUT });
+    }
 
     // The Expert opens the attention list: an ordinary reply put nothing there.
-    const expert = await sessions.newPage();
+    const expert = await sessions.newPage(size);
     const expertSocket = socketJoined(expert);
     await signIn(expert, EXPERT_EMAIL, '/workspace/queue');
     await expert.getByRole('heading', { level: 1, name: 'Attention list', exact: true }).waitFor();
@@ -257,6 +274,9 @@ describe('conversations in the web app', () => {
     expect(await client.evaluate<boolean>('window.stillOpen === true')).toBe(true);
     expect(new URL(client.url()).searchParams.get('conversation')).toBe(conversationId);
     expect(await messages(clientThread).count()).toBe(3);
+    // Neither page scrolls sideways at this size.
+    expect(await horizontalOverflow(client), "the client's thread").toEqual({ overflow: 0, widest: [] });
+    expect(await horizontalOverflow(expert), "the Expert's thread").toEqual({ overflow: 0, widest: [] });
 
     // Back on the list, the item is under Resolved.
     await expert.getByRole('link', { name: 'Back to the attention list', exact: true }).click();
@@ -271,7 +291,7 @@ describe('conversations in the web app', () => {
     await api(EXPERT_EMAIL, 'POST', `/conversations/${answered.id}/messages`, { content: 'From 9 to 17, Monday to Friday.' });
 
     // The Expert snoozes the first thread until a local date and time two days ahead.
-    const expert = await sessions.newPage();
+    const expert = await sessions.newPage(size);
     await signIn(expert, EXPERT_EMAIL, '/workspace/queue');
     await expert.goto(`/workspace/queue/${snoozed.id}`);
     const details = expert.getByTestId('thread-details');
@@ -289,7 +309,7 @@ describe('conversations in the web app', () => {
     await expert.locator(`[data-testid="queue-item"][data-conversation-id="${snoozed.id}"][data-status="snoozed"]`).waitFor({ timeout: TIMEOUT });
 
     // The client dismisses the answered thread, then reopens it.
-    const client = await sessions.newPage();
+    const client = await sessions.newPage(size);
     await signIn(client, CLIENT_EMAIL, '/client/chat');
     await client.locator(`[data-testid="conversation-item"][data-id="${answered.id}"]`).click();
     const thread = client.locator(`[data-testid="conversation-thread"][data-id="${answered.id}"]`);
@@ -299,6 +319,7 @@ describe('conversations in the web app', () => {
     expect(await thread.getByTestId('conversation-dismiss').count()).toBe(0);
     await thread.getByTestId('conversation-reopen').click();
     await expectStatus(thread, 'pending');
+    await showClientList(client, folded);
     await client.locator(`[data-testid="conversation-item"][data-id="${answered.id}"][data-status="pending"]`).waitFor({ timeout: TIMEOUT });
   });
 
@@ -306,8 +327,8 @@ describe('conversations in the web app', () => {
     // A client mails the Specialist's address with a photo and a PDF (the email channel, signed).
     const mail = mailWithAttachments({
       to: ALIAS,
-      messageId: '<browser-attachments@customer.example.com>',
-      subject: 'Photo of the jammed printer',
+      messageId: `<browser-attachments-${size.name}@customer.example.com>`,
+      subject: `Photo of the jammed printer (${size.name})`,
       text: 'Here is a photo of the jam and the manual.',
       files: [
         { name: 'jam.png', type: 'image/png', data: PNG },
@@ -321,7 +342,7 @@ describe('conversations in the web app', () => {
       .poll(
         async () => {
           const list = await api<{ items: Array<{ id: string; subject: string | null }> }>(CLIENT_EMAIL, 'GET', '/conversations');
-          conversationId = list.items.find((c) => c.subject === 'Photo of the jammed printer')?.id ?? '';
+          conversationId = list.items.find((c) => c.subject === `Photo of the jammed printer (${size.name})`)?.id ?? '';
           if (!conversationId) return 0;
           return (await api<{ messages: unknown[] }>(CLIENT_EMAIL, 'GET', `/conversations/${conversationId}`)).messages.length;
         },
@@ -329,11 +350,11 @@ describe('conversations in the web app', () => {
       )
       .toBe(2);
 
-    const client = await sessions.newPage();
+    const client = await sessions.newPage(size);
     await signIn(client, CLIENT_EMAIL, '/client/chat');
     await client.locator(`[data-testid="conversation-item"][data-id="${conversationId}"]`).click();
     const clientThread = client.locator(`[data-testid="conversation-thread"][data-id="${conversationId}"]`);
-    const expert = await sessions.newPage();
+    const expert = await sessions.newPage(size);
     await signIn(expert, EXPERT_EMAIL, '/workspace/queue');
     await expert.goto(`/workspace/queue/${conversationId}`);
     const expertThread = expert.getByTestId('conversation-thread');
@@ -378,8 +399,8 @@ describe('conversations in the web app', () => {
     const mail = [
       'From: Carol Client <carol@customer.example.com>',
       `To: ${ALIAS}`,
-      'Subject: Toner order',
-      'Message-ID: <browser-held@customer.example.com>',
+      `Subject: Toner order (${size.name})`,
+      `Message-ID: <browser-held-${size.name}@customer.example.com>`,
       'MIME-Version: 1.0',
       'Content-Type: text/plain; charset=utf-8',
       '',
@@ -391,7 +412,8 @@ describe('conversations in the web app', () => {
     await expect
       .poll(
         async () =>
-          (conversationId = (await api<{ items: Array<{ id: string; subject: string | null }> }>(EXPERT_EMAIL, 'GET', '/conversations')).items.find((c) => c.subject === 'Toner order')?.id ?? ''),
+          (conversationId =
+            (await api<{ items: Array<{ id: string; subject: string | null }> }>(EXPERT_EMAIL, 'GET', '/conversations')).items.find((c) => c.subject === `Toner order (${size.name})`)?.id ?? ''),
         { timeout: TIMEOUT },
       )
       .not.toBe('');
@@ -413,7 +435,7 @@ describe('conversations in the web app', () => {
       .toBe('sent');
     await api(AM_EMAIL, 'POST', `${base}/suspend`);
 
-    const expert = await sessions.newPage();
+    const expert = await sessions.newPage(size);
     await signIn(expert, EXPERT_EMAIL, '/workspace/queue');
     const live = socketJoined(expert, `/workspace/queue/${conversationId}`);
     await expert.goto(`/workspace/queue/${conversationId}`);
@@ -426,7 +448,7 @@ describe('conversations in the web app', () => {
     // The Specialist's earlier answer went out.
     expect(await thread.locator('[data-testid="message"][data-role="specialist"] [data-testid="message-delivery"]').first().getAttribute('data-delivery')).toBe('sent');
 
-    const client = await sessions.newPage();
+    const client = await sessions.newPage(size);
     await signIn(client, CLIENT_EMAIL, '/client/chat');
     await client.locator(`[data-testid="conversation-item"][data-id="${conversationId}"]`).click();
     const clientThread = client.locator(`[data-testid="conversation-thread"][data-id="${conversationId}"]`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { waitForMail } from '../support/mail.js';
+import { SCREEN_SIZES, horizontalOverflow } from './support/screens.js';
 import { browserSessions } from './support/sessions.js';
 
 /**
@@ -19,31 +20,33 @@ async function api<T>(path: string, init: { method?: string; token?: string; bod
   return { status: response.status, body: (await response.json().catch(() => undefined)) as T };
 }
 
-describe('accepting a member invitation', () => {
+describe.each(SCREEN_SIZES)('accepting a member invitation at $width x $height', (size) => {
   it('shows the org to the invited user, who accepts it; a signed-out visitor is asked to sign in first', async () => {
-    // Org B (Globex) and its admin, who invites acme's demo client.
+    // Org B (Globex, one per size) and its admin, who invites acme's demo client.
+    const name = `Globex ${size.name}`;
+    const slug = `globex-${size.name}`;
     const am = await api<{ token: string }>('/auth/login', { method: 'POST', body: { email: 'account_manager@platform.demo.invalid', password: 'demo1234' } });
     const org = await api<{ id: string }>('/am/orgs', {
       method: 'POST',
       token: am.body.token,
       body: {
-        legalName: 'Globex',
-        slug: 'globex',
+        legalName: name,
+        slug,
         industry: 'technology',
-        corporateDomains: ['globex.example.com'],
-        adminEmail: 'hank@globex.example.com',
-        website: 'https://globex.example.com',
+        corporateDomains: [`${slug}.example.com`],
+        adminEmail: `hank@${slug}.example.com`,
+        website: `https://${slug}.example.com`,
         timezone: 'UTC',
       },
     });
     expect(org.status).toBe(201);
-    const admin = await api<{ token: string }>('/auth/demo-login', { method: 'POST', body: { role: 'org_admin', orgSlug: 'globex' } });
+    const admin = await api<{ token: string }>('/auth/demo-login', { method: 'POST', body: { role: 'org_admin', orgSlug: slug } });
     const invited = await api('/admin/members/invite', { method: 'POST', token: admin.body.token, body: { email: 'client@acme.demo.invalid', orgRole: 'member' } });
     expect(invited.status).toBe(201);
-    const mail = await waitForMail(sessions.baseUrl, 'client@acme.demo.invalid', (m) => m.subject === 'You have been invited to Globex', 'inviting to Globex');
+    const mail = await waitForMail(sessions.baseUrl, 'client@acme.demo.invalid', (m) => m.subject === `You have been invited to ${name}`, `inviting to ${name}`);
     const link = new URL(/https?:\/\/\S+\/invitations\/accept\?token=[\w-]+/.exec(mail.text)![0]);
 
-    const page = await sessions.newPage();
+    const page = await sessions.newPage(size);
     await page.goto(`${link.pathname}${link.search}`);
     await page.getByText('Sign in with the address the invitation was sent to').waitFor();
 
@@ -55,9 +58,10 @@ describe('accepting a member invitation', () => {
 
     await page.goto(`${link.pathname}${link.search}`);
     await page.getByText('You have been invited to join').waitFor();
-    await expect.poll(() => page.getByText('Globex', { exact: true }).count()).toBe(1);
+    await expect.poll(() => page.getByText(name, { exact: true }).count()).toBe(1);
+    expect(await horizontalOverflow(page), 'the invitation page scrolls sideways').toEqual({ overflow: 0, widest: [] });
     await page.getByRole('button', { name: 'Accept invitation', exact: true }).click();
-    await page.getByText('You are now a member of Globex.').waitFor();
+    await page.getByText(`You are now a member of ${name}.`).waitFor();
 
     const client = await api<{ token: string }>('/auth/login', { method: 'POST', body: { email: 'client@acme.demo.invalid', password: 'demo1234' } });
     const me = await api<{ orgMemberships: Array<{ orgId: string }> }>('/auth/me', { token: client.body.token });

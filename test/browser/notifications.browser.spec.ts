@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page, WebSocket } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
+import { SCREEN_SIZES, horizontalOverflow, isFolded, openMenu } from './support/screens.js';
 import { startServer, type RunningServer } from './support/server.js';
 
 const DEMO_PASSWORD = 'demo1234';
@@ -129,7 +130,13 @@ async function expectPushed(notification: NotificationDto): Promise<void> {
   await expect.poll(pushed, { timeout: TIMEOUT }).toBe(true);
 }
 
-describe('notifications in the web app', () => {
+describe.each(SCREEN_SIZES)('notifications in the web app at $width x $height', (size) => {
+  beforeEach(async () => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+  });
+  /** The demo users' inboxes keep the entries of the other sizes: each size's words are its own. */
+  const at = (text: string) => `${text} (${size.name})`;
+
   it('shows pushed notifications live to a client, files them under their tabs, and keeps them read', async () => {
     const clientToken = await apiLogin(CLIENT_EMAIL);
     const clientId = await userIdOf(clientToken);
@@ -147,7 +154,7 @@ describe('notifications in the web app', () => {
     const system = await notify(amToken, {
       userId: clientId,
       type: 'system.test',
-      title: 'Maintenance tonight',
+      title: at('Maintenance tonight'),
       message: 'The service restarts at 22:00.',
     });
     await expectPushed(system);
@@ -155,7 +162,7 @@ describe('notifications in the web app', () => {
     const assignment = await notify(amToken, {
       userId: clientId,
       type: 'conversation.assigned',
-      title: 'Conversation assigned',
+      title: at('Conversation assigned'),
       message: 'An Expert took over your conversation.',
     });
     await expectPushed(assignment);
@@ -165,51 +172,58 @@ describe('notifications in the web app', () => {
     // The bell lists the latest items and leads to the inbox.
     await page.getByTestId('notification-bell').click();
     const popover = page.getByTestId('notification-popover');
-    await popover.getByTestId('notification-item').filter({ hasText: 'Maintenance tonight' }).waitFor();
-    await popover.getByTestId('notification-item').filter({ hasText: 'Conversation assigned' }).waitFor();
+    await popover
+      .getByTestId('notification-item')
+      .filter({ hasText: at('Maintenance tonight') })
+      .waitFor();
+    await popover
+      .getByTestId('notification-item')
+      .filter({ hasText: at('Conversation assigned') })
+      .waitFor();
     await popover.getByRole('link', { name: 'Open inbox', exact: true }).click();
     await popover.waitFor({ state: 'detached', timeout: TIMEOUT });
     await page.waitForURL((url) => url.pathname === '/client/inbox', { timeout: TIMEOUT });
     await page.getByRole('heading', { level: 1, name: 'Inbox', exact: true }).waitFor();
 
     // All holds both; each of the others holds what `inboxTabOf` files under it.
-    await item('Maintenance tonight').waitFor();
-    await item('Conversation assigned').waitFor();
-    expect(await item('Maintenance tonight').getAttribute('data-unread')).toBe('true');
-    expect(await item('Maintenance tonight').textContent()).toContain('The service restarts at 22:00.');
+    await item(at('Maintenance tonight')).waitFor();
+    await item(at('Conversation assigned')).waitFor();
+    expect(await item(at('Maintenance tonight')).getAttribute('data-unread')).toBe('true');
+    expect(await item(at('Maintenance tonight')).textContent()).toContain('The service restarts at 22:00.');
+    expect(await horizontalOverflow(page), 'the inbox scrolls sideways').toEqual({ overflow: 0, widest: [] });
 
     await page.getByRole('tab', { name: /^Mentions/ }).click();
     await page.getByTestId('notifications-empty').waitFor();
     expect(await page.getByTestId('notification-item').count()).toBe(0);
 
     await page.getByRole('tab', { name: /^Assignments/ }).click();
-    await item('Conversation assigned').waitFor();
-    expect(await item('Maintenance tonight').count()).toBe(0);
+    await item(at('Conversation assigned')).waitFor();
+    expect(await item(at('Maintenance tonight')).count()).toBe(0);
 
     await page.getByRole('tab', { name: /^System/ }).click();
-    await item('Maintenance tonight').waitFor();
-    expect(await item('Conversation assigned').count()).toBe(0);
+    await item(at('Maintenance tonight')).waitFor();
+    expect(await item(at('Conversation assigned')).count()).toBe(0);
 
     // Mark read, one per tab: the count goes down, then away.
-    await item('Maintenance tonight').getByRole('button', { name: 'Mark read', exact: true }).click();
+    await item(at('Maintenance tonight')).getByRole('button', { name: 'Mark read', exact: true }).click();
     await expectUnreadCount(1);
-    await expect.poll(() => item('Maintenance tonight').getAttribute('data-unread'), { timeout: TIMEOUT }).toBe('false');
-    expect(await item('Maintenance tonight').getByRole('button', { name: 'Mark read' }).count()).toBe(0);
+    await expect.poll(() => item(at('Maintenance tonight')).getAttribute('data-unread'), { timeout: TIMEOUT }).toBe('false');
+    expect(await item(at('Maintenance tonight')).getByRole('button', { name: 'Mark read' }).count()).toBe(0);
 
     await page.getByRole('tab', { name: /^Assignments/ }).click();
-    await item('Conversation assigned').getByRole('button', { name: 'Mark read', exact: true }).click();
+    await item(at('Conversation assigned')).getByRole('button', { name: 'Mark read', exact: true }).click();
     await expectUnreadCount(0);
 
     // Still read after a reload, and on the server. The open tab is in the URL: the reload keeps it.
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Inbox', exact: true }).waitFor();
-    await item('Conversation assigned').waitFor();
+    await item(at('Conversation assigned')).waitFor();
     expect(await page.getByRole('tab', { name: /^Assignments/ }).getAttribute('aria-selected')).toBe('true');
     await page.getByRole('tab', { name: /^All/ }).click();
-    await item('Maintenance tonight').waitFor();
-    await item('Conversation assigned').waitFor();
-    expect(await item('Maintenance tonight').getAttribute('data-unread')).toBe('false');
-    expect(await item('Conversation assigned').getAttribute('data-unread')).toBe('false');
+    await item(at('Maintenance tonight')).waitFor();
+    await item(at('Conversation assigned')).waitFor();
+    expect(await item(at('Maintenance tonight')).getAttribute('data-unread')).toBe('false');
+    expect(await item(at('Conversation assigned')).getAttribute('data-unread')).toBe('false');
     await expectUnreadCount(0);
 
     const stored = await api<NotificationDto[]>('GET', '/notifications?limit=10', clientToken);
@@ -236,13 +250,13 @@ describe('notifications in the web app', () => {
     await notify(amToken, {
       userId: orgAdminId,
       type: 'billing.payment_failed',
-      title: 'Payment failed',
+      title: at('Payment failed'),
       message: 'Update your card.',
     });
     await page.goto('/client/inbox');
-    await item('Payment failed').waitFor({ timeout: TIMEOUT });
+    await item(at('Payment failed')).waitFor({ timeout: TIMEOUT });
     await expectUnreadCount(1);
-    await item('Payment failed').getByRole('button', { name: 'Mark read', exact: true }).click();
+    await item(at('Payment failed')).getByRole('button', { name: 'Mark read', exact: true }).click();
     await expectUnreadCount(0);
   });
 
@@ -259,7 +273,7 @@ describe('notifications in the web app', () => {
     const pushed = await notify(amToken, {
       userId: amId,
       type: 'workspace_provisioning_failed',
-      message: 'The mailbox of acme could not be created.',
+      message: at('The mailbox of acme could not be created.'),
     });
     await expectPushed(pushed);
     await expectUnreadCount(1);
@@ -267,7 +281,7 @@ describe('notifications in the web app', () => {
     await page.getByTestId('notification-bell').click();
     const popover = page.getByTestId('notification-popover');
     // No title: a plain heading stands in for it, never the type. Internal roles have no inbox page, so no link to one.
-    const entry = popover.getByTestId('notification-item').filter({ hasText: 'The mailbox of acme could not be created.' });
+    const entry = popover.getByTestId('notification-item').filter({ hasText: at('The mailbox of acme could not be created.') });
     await entry.waitFor();
     expect(await entry.textContent()).not.toContain('workspace_provisioning_failed');
     expect(await popover.getByRole('link', { name: 'Open inbox' }).count()).toBe(0);
@@ -278,6 +292,8 @@ describe('notifications in the web app', () => {
     const open = sockets.filter((socket) => !socket.isClosed());
     expect(open.length, 'open notification sockets').toBe(1);
     await page.keyboard.press('Escape');
+    // On a phone Sign out is in the menu.
+    if (isFolded(size)) await openMenu(page);
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/login', { timeout: TIMEOUT });
     await expect.poll(() => open[0]!.isClosed(), { timeout: TIMEOUT }).toBe(true);
@@ -291,15 +307,15 @@ describe('notifications in the web app', () => {
     expect(conversations.status).toBe(200);
     const conversationId = conversations.body.items[0]?.id;
     expect(conversationId, 'a demo conversation of the client').toBeDefined();
-    await notify(amToken, { userId: clientId, type: 'system.reply', title: 'A reply is waiting', message: 'Open it to read.', meta: { conversationId } });
-    await notify(amToken, { userId: clientId, type: 'billing.payment_failed', title: 'Card declined', message: 'Update the card.', meta: { invoiceId: null } });
+    await notify(amToken, { userId: clientId, type: 'system.reply', title: at('A reply is waiting'), message: 'Open it to read.', meta: { conversationId } });
+    await notify(amToken, { userId: clientId, type: 'billing.payment_failed', title: at('Card declined'), message: 'Update the card.', meta: { invoiceId: null } });
 
     await signInInBrowser(CLIENT_EMAIL, '/client/chat');
     await page.goto('/client/inbox');
-    await item('A reply is waiting').waitFor({ timeout: TIMEOUT });
+    await item(at('A reply is waiting')).waitFor({ timeout: TIMEOUT });
 
     // The time: relative on the page, the exact time on hover (title and tooltip).
-    const time = item('A reply is waiting').getByTestId('notification-time');
+    const time = item(at('A reply is waiting')).getByTestId('notification-time');
     expect(await time.textContent()).toMatch(/^(just now|\d+ minutes? ago|1 minute ago)$/);
     const dateTime = await time.getAttribute('datetime');
     expect(Math.abs(Date.parse(dateTime!) - Date.now())).toBeLessThan(5 * 60_000);
@@ -311,20 +327,20 @@ describe('notifications in the web app', () => {
       .waitFor({ timeout: TIMEOUT });
 
     // The links: to the conversation, and to billing.
-    const toConversation = item('A reply is waiting').getByRole('link', { name: 'Open the conversation', exact: true });
+    const toConversation = item(at('A reply is waiting')).getByRole('link', { name: 'Open the conversation', exact: true });
     expect(await toConversation.getAttribute('href')).toBe(`/client/chat?conversation=${conversationId}`);
-    expect(await item('Card declined').getByRole('link', { name: 'Open billing', exact: true }).getAttribute('href')).toBe('/client/settings/billing');
+    expect(await item(at('Card declined')).getByRole('link', { name: 'Open billing', exact: true }).getAttribute('href')).toBe('/client/settings/billing');
 
     // The tab is in the URL, and a reload keeps it.
     await page.getByRole('tab', { name: /^System/ }).click();
     await page.waitForURL((url) => url.searchParams.get('tab') === 'system', { timeout: TIMEOUT });
     await page.reload();
-    await item('Card declined').waitFor({ timeout: TIMEOUT });
+    await item(at('Card declined')).waitFor({ timeout: TIMEOUT });
     expect(await page.getByRole('tab', { name: /^System/ }).getAttribute('aria-selected')).toBe('true');
     await page.goto('/client/inbox');
 
     // Mark all read: every entry, at once; the server agrees.
-    await item('A reply is waiting').waitFor({ timeout: TIMEOUT });
+    await item(at('A reply is waiting')).waitFor({ timeout: TIMEOUT });
     expect(await page.locator('[data-testid="notification-item"][data-unread="true"]').count()).toBeGreaterThanOrEqual(2);
     await page.getByRole('button', { name: 'Mark all read', exact: true }).first().click();
     await expectUnreadCount(0);
@@ -342,7 +358,7 @@ describe('notifications in the web app', () => {
     const clientToken = await apiLogin(CLIENT_EMAIL);
     const expertToken = await apiLogin(EXPERT_EMAIL);
     await markAllReadByApi(clientToken);
-    const conversation = await api<{ id: string }>('POST', '/conversations', clientToken, { subject: 'Label printer', message: 'The printer jams again.' });
+    const conversation = await api<{ id: string }>('POST', '/conversations', clientToken, { subject: at('Label printer'), message: 'The printer jams again.' });
     expect(conversation.status).toBe(201);
 
     await signInInBrowser(CLIENT_EMAIL, '/client/chat');
@@ -352,17 +368,17 @@ describe('notifications in the web app', () => {
     await waitForLiveSocket();
     await expectUnreadCount(0);
 
-    const reply = await api<{ id: string }>('POST', `/conversations/${conversation.body.id}/messages`, expertToken, { content: 'Cleared the jam; it prints again.' });
+    const reply = await api<{ id: string }>('POST', `/conversations/${conversation.body.id}/messages`, expertToken, { content: at('Cleared the jam; it prints again.') });
     expect(reply.status).toBe(201);
     // Pushed, counted, and in the inbox under the Specialist's name: never the Expert's.
     await expectUnreadCount(1);
     await page.goto('/client/inbox');
-    const entry = page.getByTestId('notification-item').filter({ hasText: 'Cleared the jam; it prints again.' });
+    const entry = page.getByTestId('notification-item').filter({ hasText: at('Cleared the jam; it prints again.') });
     await entry.waitFor({ timeout: TIMEOUT });
-    expect(await entry.textContent()).toMatch(/replied in “Label printer”/);
+    expect(await entry.textContent()).toContain(`replied in “${at('Label printer')}”`);
     expect(await entry.textContent()).not.toMatch(/expert/i);
     await entry.getByRole('link', { name: 'Open the conversation', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/client/chat' && url.searchParams.get('conversation') === conversation.body.id, { timeout: TIMEOUT });
-    await page.getByText('Cleared the jam; it prints again.').first().waitFor({ timeout: TIMEOUT });
+    await page.getByText(at('Cleared the jam; it prints again.')).first().waitFor({ timeout: TIMEOUT });
   });
 });

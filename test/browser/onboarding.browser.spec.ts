@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { png } from '../support/images.js';
 import { seenMailIds, waitForMail, waitForMailedCode } from '../support/mail.js';
+import { SCREEN_SIZES } from './support/screens.js';
 import { browserSessions } from './support/sessions.js';
 
 /**
@@ -317,6 +318,47 @@ describe('a preassigned Specialist', () => {
     await page.getByRole('button', { name: 'Finish setup', exact: true }).click();
     await waitForPath(page, '/client/chat');
     await page.getByTestId('trial-banner').waitFor();
+  });
+});
+
+describe.each(SCREEN_SIZES)('the errors of an onboarding step at $width x $height', (size) => {
+  it('are all shown at once on Workspace Setup and on Your Team, each beside its field', async () => {
+    const amToken = (await api<{ token: string }>('/auth/login', { method: 'POST', body: { email: AM_EMAIL, password: DEMO_PASSWORD } })).body.token;
+    const slug = `${SLUG}-errors-${size.name}`;
+    const orgId = await createOrg(amToken, slug, `Errors ${size.name} ${RUN}`);
+    const invite = await api<{ onboardingUrl: string }>(`/am/orgs/${orgId}/invite`, { method: 'POST', token: amToken, body: {} });
+    expect(invite.status).toBe(200);
+    const page = await sessions.newPage(size);
+    await signInWithOnboardingCode(page, invite.body.onboardingUrl, `owner@${slug}.example.com`);
+
+    // Workspace Setup: no legal name and a subdomain out of the pattern, both flagged in one go.
+    const workspace = page.getByRole('form', { name: 'Confirm your company' });
+    await field(page, 'Company legal name').fill('');
+    await field(page, 'Subdomain').fill('Not A Slug');
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await workspace.getByText('Required', { exact: true }).waitFor();
+    await workspace.getByText('Use 3 to 63 lowercase letters, digits or inner hyphens', { exact: true }).waitFor();
+    for (const name of ['Company legal name', 'Subdomain']) expect(await field(page, name).getAttribute('aria-invalid'), name).toBe('true');
+    await expectActiveStep(page, 'Workspace Setup');
+
+    // Your Team: no name, a short password, a confirmation that differs, no Specialist picked: four errors at once.
+    await field(page, 'Company legal name').fill(`Errors ${size.name} ${RUN}`);
+    await field(page, 'Subdomain').fill(slug);
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await expectActiveStep(page, 'Your Team');
+    const team = page.getByRole('form', { name: 'Your profile and Specialist' });
+    await team.getByTestId('specialist-choice').first().waitFor();
+    await field(page, 'Password').fill('short');
+    await field(page, 'Confirm password').fill('shorter');
+    await page.getByRole('button', { name: 'Finish setup', exact: true }).click();
+    for (const message of ['Required', 'Must be at least 8 characters', 'The passwords do not match', 'Pick a Specialist']) {
+      await team.getByText(message, { exact: true }).waitFor();
+    }
+    for (const name of ['Your name', 'Password', 'Confirm password']) expect(await field(page, name).getAttribute('aria-invalid'), name).toBe('true');
+    await expectActiveStep(page, 'Your Team');
+    expect(new URL(page.url()).pathname).toBe('/onboarding/start');
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow, 'the onboarding page scrolls sideways').toBeLessThanOrEqual(0);
   });
 });
 

@@ -6,8 +6,8 @@ import { startServer, type RunningServer } from './server.js';
 export interface BrowserSessions {
   /** The origin of the server of this file. */
   readonly baseUrl: string;
-  /** A page in a browser context of its own (its own localStorage, so its own session). */
-  newPage(): Promise<Page>;
+  /** A page in a browser context of its own (its own localStorage, so its own session), at `size` when given. */
+  newPage(size?: { width: number; height: number }): Promise<Page>;
 }
 
 /**
@@ -48,12 +48,13 @@ export function browserSessions(
       if (!server) throw new Error('The server is not started yet');
       return server.baseUrl;
     },
-    async newPage() {
+    async newPage(size) {
       if (!server || !browser) throw new Error('The server is not started yet');
       const context = await browser.newContext({ baseURL: server.baseUrl });
       await options.setUpContext?.(context, server.baseUrl);
       contexts.push(context);
       const page = await context.newPage();
+      if (size) await page.setViewportSize({ width: size.width, height: size.height });
       if (options.timeout) page.setDefaultTimeout(options.timeout);
       page.on('pageerror', (error) => pageErrors.push(error.message));
       return page;

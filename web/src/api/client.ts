@@ -79,8 +79,8 @@ export async function apiResponse(path: string, options: RequestOptions = {}): P
   if (!response.ok) {
     const body = await readErrorBody(response);
     // A refused token (expired, revoked) ends the session; the route guards then send the user to /login.
-    // Unless a newer token replaced it meanwhile (a password change answers one).
-    if (response.status === 401 && token && tokenStore.get() === token) tokenStore.clear();
+    // Unless a newer token replaced it meanwhile (a password change answers one), or is on its way.
+    if (response.status === 401 && token && tokenStore.get() === token && !tokenStore.isHandingOver(token)) tokenStore.clear();
     throw new ApiError(body);
   }
   return response;

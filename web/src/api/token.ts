@@ -8,6 +8,9 @@ const STORAGE_KEY = 'cos.token';
 const LEGACY_OWN_TOKEN_KEY = 'cos.ownToken';
 localStorage.removeItem(LEGACY_OWN_TOKEN_KEY);
 
+/** A token being given back for another (see `handOver`): refusals of it end nothing meanwhile. */
+let handingOver: string | null = null;
+
 type Listener = () => void;
 const listeners = new Set<Listener>();
 
@@ -27,6 +30,23 @@ export const tokenStore = {
     if (localStorage.getItem(STORAGE_KEY) === null) return;
     localStorage.removeItem(STORAGE_KEY);
     notify();
+  },
+  /**
+   * The current token is about to be replaced by the server's answer (stopping an impersonation
+   * ends its session before the SuperAdmin's comes back): until `done`, a 401 of it (a list the
+   * closed socket reloads) does not sign the user out. `done` runs after the new token is set.
+   */
+  handOver(this: void): { done: () => void } {
+    const token = localStorage.getItem(STORAGE_KEY);
+    handingOver = token;
+    return {
+      done: () => {
+        if (handingOver === token) handingOver = null;
+      },
+    };
+  },
+  isHandingOver(this: void, token: string): boolean {
+    return handingOver === token;
   },
   subscribe(this: void, listener: Listener): () => void {
     listeners.add(listener);

@@ -31,12 +31,16 @@ export function useStopImpersonation(): (targetUserId: string) => Promise<void> 
   const navigate = useNavigate();
   return useCallback(
     async (targetUserId: string) => {
+      // The server ends the impersonation session before it answers: what the page reloads meanwhile is refused.
+      const handOver = tokenStore.handOver();
       const stopped = await adminApi.stopImpersonation().catch(() => undefined);
       queryClient.clear();
       if (stopped?.token) {
         tokenStore.set(stopped.token);
+        handOver.done();
         await navigate(`/ops/users/${targetUserId}`, { replace: true });
       } else {
+        handOver.done();
         tokenStore.clear();
         await navigate('/login', { replace: true });
       }

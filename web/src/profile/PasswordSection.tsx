@@ -51,13 +51,21 @@ export function PasswordSection() {
               {formErrorOf(change.error, ['currentPassword', 'password'])}
             </Alert>
           )}
-          <PasswordInput label="Current password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={fields.currentPassword} />
+          <PasswordInput
+            label="Current password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.currentTarget.value)}
+            error={fields.currentPassword}
+            aria-invalid={Boolean(fields.currentPassword) || undefined}
+          />
           <PasswordInput
             label="New password"
             autoComplete="new-password"
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
             error={tooShort ? `At least ${MIN_LENGTH} characters` : fields.password}
+            aria-invalid={tooShort || Boolean(fields.password) || undefined}
           />
           <PasswordInput
             label="Repeat the new password"
@@ -65,6 +73,7 @@ export function PasswordSection() {
             value={repeat}
             onChange={(e) => setRepeat(e.currentTarget.value)}
             error={mismatch ? 'The two passwords differ' : undefined}
+            aria-invalid={mismatch || undefined}
           />
           <Group justify="flex-end">
             <Button type="submit" disabled={!current || password.length < MIN_LENGTH || repeat !== password} loading={change.isPending}>

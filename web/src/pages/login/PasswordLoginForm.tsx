@@ -58,7 +58,15 @@ export function PasswordLoginForm({ email, onEmailChange, password, onPasswordCh
           }}
           error={fieldErrors.email}
         />
-        <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} error={fieldErrors.password} />
+        <PasswordInput
+          label="Password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(event) => setPassword(event.currentTarget.value)}
+          error={fieldErrors.password}
+          aria-invalid={Boolean(fieldErrors.password) || undefined}
+        />
         {totpRequired && !useRecovery && <AuthenticatorCodeField value={totpCode} onChange={setTotpCode} error={fieldErrors.totpCode} />}
         {totpRequired && useRecovery && (
           <TextInput

@@ -46,6 +46,7 @@ export function TeamStep({
             value={values.password}
             onChange={(event) => onChange({ password: event.currentTarget.value })}
             error={errors.password}
+            aria-invalid={Boolean(errors.password) || undefined}
           />
           <PasswordInput
             label="Confirm password"
@@ -54,6 +55,7 @@ export function TeamStep({
             value={values.confirmPassword}
             onChange={(event) => onChange({ confirmPassword: event.currentTarget.value })}
             error={errors.confirmPassword}
+            aria-invalid={Boolean(errors.confirmPassword) || undefined}
           />
         </SimpleGrid>
         <Title order={2} size="h4">

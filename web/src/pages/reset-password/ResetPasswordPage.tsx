@@ -37,7 +37,15 @@ export function ResetPasswordPage() {
             <FormAlert title="Could not change the password" message={formErrorOf(reset.error, ['email', 'code', 'password'])} />
             <EmailField value={email} onChange={setEmail} error={fieldErrors.email} />
             <CodeField label="Reset code" description="The 6-digit code from the email (valid 30 minutes)." value={code} onChange={setCode} error={fieldErrors.code} />
-            <PasswordInput label="New password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={fieldErrors.password} />
+            <PasswordInput
+              label="New password"
+              autoComplete="new-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.currentTarget.value)}
+              error={fieldErrors.password}
+              aria-invalid={Boolean(fieldErrors.password) || undefined}
+            />
             <PasswordInput
               label="Repeat the new password"
               autoComplete="new-password"
@@ -45,6 +53,7 @@ export function ResetPasswordPage() {
               value={repeat}
               onChange={(e) => setRepeat(e.currentTarget.value)}
               error={mismatch ? 'The passwords differ' : undefined}
+              aria-invalid={mismatch || undefined}
             />
             <Button type="submit" loading={reset.isPending} disabled={mismatch}>
               Change password

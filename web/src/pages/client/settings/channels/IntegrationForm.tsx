@@ -97,6 +97,7 @@ export function IntegrationForm({ orgId, channel, fields, integration, onDone }:
               value={values.secrets[field.key] ?? ''}
               onChange={(event) => setSecret(field.key, event.currentTarget.value)}
               error={errors[secretKey(field.key)]}
+              aria-invalid={Boolean(errors[secretKey(field.key)]) || undefined}
             />
           );
         })}
