@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { fieldErrorsOf, formErrorOf } from '../api/client';
@@ -6,6 +6,7 @@ import { tokenStore } from '../api/token';
 import { authApi } from '../auth/auth.api';
 import { useCurrentUser } from '../auth/current-user';
 import { toast } from '../layout/toast';
+import { PasswordField } from '../forms/PasswordField';
 
 const MIN_LENGTH = 8;
 
@@ -51,29 +52,20 @@ export function PasswordSection() {
               {formErrorOf(change.error, ['currentPassword', 'password'])}
             </Alert>
           )}
-          <PasswordInput
-            label="Current password"
-            autoComplete="current-password"
-            value={current}
-            onChange={(e) => setCurrent(e.currentTarget.value)}
-            error={fields.currentPassword}
-            aria-invalid={Boolean(fields.currentPassword) || undefined}
-          />
-          <PasswordInput
+          <PasswordField label="Current password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={fields.currentPassword} />
+          <PasswordField
             label="New password"
             autoComplete="new-password"
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
             error={tooShort ? `At least ${MIN_LENGTH} characters` : fields.password}
-            aria-invalid={tooShort || Boolean(fields.password) || undefined}
           />
-          <PasswordInput
+          <PasswordField
             label="Repeat the new password"
             autoComplete="new-password"
             value={repeat}
             onChange={(e) => setRepeat(e.currentTarget.value)}
             error={mismatch ? 'The two passwords differ' : undefined}
-            aria-invalid={mismatch || undefined}
           />
           <Group justify="flex-end">
             <Button type="submit" disabled={!current || password.length < MIN_LENGTH || repeat !== password} loading={change.isPending}>

@@ -1,10 +1,11 @@
-import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Button, Stack, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent, type RefObject } from 'react';
 import { ApiError, fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { useSignIn } from '../../auth/session';
 import { AuthenticatorCodeField, EmailField, FormAlert } from './FormParts';
+import { PasswordField } from '../../forms/PasswordField';
 
 const isTotpRequired = (error: unknown): boolean => error instanceof ApiError && error.code === 'totp_required';
 
@@ -58,15 +59,7 @@ export function PasswordLoginForm({ email, onEmailChange, password, onPasswordCh
           }}
           error={fieldErrors.email}
         />
-        <PasswordInput
-          label="Password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(event) => setPassword(event.currentTarget.value)}
-          error={fieldErrors.password}
-          aria-invalid={Boolean(fieldErrors.password) || undefined}
-        />
+        <PasswordField label="Password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} error={fieldErrors.password} />
         {totpRequired && !useRecovery && <AuthenticatorCodeField value={totpCode} onChange={setTotpCode} error={fieldErrors.totpCode} />}
         {totpRequired && useRecovery && (
           <TextInput

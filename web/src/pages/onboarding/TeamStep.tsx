@@ -1,9 +1,10 @@
-import { Button, Group, PasswordInput, SimpleGrid, Stack, TextInput, Title } from '@mantine/core';
+import { Button, Group, SimpleGrid, Stack, TextInput, Title } from '@mantine/core';
 import type { FormEvent } from 'react';
 import type { FieldErrors } from '../../ops/errors';
 import type { OnboardingView } from '../../onboarding/onboarding.api';
 import type { OnboardingValues } from './onboarding-form';
 import { SpecialistChoice } from './SpecialistChoice';
+import { PasswordField } from '../../forms/PasswordField';
 
 /** Your Team: the admin's profile and password, and their Specialist (picked unless preassigned). */
 export function TeamStep({
@@ -38,7 +39,7 @@ export function TeamStep({
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput label="Your name" required autoComplete="name" value={values.name} onChange={(event) => onChange({ name: event.currentTarget.value })} error={errors.name} />
           <TextInput label="Email" value={view.adminEmail} readOnly autoComplete="username" description="You sign in with this address" />
-          <PasswordInput
+          <PasswordField
             label="Password"
             description="At least 8 characters"
             required
@@ -46,16 +47,14 @@ export function TeamStep({
             value={values.password}
             onChange={(event) => onChange({ password: event.currentTarget.value })}
             error={errors.password}
-            aria-invalid={Boolean(errors.password) || undefined}
           />
-          <PasswordInput
+          <PasswordField
             label="Confirm password"
             required
             autoComplete="new-password"
             value={values.confirmPassword}
             onChange={(event) => onChange({ confirmPassword: event.currentTarget.value })}
             error={errors.confirmPassword}
-            aria-invalid={Boolean(errors.confirmPassword) || undefined}
           />
         </SimpleGrid>
         <Title order={2} size="h4">

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, PasswordInput, Stack } from '@mantine/core';
+import { Alert, Anchor, Button, Stack } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -6,6 +6,7 @@ import { fieldErrorsOf, formErrorOf } from '../../api/client';
 import { authApi } from '../../auth/auth.api';
 import { PublicPage } from '../../layout/PublicPage';
 import { CodeField, EmailField, FormAlert } from '../login/FormParts';
+import { PasswordField } from '../../forms/PasswordField';
 
 /** `/reset-password?email=`: the user redeems the code of an administrator-initiated reset. */
 export function ResetPasswordPage() {
@@ -37,23 +38,14 @@ export function ResetPasswordPage() {
             <FormAlert title="Could not change the password" message={formErrorOf(reset.error, ['email', 'code', 'password'])} />
             <EmailField value={email} onChange={setEmail} error={fieldErrors.email} />
             <CodeField label="Reset code" description="The 6-digit code from the email (valid 30 minutes)." value={code} onChange={setCode} error={fieldErrors.code} />
-            <PasswordInput
-              label="New password"
-              autoComplete="new-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-              error={fieldErrors.password}
-              aria-invalid={Boolean(fieldErrors.password) || undefined}
-            />
-            <PasswordInput
+            <PasswordField label="New password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={fieldErrors.password} />
+            <PasswordField
               label="Repeat the new password"
               autoComplete="new-password"
               required
               value={repeat}
               onChange={(e) => setRepeat(e.currentTarget.value)}
               error={mismatch ? 'The passwords differ' : undefined}
-              aria-invalid={mismatch || undefined}
             />
             <Button type="submit" loading={reset.isPending} disabled={mismatch}>
               Change password

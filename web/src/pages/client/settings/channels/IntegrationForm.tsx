@@ -1,4 +1,4 @@
-import { Alert, Button, Group, PasswordInput, Stack, Switch, TagsInput, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Stack, Switch, TagsInput, TextInput } from '@mantine/core';
 import type { ChannelName, IntegrationDto } from '@contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
@@ -6,6 +6,7 @@ import type { IntegrationFields } from '../../../../channels/channel-info';
 import { channelKeys, channelsApi } from '../../../../channels/channels.api';
 import { byFormKey, configKey, initialValues, secretKey, toCreateBody, toUpdateBody, validate, type IntegrationFormValues } from '../../../../channels/integration-form';
 import { apiFieldErrors, unshownErrorMessage, type FieldErrors } from '../../../../ops/errors';
+import { PasswordField } from '../../../../forms/PasswordField';
 
 interface Props {
   orgId: string;
@@ -87,7 +88,7 @@ export function IntegrationForm({ orgId, channel, fields, integration, onDone }:
         {fields.secrets.map((field) => {
           const stored = integration?.secretNames.includes(field.key) ?? false;
           return (
-            <PasswordInput
+            <PasswordField
               key={field.key}
               label={field.label}
               description={stored ? `${field.description} A value is stored; type a new one to replace it, or leave this empty to keep it.` : field.description}
@@ -97,7 +98,6 @@ export function IntegrationForm({ orgId, channel, fields, integration, onDone }:
               value={values.secrets[field.key] ?? ''}
               onChange={(event) => setSecret(field.key, event.currentTarget.value)}
               error={errors[secretKey(field.key)]}
-              aria-invalid={Boolean(errors[secretKey(field.key)]) || undefined}
             />
           );
         })}
