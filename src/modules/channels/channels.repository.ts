@@ -187,33 +187,24 @@ export class ChannelsRepository {
   }
 
   /**
-   * Enters the inbound queue's admission until the caller's transaction ends (call it first in
-   * one): `exclusive` alone (the depth backpressure compares is the whole queue's, so one key for
-   * all), else beside the other striped admissions, holding a stripe (waiting for one when all are
-   * taken). Either way the depth is counted after this returns, by a statement of its own, so it
-   * sees every admission that left before.
+   * Keeps a verified call when fewer than `below` events are open (counting at most that many), in
+   * one round trip: the admission's locks, then the count and the insert, sent together and
+   * committed together (`DbService.script`). `exclusive`: alone (the depth backpressure compares is
+   * the whole queue's, so one key for all); `striped`: beside the other striped admissions, holding
+   * a stripe (waiting for one when all are taken). The count is a statement of its own after the
+   * locks, so it sees every admission that committed before. Not kept: `full` when the count
+   * reached `below`, else the same event was kept before.
    */
-  async enterInboundAdmission(mode: 'exclusive' | 'striped'): Promise<void> {
-    if (mode === 'exclusive') {
-      await this.db.execute(sql`select pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK})`);
-      return;
-    }
-    const [row] = rowsOf<{ stripe: number | null }>(
-      await this.db.execute(
-        sql`select pg_advisory_xact_lock_shared(${INBOUND_ADMISSION_LOCK}) is null as shared, (select s from generate_series(1, ${ADMISSION_STRIPES}::int) s where pg_try_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, s) limit 1) as stripe`,
-      ),
-    );
-    if (row?.stripe == null) await this.db.execute(sql`select pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, ${1 + Math.floor(Math.random() * ADMISSION_STRIPES)}::int)`);
-  }
-
-  /**
-   * Keeps a verified call when fewer than `below` events are open (counting at most that many),
-   * in one statement; inside `enterInboundAdmission`'s transaction. Not kept: `full` when the
-   * count reached `below`, else the same event was kept before.
-   */
-  async unscopedInsertEventBelowDepth(values: { channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> }, below: number): Promise<Admission> {
-    const [row] = rowsOf<{ depth: number; id: string | null }>(
-      await this.db.execute(sql`
+  async unscopedAdmitEvent(mode: 'exclusive' | 'striped', values: { channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> }, below: number): Promise<Admission> {
+    const enter =
+      mode === 'exclusive'
+        ? sql`select pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::bigint)`
+        : sql`select pg_advisory_xact_lock_shared(${INBOUND_ADMISSION_LOCK}::bigint) is null as shared,
+            case when (select s from generate_series(1, ${ADMISSION_STRIPES}::int) s where pg_try_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, s) limit 1) is not null then true
+            else pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, 1 + floor(random() * ${ADMISSION_STRIPES}::int)::int) is null end as striped`;
+    const [row] = await this.dbService.script<{ depth: number; id: string | null }>([
+      enter,
+      sql`
         with depth as (
           select count(*)::int as n from (select 1 from ${inboundEvents} where ${inboundEvents.status} in ('queued', 'processing') limit ${below}::int) open_events
         ), kept as (
@@ -222,8 +213,8 @@ export class ChannelsRepository {
           on conflict (channel, event_key) do nothing
           returning id
         )
-        select (select n from depth) as depth, (select id from kept) as id`),
-    );
+        select (select n from depth) as depth, (select id from kept) as id`,
+    ]);
     if (row?.id) return { kept: true, id: row.id };
     return { kept: false, full: (row?.depth ?? below) >= below };
   }
@@ -487,9 +478,4 @@ export class ChannelsRepository {
       .groupBy(outboundMessages.channel);
     return rows.map((r) => ({ ...r, lastSentAt: (r.lastSentAt as Date | null) ?? null }));
   }
-}
-
-/** The rows of a raw statement's result (node-postgres and PGlite both answer `{ rows }`). */
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
 }

@@ -9,6 +9,7 @@ import { DbService } from '../../platform/db/db.service.js';
 import { isStorableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
+import { logger } from '../../platform/observability/logger.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
 import { RateLimitService, rateLimitError, rateLimitHeaders, type LimitResult, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { ChannelMetrics } from './channel-metrics.js';
@@ -196,8 +197,10 @@ export class IngressService {
    * given back when the event was kept before (or a concurrent copy of it won the insert), and a
    * redelivery is acknowledged even once the budget is spent: vendor redeliveries never use it. On
    * the backpressured routes (spec 7.1) the depth check and the insert are one statement inside
-   * the queue's admission, so a burst cannot pass `INBOUND_QUEUE_MAX_DEPTH` together. The event's
-   * job is written in the same transaction: accepted is kept and queued.
+   * the queue's admission, so a burst cannot pass `INBOUND_QUEUE_MAX_DEPTH` together; their job
+   * follows the commit (a lost send is made up for by the stranded-event sweep). Elsewhere the
+   * event's job is written in the same transaction. Either way an accepted event is kept and will be
+   * processed.
    */
   private async accept(channel: ChannelName, eventKey: string, raw: Buffer, meta: Record<string, unknown>): Promise<WebhookAccepted> {
     return (await this.admit(channel, eventKey, raw, meta)).body;
@@ -238,28 +241,37 @@ export class IngressService {
   }
 
   /**
-   * Spec 7.1: a full inbound queue answers 503 and keeps nothing; counted and inserted as one step.
-   * Far below the limit, admissions run side by side (striped); near it, or when the striped count
-   * says it is reached, one at a time against the exact limit. A redelivery of a kept event is
-   * acknowledged even when the queue is full. Undefined: the event was kept before.
+   * Spec 7.1: a full inbound queue answers 503 and keeps nothing; counted and inserted as one step,
+   * in one round trip. Far below the limit, admissions run side by side (striped); near it, or when
+   * the striped count says it is reached, one at a time against the exact limit. A redelivery of a
+   * kept event is acknowledged even when the queue is full. Undefined: the event was kept before.
+   * The job follows the admission's commit (`queueKept`).
    */
-  private async insertBelowDepth(values: Parameters<ChannelsRepository['unscopedInsertEventBelowDepth']>[0]): Promise<string | undefined> {
+  private async insertBelowDepth(values: Parameters<ChannelsRepository['unscopedAdmitEvent']>[1]): Promise<string | undefined> {
     const { inboundQueueMaxDepth: max, backpressureRetryAfterS } = this.channels.limits;
-    const admit = (mode: 'exclusive' | 'striped', below: number) =>
-      this.dbService.transaction(async () => {
-        await this.repo.enterInboundAdmission(mode);
-        const admission = await this.repo.unscopedInsertEventBelowDepth(values, below);
-        if (admission.kept) await this.enqueue(admission.id);
-        return admission;
-      });
     // Striped: at most ADMISSION_STRIPES admissions uncommitted at once, each counting at most max - ADMISSION_STRIPES.
-    let admission = max > 2 * ADMISSION_STRIPES ? await admit('striped', max - ADMISSION_STRIPES + 1) : undefined;
-    if (!admission || (!admission.kept && admission.full)) admission = await admit('exclusive', max);
-    if (admission.kept) return admission.id;
+    let admission = max > 2 * ADMISSION_STRIPES ? await this.repo.unscopedAdmitEvent('striped', values, max - ADMISSION_STRIPES + 1) : undefined;
+    if (!admission || (!admission.kept && admission.full)) admission = await this.repo.unscopedAdmitEvent('exclusive', values, max);
+    if (admission.kept) {
+      await this.queueKept(values.channel, admission.id);
+      return admission.id;
+    }
     if (admission.full && !(await this.repo.unscopedFindEventByKey(values.channel, values.eventKey))) {
       throw new AppError('backpressure', 'The inbound queue is full; retry later', { headers: { 'retry-after': String(backpressureRetryAfterS) } });
     }
     return undefined;
+  }
+
+  /**
+   * The job of an event already kept. A send that fails loses nothing: the event is kept `queued`,
+   * and the stranded-event sweep processes it once it has waited `STRANDED_AFTER_MS`.
+   */
+  private async queueKept(channel: ChannelName, eventId: string): Promise<void> {
+    try {
+      await this.queue.send('channels.inbound', { eventId }, { singletonKey: eventId });
+    } catch (err) {
+      logger.warn({ err, channel, eventId }, 'inbound event kept but its job was not sent; the stranded-event sweep will process it');
+    }
   }
 
   /** The event's job, on the open transaction: it exists if and only if the event is kept. */

@@ -22,6 +22,12 @@ export interface DatabaseHandle {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Database;
   readonly executeSql: ExecuteSql;
+  /**
+   * Runs statements without parameters (values written in as literals), all sent at once: one
+   * round trip, one implicit transaction (they commit together or not at all), each statement
+   * reading with a snapshot of its own. The rows of each, in order.
+   */
+  readonly runScript: (text: string) => Promise<unknown[][]>;
   readonly pool?: pg.Pool;
   readonly pglite?: PGlite;
   close(): Promise<void>;
@@ -61,6 +67,11 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
       db,
       pool,
       executeSql: (text, values) => pool.query(text, values as unknown[]),
+      runScript: async (text) => {
+        // Without values pg uses the simple query protocol: one result per statement (one alone is not in an array).
+        const results = (await pool.query(text)) as pg.QueryResult | pg.QueryResult[];
+        return (Array.isArray(results) ? results : [results]).map((r) => r.rows as unknown[]);
+      },
       close: () => pool.end(),
     };
   }
@@ -87,6 +98,7 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
       const results = await pglite.exec(text);
       return { rows: results.at(-1)?.rows ?? [] };
     },
+    runScript: async (text) => (await pglite.exec(text)).map((r) => r.rows as unknown[]),
     close: async () => {
       await pglite.close();
       releaseLock();

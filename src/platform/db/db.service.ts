@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import pg from 'pg';
 import { logger } from '../observability/logger.js';
 import type { Database, DatabaseHandle, Db, Transaction } from './database.js';
 
@@ -99,6 +101,19 @@ export class DbService {
       .catch((err) => logger.error({ err }, 'side effect failed'));
   }
 
+  /**
+   * Statements sent together in one round trip, committed together or not at all (an implicit
+   * transaction), each reading with a snapshot of its own taken when it starts: so a statement sees
+   * what committed while an earlier one waited for a lock. Their values are written in as literals
+   * (`pg.escapeLiteral`), so they take strings, finite numbers, booleans and nulls only. Outside a
+   * transaction only (its locks would otherwise last as long as the caller's). The rows of the last.
+   */
+  async script<Row>(statements: SQL[]): Promise<Row[]> {
+    if (this.inTransaction) throw new Error('a script runs outside any transaction');
+    const text = statements.map((statement) => inlined(dialect.sqlToQuery(statement))).join(';\n');
+    return ((await this.handle.runScript(text)).at(-1) ?? []) as Row[];
+  }
+
   async ping(): Promise<boolean> {
     try {
       await this.handle.db.execute(sql`select 1`);
@@ -107,4 +122,19 @@ export class DbService {
       return false;
     }
   }
+}
+
+const dialect = new PgDialect();
+
+/** A query's text with each `$n` replaced by its value as a literal. */
+function inlined(query: { sql: string; params: unknown[] }): string {
+  return query.sql.replace(/\$(\d+)/g, (_, n: string) => literal(query.params[Number(n) - 1]));
+}
+
+function literal(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw new Error(`a script takes strings, finite numbers, booleans and nulls, not ${typeof value}`);
 }

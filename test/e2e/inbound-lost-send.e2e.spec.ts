@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { IngressService } from '../../src/modules/channels/ingress.service.js';
+import { DbService } from '../../src/platform/db/db.service.js';
+import { QueueService } from '../../src/platform/queue/queue.service.js';
+import { processedEvent, rows } from '../support/inbound.js';
+import { FakeProvider } from '../support/llm-provider.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { chatACall, connectVerified } from '../support/webhooks.js';
+
+const PASSWORD = 'demo1234';
+const CHAT_A_SECRET = 'chat-a-signing-secret';
+
+/**
+ * A backpressured route keeps the event in one round trip and sends its job after the commit: a
+ * send that fails must lose nothing. The event is acknowledged, stays queued, and the
+ * stranded-event sweep processes it once, its text kept exactly (quotes and backslashes included).
+ */
+describe('inbound event whose job was not sent', () => {
+  let app: TestApp;
+  let db: DbService;
+  const provider = new FakeProvider();
+
+  beforeAll(async () => {
+    const llmUrl = await provider.start();
+    app = await startTestApp({
+      env: {
+        LLM_PROVIDER: 'openai-compatible',
+        LLM_BASE_URL: llmUrl,
+        LLM_MODEL: 'gpt-4o-mini',
+        LLM_TIMEOUT_MS: '30000',
+        CHAT_A_SIGNING_SECRET: CHAT_A_SECRET,
+        STRANDED_AFTER_MS: '1000',
+      },
+    });
+    db = app.running.app.get(DbService);
+    const am = await app.login('account_manager@platform.demo.invalid', PASSWORD);
+    const acmeId = (await app.get('/api/auth/me', { token: await app.login('client@acme.demo.invalid', PASSWORD) })).body.orgMemberships[0].orgId;
+    await connectVerified(app, acmeId, { channel: 'chat-a', externalId: 'T-LOST', config: { botUserId: 'UBOT' }, secrets: { botToken: 'xoxb-test' } }, am);
+  });
+  afterAll(async () => {
+    await provider.stop();
+    await app?.close();
+  });
+
+  it('acknowledges the event, keeps it queued without a job, and the sweep processes it once', { timeout: 60_000 }, async () => {
+    const queue = app.running.app.get(QueueService);
+    const send = vi.spyOn(queue, 'send').mockRejectedValueOnce(new Error('the queue is unreachable'));
+    const text = `it's a "quote" and a back\\slash \\' ; select 1; -- $1`;
+    const c = chatACall(CHAT_A_SECRET, {
+      type: 'event_callback',
+      team_id: 'T-LOST',
+      event_id: 'Ev-lost',
+      event: { type: 'message', channel: 'D1', channel_type: 'im', user: 'U1', text, ts: '1700000001.000100' },
+    });
+    const ingress = app.running.app.get(IngressService);
+    expect((await ingress.chatA({ rawBody: Buffer.from(c.body), headers: c.headers, url: c.path })).body).toEqual({ ok: true });
+    expect(send).toHaveBeenCalledTimes(1);
+    send.mockRestore();
+
+    const [kept] = await rows<{ id: string; status: string; body: string; jobs: number }>(
+      db,
+      sql`select e.id, e.status, e.body, (select count(*)::int from pgboss.job j where j.name = 'channels.inbound' and j.data->>'eventId' = e.id::text) as jobs
+          from inbound_events e where e.event_key = 'T-LOST:Ev-lost'`,
+    );
+    // Kept byte for byte (its values travel as literals), with no job: the send failed.
+    expect(kept).toMatchObject({ body: c.body, jobs: 0 });
+    expect(['queued', 'processing']).toContain(kept!.status);
+
+    const done = await processedEvent(db, 'chat-a', 'T-LOST:Ev-lost');
+    expect(done).toMatchObject({ status: 'done', last_error: null });
+    const messages = await rows<{ role: string; content: string }>(db, sql`select role, content from conversation_messages where conversation_id = ${done.conversation_id} order by created_at, id`);
+    expect(messages.filter((m) => m.role === 'client').map((m) => m.content)).toEqual([text]);
+    expect(messages.filter((m) => m.role === 'specialist')).toHaveLength(1);
+  });
+});
