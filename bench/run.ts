@@ -337,7 +337,8 @@ function serverEnv(dbUrl: string, dataDir: string, keys: PemKeyPair, redis: Pick
 /**
  * Node's own arguments for the servers the bench starts itself (BENCH_SERVER_NODE_ARGS, split on
  * spaces), e.g. `--cpu-prof --cpu-prof-dir=<dir>` for a CPU profile of each, written when it
- * stops. Node refuses --cpu-prof in NODE_OPTIONS, so the cluster's instances get none.
+ * stops. The cluster's launcher is given them too, and passes them on to each of its instances
+ * (Node refuses --cpu-prof in NODE_OPTIONS).
  */
 const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -651,6 +652,7 @@ async function main(report: Report): Promise<void> {
       readyTimeoutMs: readyTimeoutMs(),
       echo: verbose,
       log,
+      nodeArgs: serverNodeArgs(),
     });
     const spread = (p: string) => bases.map((b) => `${b}${p}`);
     for (const base of bases) {

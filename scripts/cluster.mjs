@@ -5,6 +5,8 @@
 // the same PostgreSQL database (DATABASE_URL) and Redis (REDIS_URL). Every line an instance writes
 // is prefixed with its number and port. SIGINT or SIGTERM stops every instance gracefully (a
 // second signal kills them); if one instance stops on its own, the others are stopped too.
+// Node's own options given to this script (`node --max-old-space-size=512 scripts/cluster.mjs`) are
+// given to every instance.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -97,7 +99,7 @@ function prefixLines(stream, out, prefix) {
 for (let i = 1; i <= options.instances; i++) {
   const port = basePort + i - 1;
   const prefix = `[${i}:${port}]`;
-  const child = spawn(process.execPath, [entry], { cwd: process.cwd(), env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...process.execArgv, entry], { cwd: process.cwd(), env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const instance = { n: i, port, prefix, child, exited: false };
   prefixLines(child.stdout, process.stdout, prefix);
   prefixLines(child.stderr, process.stderr, prefix);

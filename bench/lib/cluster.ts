@@ -39,13 +39,23 @@ function alive(pid: number): boolean {
   }
 }
 
-export async function startCluster(options: { root: string; instances: number; env: NodeJS.ProcessEnv; readyTimeoutMs: number; echo: boolean; log: (message: string) => void }): Promise<Cluster> {
+export async function startCluster(options: {
+  root: string;
+  instances: number;
+  env: NodeJS.ProcessEnv;
+  readyTimeoutMs: number;
+  echo: boolean;
+  log: (message: string) => void;
+  /** Node's own arguments for the launcher, which gives them to every instance (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
+}): Promise<Cluster> {
   const { instances } = options;
   const firstPort = await freeConsecutivePorts(instances);
   const startedAt = Date.now();
   const launcher = spawnNode({
     name: `cluster of ${instances}`,
     script: path.join(options.root, 'scripts', 'cluster.mjs'),
+    nodeArgs: options.nodeArgs,
     args: ['--instances', String(instances), '--no-build'],
     cwd: options.root,
     echo: options.echo,

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { generateText, stepCountIs, streamText } from 'ai';
 import { agentConfig, type AgentConfig } from './agent.config.js';
 import { DbService } from '../../platform/db/db.service.js';
@@ -67,7 +67,7 @@ export const DEFAULT_PURPOSE = 'chat-hermes';
  * retries (the caller does) and never writes conversation rows.
  */
 @Injectable()
-export class AgentService {
+export class AgentService implements OnModuleInit {
   private readonly configured: ConfiguredModel;
 
   constructor(
@@ -79,6 +79,11 @@ export class AgentService {
     private readonly dbService: DbService,
   ) {
     this.configured = createConfiguredModel(config.llm);
+  }
+
+  /** Before the instance reports ready: the model's first call must not stall the requests of a new instance. */
+  async onModuleInit(): Promise<void> {
+    await this.configured.warm?.();
   }
 
   /** The provider and model turns run on (`offline` unless LLM_PROVIDER says otherwise). */

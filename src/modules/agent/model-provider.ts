@@ -15,6 +15,8 @@ export interface ConfiguredModel {
   modelId: string;
   /** Which attachments the provider takes as image or file parts; the others reach it as a text summary. */
   accepts: AttachmentSupport;
+  /** Loads what the model's first call would otherwise load, while the app starts. */
+  warm?: () => Promise<void>;
 }
 
 /** The image types every provider here takes (OpenAI's and Anthropic's vision inputs alike). */
@@ -45,7 +47,9 @@ export function createConfiguredModel(llm: AgentConfig['llm']): ConfiguredModel 
       const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL: llm.baseUrl!, apiKey: llm.apiKey, includeUsage: true });
       return { provider: 'openai-compatible', modelId, accepts: IMAGES_AND_PDF, model: provider.chatModel(modelId) };
     }
-    default:
-      return { provider: 'offline', modelId: OFFLINE_MODEL_ID, accepts: IMAGES_AND_PDF, model: new OfflineLanguageModel() };
+    default: {
+      const model = new OfflineLanguageModel();
+      return { provider: 'offline', modelId: OFFLINE_MODEL_ID, accepts: IMAGES_AND_PDF, model, warm: () => model.warm() };
+    }
   }
 }
