@@ -214,6 +214,9 @@ export class IngressService {
     meta: Record<string, unknown>,
     throttle?: { limiter: Limiter; key: string },
   ): Promise<{ body: WebhookAccepted; spent?: LimitResult }> {
+    const body = raw.toString('utf8');
+    // Verified, yet not storable (a NUL byte): refused before the throttle is spent.
+    if (!isStorableText(body)) throw new AppError('validation_failed', 'Invalid body', { details: [{ field: 'body', message: 'The body holds a NUL character, which cannot be stored' }] });
     const duplicate = { body: { ok: true, duplicate: true } };
     const spent = throttle ? await throttle.limiter.reserve(throttle.key) : undefined;
     if (spent && !spent.allowed) {
@@ -221,7 +224,7 @@ export class IngressService {
       await spent.refund();
       return duplicate;
     }
-    const values = { channel, eventKey, body: raw.toString('utf8'), meta };
+    const values = { channel, eventKey, body, meta };
     const id = BACKPRESSURED.includes(channel) ? await this.insertBelowDepth(values) : await this.insertAndQueue(values);
     if (!id) {
       await spent?.refund();

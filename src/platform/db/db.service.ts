@@ -133,7 +133,11 @@ function inlined(query: { sql: string; params: unknown[] }): string {
 
 function literal(value: unknown): string {
   if (value === null) return 'null';
-  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'string') {
+    // The script's text travels as one NUL-terminated string: a NUL would cut it short.
+    if (value.includes('\u0000')) throw new Error('a script cannot carry a NUL character (PostgreSQL stores none in text either)');
+    return pg.escapeLiteral(value);
+  }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   throw new Error(`a script takes strings, finite numbers, booleans and nulls, not ${typeof value}`);

@@ -6,17 +6,21 @@ import { QueueService } from '../../src/platform/queue/queue.service.js';
 import { processedEvent, rows } from '../support/inbound.js';
 import { FakeProvider } from '../support/llm-provider.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { chatACall, connectVerified } from '../support/webhooks.js';
+import { chatACall, connectVerified, messagingACall } from '../support/webhooks.js';
 
 const PASSWORD = 'demo1234';
 const CHAT_A_SECRET = 'chat-a-signing-secret';
+const PUBLIC_URL = 'https://service.example.com';
+const MESSAGING_A_TOKEN = 'messaging-a-auth-token';
+const POOL_NUMBER = '+15550000001';
 
 /**
- * A backpressured route keeps the event in one round trip and sends its job after the commit: a
- * send that fails must lose nothing. The event is acknowledged, stays queued, and the
- * stranded-event sweep processes it once, its text kept exactly (quotes and backslashes included).
+ * A backpressured route keeps the event in one round trip (its values written into the statements
+ * as literals) and sends its job after the commit: a send that fails must lose nothing. The event
+ * is acknowledged, stays queued, and the stranded-event sweep processes it once, its text kept
+ * exactly (quotes and backslashes included). A body that cannot be stored is refused with a 4xx.
  */
-describe('inbound event whose job was not sent', () => {
+describe('inbound admission in one round trip', () => {
   let app: TestApp;
   let db: DbService;
   const provider = new FakeProvider();
@@ -31,6 +35,9 @@ describe('inbound event whose job was not sent', () => {
         LLM_TIMEOUT_MS: '30000',
         CHAT_A_SIGNING_SECRET: CHAT_A_SECRET,
         STRANDED_AFTER_MS: '1000',
+        PUBLIC_URL,
+        MESSAGING_A_AUTH_TOKEN: MESSAGING_A_TOKEN,
+        MESSAGING_A_NUMBER_POOL: POOL_NUMBER,
       },
     });
     db = app.running.app.get(DbService);
@@ -72,5 +79,16 @@ describe('inbound event whose job was not sent', () => {
     const messages = await rows<{ role: string; content: string }>(db, sql`select role, content from conversation_messages where conversation_id = ${done.conversation_id} order by created_at, id`);
     expect(messages.filter((m) => m.role === 'client').map((m) => m.content)).toEqual([text]);
     expect(messages.filter((m) => m.role === 'specialist')).toHaveLength(1);
+  });
+
+  it('refuses a signed body holding a NUL byte with 400 validation_failed, and keeps nothing', async () => {
+    const call = messagingACall(PUBLIC_URL, MESSAGING_A_TOKEN, { MessageSid: 'SM-nul', From: '+15557654321', To: POOL_NUMBER, Body: 'a\u0000b' });
+    // The vendor's signature covers the decoded parameters: a raw NUL byte in the form is still signed.
+    const body = call.body.replace('%00', '\u0000');
+    expect(body).toContain('\u0000');
+    const res = await app.request('POST', call.path, { body, headers: call.headers });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ statusCode: 400, code: 'validation_failed', details: [{ field: 'body', message: expect.stringContaining('NUL') }] });
+    expect(await rows(db, sql`select 1 from inbound_events where channel = 'messaging-a'`)).toEqual([]);
   });
 });

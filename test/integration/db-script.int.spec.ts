@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.js';
+import { DbService } from '../../src/platform/db/db.service.js';
+
+/** `DbService.script`: statements sent together, values written in as literals. Both database paths. */
+describe.each([
+  ['the embedded database', undefined],
+  ['PostgreSQL', process.env.DATABASE_URL],
+] as const)('a script on %s', (_name, databaseUrl) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cos-script-'));
+  let handle: DatabaseHandle;
+  let db: DbService;
+  // A table of this run's own (not a temporary one: a pool's statements go to several connections).
+  const probe = sql.identifier(`script_probe_${randomBytes(6).toString('hex')}`);
+
+  beforeAll(async () => {
+    if (_name === 'PostgreSQL' && !databaseUrl) return;
+    handle = await openDatabase({ databaseUrl, dataDir, embedded: databaseUrl ? undefined : { memory: true } });
+    db = new DbService(handle);
+    await db.root.execute(sql`create table ${probe} (id int primary key, body text not null)`);
+  });
+  afterAll(async () => {
+    await db?.root.execute(sql`drop table if exists ${probe}`);
+    await handle?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it.skipIf(_name === 'PostgreSQL' && !databaseUrl)('keeps every value exactly, quotes, backslashes and placeholders-like text included, and answers the last statement', async () => {
+    const hostile = `it's \\'; drop table probe; -- $1 $$ \\x00 é 😀`;
+    const rows = await db.script<{ id: number; body: string; n: number }>([
+      sql`insert into ${probe} (id, body) values (${1}, ${hostile})`,
+      sql`select id, body, ${2.5}::float8 > 2 as n from ${probe} where id = ${1} and ${true} and ${null}::text is null`,
+    ]);
+    expect(rows).toEqual([{ id: 1, body: hostile, n: true }]);
+  });
+
+  it.skipIf(_name === 'PostgreSQL' && !databaseUrl)('commits all or nothing: a failing statement undoes the ones before it', async () => {
+    await expect(db.script([sql`insert into ${probe} (id, body) values (${2}, ${'first'})`, sql`insert into ${probe} (id, body) values (${1}, ${'duplicate key'})`])).rejects.toThrow();
+    expect(await db.script([sql`select count(*)::int as n from ${probe} where id = ${2}`])).toEqual([{ n: 0 }]);
+  });
+
+  it.skipIf(_name === 'PostgreSQL' && !databaseUrl)('refuses a NUL, a value it cannot write as a literal, and a call inside a transaction', async () => {
+    await expect(db.script([sql`select ${'a\u0000b'}`])).rejects.toThrow(/NUL/);
+    await expect(db.script([sql`select ${{ an: 'object' }}`])).rejects.toThrow(/not object/);
+    await expect(db.transaction(() => db.script([sql`select 1`]))).rejects.toThrow(/outside any transaction/);
+  });
+});
