@@ -248,7 +248,13 @@ export async function measureChatAThroughput(ctx: ChannelsContext, settings: Cha
   const w = await deliver(urls, warmup);
   // Warm means each instance has processed events already (its first turn loads the offline
   // model's tokenizer, about 0.2 s of CPU): the burst must not share the cores with that.
-  await drain(ctx.dbUrl, warmup.map((e) => e.key), w.accepted, settings.drainTimeoutS, log);
+  await drain(
+    ctx.dbUrl,
+    warmup.map((e) => e.key),
+    w.accepted,
+    settings.drainTimeoutS,
+    log,
+  );
   const cpuSample = startCpuSample(pids);
   const rss = startRssSampler(pids);
   const r = await deliver(urls, events);
