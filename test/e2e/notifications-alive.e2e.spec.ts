@@ -72,6 +72,8 @@ describe('notifications that say what happened (spec 4.5, 6.2)', () => {
 
     const reply = await app.post(`/api/conversations/${conversation.id}/messages`, { content: 'The labels are printed and on your desk.' }, { token: t.expert });
     expect(reply.status).toBe(201);
+    // Delivered at once after the commit, unless a queue worker took its job first: then soon.
+    await expect.poll(async () => (await inbox('client')).length, { timeout: 30_000 }).toBeGreaterThan(before);
     const added = (await inbox('client')).slice(0, (await inbox('client')).length - before);
     expect(added).toHaveLength(1);
     const [note] = added;
