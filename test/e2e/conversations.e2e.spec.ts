@@ -272,9 +272,12 @@ describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
     // expert2 has no grant on acme: not on their list, and the thread reads as 404.
     expect((await expertQueue(c.expert2)).some((i) => i.conversationId === conv.id)).toBe(false);
     expect((await c.app.get(`/api/conversations/${conv.id}`, { token: c.expert2 })).status).toBe(404);
-    // The covering Expert was told.
-    const notes = (await c.app.get('/api/notifications', { token: c.expert })).body as Array<{ type: string; meta: { conversationId?: string } }>;
-    expect(notes.some((n) => n.type === 'expert_queue.escalation' && n.meta.conversationId === conv.id)).toBe(true);
+    // The covering Expert was told: at once after the commit, or soon when a queue worker took the outbox job first.
+    const told = async () =>
+      ((await c.app.get('/api/notifications', { token: c.expert })).body as Array<{ type: string; meta: { conversationId?: string } }>).some(
+        (n) => n.type === 'expert_queue.escalation' && n.meta.conversationId === conv.id,
+      );
+    await expect.poll(told, { timeout: 30_000 }).toBe(true);
 
     // The item follows the conversation's status.
     await c.app.patch(`/api/conversations/${conv.id}/resolve`, undefined, { token: c.expert });
