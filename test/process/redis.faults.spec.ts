@@ -51,7 +51,13 @@ describe.skipIf(faultsUnsupported)('Redis stopped and started', () => {
     await d.redis.start();
     // Each instance reconnects by itself (its limits' connection logs that it is restored).
     for (const instance of [a, b]) {
-      await eventually(`${instance.name} to reconnect to Redis`, async () => instance.logs().some((l) => l.msg === 'redis connection restored' && l.name === 'rate-limit'), 15_000, 100);
+      await eventually(`${instance.name} to reconnect to Redis`, async () => instance.logs().some((l) => l.msg === 'redis connection restored' && l.name === 'rate-limit'), 15_000, 100).catch(
+        (err: Error) => {
+          // What the instance said about Redis, so that a failure here tells what happened.
+          const said = instance.logs().filter((l) => /redis/i.test(String(l.msg)));
+          throw new Error(`${err.message}; its Redis log lines: ${JSON.stringify(said)}`);
+        },
+      );
     }
 
     // Real time: an event caused on a reaches the socket on b again.
