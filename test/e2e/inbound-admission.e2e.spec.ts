@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngressService } from '../../src/modules/channels/ingress.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { QueueService } from '../../src/platform/queue/queue.service.js';
@@ -15,10 +16,10 @@ const MESSAGING_A_TOKEN = 'messaging-a-auth-token';
 const POOL_NUMBER = '+15550000001';
 
 /**
- * A backpressured route keeps the event in one round trip (its values written into the statements
- * as literals) and sends its job after the commit: a send that fails must lose nothing. The event
- * is acknowledged, stays queued, and the stranded-event sweep processes it once, its text kept
- * exactly (quotes and backslashes included). A body that cannot be stored is refused with a 4xx.
+ * A backpressured route keeps the event and writes its job in one round trip (its values written
+ * into the statements as literals): the job exists if and only if the event was kept, once per
+ * event, as pg-boss's own send would write it. The event's text is kept exactly (quotes and
+ * backslashes included). A body that cannot be stored is refused with a 4xx.
  */
 describe('inbound admission in one round trip', () => {
   let app: TestApp;
@@ -50,35 +51,55 @@ describe('inbound admission in one round trip', () => {
     await app?.close();
   });
 
-  it('acknowledges the event, keeps it queued without a job, and the sweep processes it once', { timeout: 60_000 }, async () => {
-    const queue = app.running.app.get(QueueService);
-    const send = vi.spyOn(queue, 'send').mockRejectedValueOnce(new Error('the queue is unreachable'));
+  it('keeps the event and its one job in one statement, its text byte for byte, and processes it once', { timeout: 60_000 }, async () => {
     const text = `it's a "quote" and a back\\slash \\' ; select 1; -- $1`;
-    const c = chatACall(CHAT_A_SECRET, {
-      type: 'event_callback',
-      team_id: 'T-LOST',
-      event_id: 'Ev-lost',
-      event: { type: 'message', channel: 'D1', channel_type: 'im', user: 'U1', text, ts: '1700000001.000100' },
-    });
+    const call = () =>
+      chatACall(CHAT_A_SECRET, {
+        type: 'event_callback',
+        team_id: 'T-LOST',
+        event_id: 'Ev-once',
+        event: { type: 'message', channel: 'D1', channel_type: 'im', user: 'U1', text, ts: '1700000001.000100' },
+      });
+    const c = call();
     const ingress = app.running.app.get(IngressService);
     expect((await ingress.chatA({ rawBody: Buffer.from(c.body), headers: c.headers, url: c.path })).body).toEqual({ ok: true });
-    expect(send).toHaveBeenCalledTimes(1);
-    send.mockRestore();
+    // The vendor's retry of the same event: acknowledged, and neither a second event nor a second job.
+    const again = call();
+    expect((await ingress.chatA({ rawBody: Buffer.from(again.body), headers: again.headers, url: again.path })).body).toEqual({ ok: true, duplicate: true });
 
-    const [kept] = await rows<{ id: string; status: string; body: string; jobs: number }>(
+    const [kept] = await rows<{ id: string; body: string; events: number; jobs: number }>(
       db,
-      sql`select e.id, e.status, e.body, (select count(*)::int from pgboss.job j where j.name = 'channels.inbound' and j.data->>'eventId' = e.id::text) as jobs
-          from inbound_events e where e.event_key = 'T-LOST:Ev-lost'`,
+      sql`select e.id, e.body, (select count(*)::int from inbound_events x where x.event_key = e.event_key) as events,
+            (select count(*)::int from pgboss.job j where j.name = 'channels.inbound' and j.data->>'eventId' = e.id::text) as jobs
+          from inbound_events e where e.event_key = 'T-LOST:Ev-once'`,
     );
-    // Kept byte for byte (its values travel as literals), with no job: the send failed.
-    expect(kept).toMatchObject({ body: c.body, jobs: 0 });
-    expect(['queued', 'processing']).toContain(kept!.status);
+    // Kept byte for byte (its values travel as literals), with exactly one job.
+    expect(kept).toMatchObject({ body: c.body, events: 1, jobs: 1 });
 
-    const done = await processedEvent(db, 'chat-a', 'T-LOST:Ev-lost');
+    const done = await processedEvent(db, 'chat-a', 'T-LOST:Ev-once');
     expect(done).toMatchObject({ status: 'done', last_error: null });
     const messages = await rows<{ role: string; content: string }>(db, sql`select role, content from conversation_messages where conversation_id = ${done.conversation_id} order by created_at, id`);
     expect(messages.filter((m) => m.role === 'client').map((m) => m.content)).toEqual([text]);
     expect(messages.filter((m) => m.role === 'specialist')).toHaveLength(1);
+  });
+
+  it('writes the job as pg-boss would send it: the same queue policy, retries, expiry and retention', async () => {
+    const queue = app.running.app.get(QueueService);
+    const [sent, written] = [randomUUID(), randomUUID()];
+    await queue.send('channels.inbound', { eventId: sent }, { singletonKey: sent });
+    await db.db.execute(queue.insertJobsFrom('channels.inbound', sql`select jsonb_build_object('eventId', ${written}::text) as data, ${written}::text as singleton_key`));
+    // The columns a worker's fetch does not change (nonexistent events: their jobs end at once).
+    const jobs = await rows<Record<string, unknown>>(
+      db,
+      sql`select data->>'eventId' as "eventId", name, priority, singleton_key, singleton_on, dead_letter, expire_in::text, (keep_until - start_after)::text as kept_for,
+            retry_limit, retry_delay, retry_backoff, policy, (start_after - created_on)::text as delayed
+          from pgboss.job where name = 'channels.inbound' and data->>'eventId' in (${sent}, ${written})`,
+    );
+    const bySent = jobs.find((j) => j.eventId === sent)!;
+    const byStatement = jobs.find((j) => j.eventId === written)!;
+    expect(jobs).toHaveLength(2);
+    expect({ ...byStatement, eventId: sent, singleton_key: sent }).toEqual(bySent);
+    expect(bySent).toMatchObject({ retry_limit: expect.any(Number), policy: expect.any(String) });
   });
 
   it('refuses a signed body holding a NUL byte with 400 validation_failed, and keeps nothing', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, count, desc, eq, gt, inArray, lt, lte, max, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, lt, lte, max, or, sql, type SQL } from 'drizzle-orm';
 import type { ChannelName } from '../../contracts/channels.js';
 import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
@@ -192,10 +192,16 @@ export class ChannelsRepository {
    * committed together (`DbService.script`). `exclusive`: alone (the depth backpressure compares is
    * the whole queue's, so one key for all); `striped`: beside the other striped admissions, holding
    * a stripe (waiting for one when all are taken). The count is a statement of its own after the
-   * locks, so it sees every admission that committed before. Not kept: `full` when the count
-   * reached `below`, else the same event was kept before.
+   * locks, so it sees every admission that committed before. `jobsFor` writes the kept event's job
+   * in the same statement (given the kept ids), so the job exists if and only if the event was kept
+   * by this call. Not kept: `full` when the count reached `below`, else the same event was kept before.
    */
-  async unscopedAdmitEvent(mode: 'exclusive' | 'striped', values: { channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> }, below: number): Promise<Admission> {
+  async unscopedAdmitEvent(
+    mode: 'exclusive' | 'striped',
+    values: { channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> },
+    below: number,
+    jobsFor: (keptIds: SQL) => SQL,
+  ): Promise<Admission> {
     const enter =
       mode === 'exclusive'
         ? sql`select pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::bigint)`
@@ -212,6 +218,8 @@ export class ChannelsRepository {
           select ${values.channel}, ${values.eventKey}, ${values.body}, ${JSON.stringify(values.meta)}::jsonb from depth where depth.n < ${below}::int
           on conflict (channel, event_key) do nothing
           returning id
+        ), queued as (
+          ${jobsFor(sql`select id from kept`)}
         )
         select (select n from depth) as depth, (select id from kept) as id`,
     ]);

@@ -5,11 +5,11 @@ import { APP_CONFIG } from '../../platform/config/config.token.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import { channelsConfig, type ChannelsConfig } from './channels.config.js';
 import { safeEqual, sha256Hex } from '../../platform/crypto/crypto.js';
+import { sql, type SQL } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
 import { isStorableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
-import { logger } from '../../platform/observability/logger.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
 import { RateLimitService, rateLimitError, rateLimitHeaders, type LimitResult, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { ChannelMetrics } from './channel-metrics.js';
@@ -248,34 +248,24 @@ export class IngressService {
    * in one round trip. Far below the limit, admissions run side by side (striped); near it, or when
    * the striped count says it is reached, one at a time against the exact limit. A redelivery of a
    * kept event is acknowledged even when the queue is full. Undefined: the event was kept before.
-   * The job follows the admission's commit (`queueKept`).
+   * The event's job is written by the same statement (`inboundJobsFor`).
    */
   private async insertBelowDepth(values: Parameters<ChannelsRepository['unscopedAdmitEvent']>[1]): Promise<string | undefined> {
     const { inboundQueueMaxDepth: max, backpressureRetryAfterS } = this.channels.limits;
     // Striped: at most ADMISSION_STRIPES admissions uncommitted at once, each counting at most max - ADMISSION_STRIPES.
-    let admission = max > 2 * ADMISSION_STRIPES ? await this.repo.unscopedAdmitEvent('striped', values, max - ADMISSION_STRIPES + 1) : undefined;
-    if (!admission || (!admission.kept && admission.full)) admission = await this.repo.unscopedAdmitEvent('exclusive', values, max);
-    if (admission.kept) {
-      await this.queueKept(values.channel, admission.id);
-      return admission.id;
-    }
+    const jobs = this.inboundJobsFor;
+    let admission = max > 2 * ADMISSION_STRIPES ? await this.repo.unscopedAdmitEvent('striped', values, max - ADMISSION_STRIPES + 1, jobs) : undefined;
+    if (!admission || (!admission.kept && admission.full)) admission = await this.repo.unscopedAdmitEvent('exclusive', values, max, jobs);
+    if (admission.kept) return admission.id;
     if (admission.full && !(await this.repo.unscopedFindEventByKey(values.channel, values.eventKey))) {
       throw new AppError('backpressure', 'The inbound queue is full; retry later', { headers: { 'retry-after': String(backpressureRetryAfterS) } });
     }
     return undefined;
   }
 
-  /**
-   * The job of an event already kept. A send that fails loses nothing: the event is kept `queued`,
-   * and the stranded-event sweep processes it once it has waited `STRANDED_AFTER_MS`.
-   */
-  private async queueKept(channel: ChannelName, eventId: string): Promise<void> {
-    try {
-      await this.queue.send('channels.inbound', { eventId }, { singletonKey: eventId });
-    } catch (err) {
-      logger.warn({ err, channel, eventId }, 'inbound event kept but its job was not sent; the stranded-event sweep will process it');
-    }
-  }
+  /** The `channels.inbound` job of each kept event (`{ eventId }`, one per event), written in the admission's statement. */
+  private readonly inboundJobsFor = (keptIds: SQL): SQL =>
+    this.queue.insertJobsFrom('channels.inbound', sql`select jsonb_build_object('eventId', e.id) as data, e.id::text as singleton_key from (${keptIds}) e`);
 
   /** The event's job, on the open transaction: it exists if and only if the event is kept. */
   private async enqueue(eventId: string): Promise<void> {

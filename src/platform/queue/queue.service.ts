@@ -60,6 +60,31 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
+   * A statement that queues one job of `name` for each row `rows` yields, for a caller that writes
+   * its jobs with what they are for in one statement (a data-modifying CTE: the jobs exist if and
+   * only if that statement's rows do, in one round trip). `rows` has two columns: `data`, the job's
+   * payload as jsonb (`JobMap[name]`'s shape), and `singleton_key` (text or null). Each job gets
+   * what `send` gives one with no options of its own: the queue's policy, retry, expiry and
+   * retention, pg-boss's defaults where the queue has none (its insert, pg-boss 10), and its
+   * unique-index rules by the queue's policy (`on conflict do nothing`); `inbound-admission.e2e`
+   * checks it against `send`.
+   * For a started queue (its tables exist): a queue not created yet gets no job from it.
+   */
+  insertJobsFrom(name: JobName, rows: SQL): SQL {
+    return sql`
+      insert into pgboss.job (name, data, priority, start_after, singleton_key, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
+      select q.name, j.data, 0, now(), j.singleton_key, q.dead_letter,
+        coalesce(q.expire_seconds * interval '1s', interval '15 minutes'),
+        now() + cast(coalesce((q.retention_minutes * 60)::text, '14 days') as interval),
+        coalesce(q.retry_limit, 2),
+        case when coalesce(q.retry_backoff, false) then greatest(q.retry_delay, 1) else coalesce(q.retry_delay, 0) end,
+        coalesce(q.retry_backoff, false),
+        q.policy
+      from (${rows}) j join pgboss.queue q on q.name = ${name as string}
+      on conflict do nothing`;
+  }
+
+  /**
    * Completes an active job on the open transaction, so that the job's completion commits with the
    * handler's writes or not at all. False when the job is no longer active (another worker took it).
    */
