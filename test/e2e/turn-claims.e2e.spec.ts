@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TurnsService } from '../../src/modules/conversations/turns.service.js';
+import { OrgAccessGate } from '../../src/platform/auth/org-access-gate.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { FakeProvider } from '../support/llm-provider.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -81,6 +82,36 @@ describe('turn claims', () => {
     expect(await turnOf(message.id)).toEqual({ status: 'done', attempts: 1, left_s: null });
     expect(await repliesTo(message.id)).toHaveLength(1);
     provider.delayMs = 0;
+  });
+
+  it("reads the org's access gate once for a client's message (its request's), and again for a turn the sweeper runs", async () => {
+    const gate = app.running.app.get(OrgAccessGate);
+    const conv = (await app.post('/api/conversations', {}, { token: client })).body;
+    const asked = vi.spyOn(gate, 'assertOpenFor');
+    const isOpen = vi.spyOn(gate, 'isOpen');
+    try {
+      const sent = await app.post(`/api/conversations/${conv.id}/messages`, { content: 'Gate once' }, { token: client });
+      expect(sent.status).toBe(201);
+      expect(sent.body.reply).toMatchObject({ role: 'specialist' });
+      // The request's guard found the org open; the turn it started at once did not ask again.
+      expect(asked).toHaveBeenCalledTimes(1);
+      expect(isOpen).not.toHaveBeenCalled();
+
+      // A turn nobody's request found open (the sweeper's) reads the gate itself.
+      const me = (await app.get('/api/auth/me', { token: client })).body;
+      const [message] = await rows<{ id: string }>(
+        db.root.execute(sql`insert into conversation_messages (conversation_id, org_id, role, sender_id, content) values (${conv.id}, ${acmeId}, 'client', ${me.id}, 'Swept') returning id`),
+      );
+      await db.root.execute(
+        sql`insert into conversation_turns (message_id, conversation_id, org_id, status, attempts, claimed_until) values (${message!.id}, ${conv.id}, ${acmeId}, 'queued', 0, null)`,
+      );
+      // Run by the service's own periodic sweep once it has waited STRANDED_AFTER_MS.
+      await expect.poll(async () => (await repliesTo(message!.id)).length, { timeout: 20_000 }).toBe(1);
+      expect(isOpen).toHaveBeenCalledWith(acmeId);
+    } finally {
+      asked.mockRestore();
+      isOpen.mockRestore();
+    }
   });
 
   it('leaves the turn of a request that died after storing its message to the sweeper once its first claim ran out', async () => {

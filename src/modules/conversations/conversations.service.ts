@@ -246,7 +246,8 @@ export class ConversationsService implements OnModuleInit {
     options.onStored?.(message);
     if (role !== 'client') return { message, reply: null };
     // The turn was written claimed by this request, which runs it now.
-    const reply = await this.turns.run(stored.conversation, stored.message, options.observer, { claimed: true });
+    const gateOpen = principal.openOrgIds?.has(stored.conversation.orgId) === true;
+    const reply = await this.turns.run(stored.conversation, stored.message, options.observer, { claimed: true, gateOpen });
     return { message, reply: reply ? toMessageDto(reply, viewer, stored.conversation.specialistId, this.links) : null };
   }
 

@@ -29,6 +29,17 @@ export interface TurnObserver {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface TurnOptions {
+  /** The turn was written claimed with its message, by the caller that runs it now. */
+  claimed?: boolean;
+  /**
+   * The request that stored the message found the org's access gate open (its guard, moments
+   * before: `Principal.openOrgIds`), so the turn does not read it again. Every other turn (a
+   * channel's, the sweeper's, a retried one) reads it.
+   */
+  gateOpen?: boolean;
+}
+
 /**
  * One agent turn per client message, keyed by that message: claimed in the database before the
  * model is called, the reply stored with a unique reference to the message. A retried job, a
@@ -61,7 +72,7 @@ export class TurnsService implements OnModuleInit {
    * Runs the turn of a client message unless it ran or runs elsewhere. Returns the reply (new or
    * already stored), or null when the turn failed or another worker holds it.
    */
-  async run(conversation: ConversationRow, message: MessageRow, observer: TurnObserver = {}, options: { claimed?: boolean } = {}): Promise<MessageRow | null> {
+  async run(conversation: ConversationRow, message: MessageRow, observer: TurnObserver = {}, options: TurnOptions = {}): Promise<MessageRow | null> {
     // A turn is a job on its conversation, whoever starts it (the request or the sweeper): its org is the row's.
     const scope = jobScope(conversation);
     if (!options.claimed) {
@@ -74,7 +85,7 @@ export class TurnsService implements OnModuleInit {
         await this.repo.finishTurn(scope, message.id, 'done');
         return existing;
       }
-      return this.take(scope, conversation, message, observer);
+      return this.take(scope, conversation, message, observer, false);
     }
     // Written claimed with the message, for `firstClaimMs` (a request that dies leaves it to the
     // sweeper that soon): a turn still running at half of it takes the full lease (TURN_LEASE_MS).
@@ -82,7 +93,7 @@ export class TurnsService implements OnModuleInit {
       this.repo.extendClaim(scope, message.id, this.config.recovery.turnLeaseMs).catch((err: unknown) => logger.warn({ err, messageId: message.id }, 'turn claim not extended'));
     }, this.firstClaimMs / 2).unref();
     try {
-      return await this.take(scope, conversation, message, observer);
+      return await this.take(scope, conversation, message, observer, options.gateOpen === true);
     } finally {
       clearTimeout(extend);
     }
@@ -97,10 +108,13 @@ export class TurnsService implements OnModuleInit {
     return this.config.recovery.strandedAfterMs;
   }
 
-  /** The claimed turn: the gate, the history, the model with its retries, then the reply or the failure. */
-  private async take(scope: OrgScope, conversation: ConversationRow, message: MessageRow, observer: TurnObserver): Promise<MessageRow | null> {
+  /**
+   * The claimed turn: the gate, the history, the model with its retries, then the reply or the
+   * failure. `gateOpen`: the request that stored the message found the org's gate open moments ago.
+   */
+  private async take(scope: OrgScope, conversation: ConversationRow, message: MessageRow, observer: TurnObserver, gateOpen: boolean): Promise<MessageRow | null> {
     // Spec 3.6: while the org's access gate is closed the agent takes no turns.
-    if (!(await this.accessGate.isOpen(conversation.orgId))) {
+    if (!gateOpen && !(await this.accessGate.isOpen(conversation.orgId))) {
       await this.repo.finishTurn(scope, message.id, 'failed', 'org_suspended');
       return null;
     }

@@ -45,7 +45,8 @@ export class OrgAccessGate implements OnModuleInit {
   /**
    * A client request acts on the org it names (route or query `orgId`, when the caller is a
    * member), else on every org of the caller: with one of them closed the request is refused
-   * (403 `org_suspended`), so an org-less route never leaks a suspended org's data.
+   * (403 `org_suspended`), so an org-less route never leaks a suspended org's data. The orgs found
+   * open are recorded on the principal (`openOrgIds`).
    */
   async assertOpenFor(principal: Principal, requestedOrgId: string | undefined): Promise<void> {
     const named = requestedOrgId && principal.orgMemberships.some((m) => m.orgId === requestedOrgId) ? [requestedOrgId] : undefined;
@@ -53,5 +54,6 @@ export class OrgAccessGate implements OnModuleInit {
     if (orgIds.length === 0) return;
     const closed = await this.closedAmong(orgIds);
     if (orgIds.some((id) => closed.has(id))) throw new AppError('org_suspended', ORG_SUSPENDED_MESSAGE);
+    principal.openOrgIds = new Set(orgIds);
   }
 }

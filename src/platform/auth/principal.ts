@@ -20,6 +20,12 @@ export interface Principal {
   impersonationId?: string;
   /** The user's row as read for this request (no second read needed to describe the caller). */
   record: PrincipalRecord;
+  /**
+   * The orgs whose access gate (spec 3.6) this request found open (set by the request guard), so
+   * work the request does at once on one of them (the agent turn of a client's message) need not
+   * read the gate again. Absent: the gate was not checked for this request.
+   */
+  openOrgIds?: ReadonlySet<string>;
 }
 
 /**
