@@ -68,7 +68,8 @@ export const DEFAULT_PURPOSE = 'chat-hermes';
  */
 @Injectable()
 export class AgentService implements OnModuleInit {
-  private readonly configured: ConfiguredModel;
+  /** Set while the app starts (`onModuleInit`): only the configured provider's package is loaded. */
+  private model?: ConfiguredModel;
 
   constructor(
     @Inject(agentConfig.token) private readonly config: AgentConfig,
@@ -77,13 +78,17 @@ export class AgentService implements OnModuleInit {
     private readonly orgs: OrgsService,
     private readonly briefs: ClientBriefsService,
     private readonly dbService: DbService,
-  ) {
-    this.configured = createConfiguredModel(config.llm);
-  }
+  ) {}
 
   /** Before the instance reports ready: the model's first call must not stall the requests of a new instance. */
   async onModuleInit(): Promise<void> {
-    await this.configured.warm?.();
+    this.model = await createConfiguredModel(this.config.llm);
+    await this.model.warm?.();
+  }
+
+  private get configured(): ConfiguredModel {
+    if (!this.model) throw new Error('AgentService is used before the app started');
+    return this.model;
   }
 
   /** The provider and model turns run on (`offline` unless LLM_PROVIDER says otherwise). */

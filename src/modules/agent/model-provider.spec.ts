@@ -19,8 +19,8 @@ describe('the configured model, warmed while the app starts', () => {
     await expect(warm.mock.results[0]!.value).resolves.toBeUndefined();
   });
 
-  it('a hosted provider has nothing to load', () => {
-    for (const provider of ['openai', 'anthropic', 'openai-compatible'] as const) expect(createConfiguredModel(llm(provider)).warm).toBeUndefined();
-    expect(createConfiguredModel(llm('offline')).warm).toBeTypeOf('function');
+  it('a hosted provider has nothing to load', async () => {
+    for (const provider of ['openai', 'anthropic', 'openai-compatible'] as const) expect((await createConfiguredModel(llm(provider))).warm).toBeUndefined();
+    expect((await createConfiguredModel(llm('offline'))).warm).toBeTypeOf('function');
   });
 });

@@ -1,6 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { AgentConfig } from './agent.config.js';
 import type { AttachmentSupport } from './agent.attachments.js';
@@ -30,19 +27,23 @@ export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-3-5-ha
 
 /**
  * `LLM_PROVIDER` -> an AI SDK model. agent.config.ts has already refused a hosted provider without
- * its key and an openai-compatible server without its URL and model.
+ * its key and an openai-compatible server without its URL and model. Only the configured
+ * provider's package is loaded (each costs 50-150 ms of the start, and the default needs none).
  */
-export function createConfiguredModel(llm: AgentConfig['llm']): ConfiguredModel {
+export async function createConfiguredModel(llm: AgentConfig['llm']): Promise<ConfiguredModel> {
   switch (llm.provider) {
     case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       const modelId = llm.model ?? DEFAULT_MODELS.openai;
       return { provider: 'openai', modelId, accepts: IMAGES_AND_PDF, model: createOpenAI({ apiKey: llm.apiKey, baseURL: llm.baseUrl })(modelId) };
     }
     case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       const modelId = llm.model ?? DEFAULT_MODELS.anthropic;
       return { provider: 'anthropic', modelId, accepts: ANTHROPIC, model: createAnthropic({ apiKey: llm.apiKey, baseURL: llm.baseUrl })(modelId) };
     }
     case 'openai-compatible': {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       const modelId = llm.model!;
       const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL: llm.baseUrl!, apiKey: llm.apiKey, includeUsage: true });
       return { provider: 'openai-compatible', modelId, accepts: IMAGES_AND_PDF, model: provider.chatModel(modelId) };

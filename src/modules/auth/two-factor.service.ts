@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
-import { toDataURL } from 'qrcode';
 import type { TotpSetupResponse } from '../../contracts/auth.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -15,6 +13,8 @@ import { RecoveryCodesRepository } from './recovery-codes.repository.js';
 import { RECOVERY_CODE_COUNT, newRecoveryCode, normalizeRecoveryCode } from './two-factor.rules.js';
 
 const ISSUER = 'Client Organization Service';
+/** otplib and qrcode are loaded with the first two-factor step, not while the app starts. */
+const totp = () => import('otplib');
 /** Codes of the step before and after the current one are accepted (clock drift). */
 const EPOCH_TOLERANCE_S = 30;
 
@@ -50,6 +50,7 @@ export class TwoFactorService {
   async setup(principal: Principal): Promise<TotpSetupResponse> {
     const user = await this.requireUser(principal.userId);
     if (user.totpEnabled) throw AppError.conflict('Two-factor sign-in is already on: turn it off first');
+    const [{ generateSecret, generateURI }, { toDataURL }] = await Promise.all([totp(), import('qrcode')]);
     const secret = generateSecret();
     const otpauthUrl = generateURI({ issuer: ISSUER, label: user.email, secret });
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
@@ -128,6 +129,7 @@ export class TwoFactorService {
 
   private async totpMatches(user: UserRow, code: string): Promise<boolean> {
     if (!user.totpSecretEnc) return false;
+    const { verify: verifyTotp } = await totp();
     const result = await verifyTotp({ secret: this.secrets.open(user.totpSecretEnc), token: code, epochTolerance: EPOCH_TOLERANCE_S });
     if (!result.valid || !('timeStep' in result)) return false;
     // Each time step once: a code seen on the wire cannot be replayed.

@@ -51,8 +51,8 @@ const MINUTE = 60_000;
     {
       provide: PAYMENT_PROVIDER,
       inject: [APP_CONFIG, billingConfig.token],
-      useFactory: (config: AppConfig, billing: BillingConfig): PaymentProvider =>
-        billing.provider === 'stripe' ? new StripePaymentProvider(stripeApi(billing), config) : new ManualPaymentProvider(config),
+      useFactory: async (config: AppConfig, billing: BillingConfig): Promise<PaymentProvider> =>
+        billing.provider === 'stripe' ? new StripePaymentProvider(await stripeApi(billing), config) : new ManualPaymentProvider(config),
     },
   ],
   exports: [BillingService, DunningService],

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { systemNow } from '../../platform/clock/clock.js';
 import type { AppConfig } from '../../platform/config/config.js';
 import type { BillingConfig } from './billing.config.js';
@@ -9,12 +9,14 @@ export const STRIPE_ENDED_STATUSES: ReadonlySet<string> = new Set<Stripe.Subscri
 
 /**
  * The Stripe SDK as configured: the secret key, and (tests only) `STRIPE_API_BASE_URL` taken
- * apart into the host, port and protocol the SDK accepts.
+ * apart into the host, port and protocol the SDK accepts. The SDK is loaded here, with
+ * BILLING_PROVIDER=stripe only (about 0.15 s of every start otherwise).
  */
-export function stripeApi(billing: BillingConfig): Stripe {
+export async function stripeApi(billing: BillingConfig): Promise<Stripe> {
   const { secretKey, apiBaseUrl } = billing.stripe;
   if (!secretKey) throw new Error('STRIPE_SECRET_KEY is not set');
   const base = apiBaseUrl ? new URL(apiBaseUrl) : null;
+  const { default: Stripe } = await import('stripe');
   return new Stripe(secretKey, {
     maxNetworkRetries: 2,
     timeout: 20_000,
@@ -48,6 +50,11 @@ export class StripePaymentProvider implements PaymentProvider {
     private readonly stripe: Stripe,
     private readonly config: AppConfig,
   ) {}
+
+  /** A webhook's event, verified with the SDK over the raw bytes (throws when the signature does not hold). */
+  webhookEvent(rawBody: Buffer, signature: string, secret: string): Stripe.Event {
+    return this.stripe.webhooks.constructEvent(rawBody, signature, secret);
+  }
 
   async createCustomer(org: { id: string; legalName: string; billingEmail: string | null }) {
     const customer = await this.stripe.customers.create(

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { billingConfig, type BillingConfig } from './billing.config.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { logger } from '../../platform/observability/logger.js';
@@ -51,7 +51,7 @@ export class StripeWebhookService {
     let event: Stripe.Event;
     try {
       if (!secret || !header || !rawBody) throw new Error('unsigned');
-      event = Stripe.webhooks.constructEvent(rawBody, header, secret);
+      event = this.stripe.webhookEvent(rawBody, header, secret);
     } catch {
       securityEvent('webhook_signature_invalid', { channel: 'billing-stripe', reason: header ? 'signature' : 'missing_signature' });
       throw AppError.unauthorized('Bad or missing Stripe-Signature');

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent, request } from 'undici';
 
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 export const MAX_ATTACHMENT_REDIRECTS = 3;
@@ -145,7 +145,9 @@ export interface AttachmentRequest {
  */
 export class AttachmentFetcher {
   private readonly rules: HostRule[];
-  private readonly agent: Agent;
+  /** undici and its agent, made with the first fetch (about 110 modules that a start need not load). */
+  private client?: Promise<{ agent: Agent; request: typeof request }>;
+  private readonly lookup: LookupFunction;
   private readonly maxBytes: number;
   private readonly timeoutMs: number;
 
@@ -153,17 +155,23 @@ export class AttachmentFetcher {
     this.rules = options.hosts.map(parseRule);
     this.maxBytes = options.maxBytes ?? MAX_ATTACHMENT_BYTES;
     this.timeoutMs = options.timeoutMs ?? ATTACHMENT_TIMEOUT_MS;
-    this.agent = new Agent({ connect: { lookup: this.checkedLookup(options.lookup ?? (dnsLookup as LookupFunction)) }, connections: 8 });
+    this.lookup = this.checkedLookup(options.lookup ?? (dnsLookup as LookupFunction));
+  }
+
+  private undici(): Promise<{ agent: Agent; request: typeof request }> {
+    this.client ??= import('undici').then(({ Agent, request }) => ({ agent: new Agent({ connect: { lookup: this.lookup }, connections: 8 }), request }));
+    return this.client;
   }
 
   async fetch(req: AttachmentRequest): Promise<Buffer> {
     const signal = AbortSignal.timeout(this.timeoutMs);
     let url = this.checked(req.url);
+    const { agent, request } = await this.undici();
     const origin = url.origin;
     for (let hop = 0; ; hop++) {
       let res: Awaited<ReturnType<typeof request>>;
       try {
-        res = await request(url, { dispatcher: this.agent, method: 'GET', headers: url.origin === origin ? req.headers : undefined, signal });
+        res = await request(url, { dispatcher: agent, method: 'GET', headers: url.origin === origin ? req.headers : undefined, signal });
       } catch (err) {
         throw refusalIn(err) ?? new AttachmentRefused('unreachable', url.host);
       }
@@ -187,8 +195,8 @@ export class AttachmentFetcher {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    if (this.client) await (await this.client).agent.close();
   }
 
   private async read(body: Body, host: string, declared: number): Promise<Buffer> {

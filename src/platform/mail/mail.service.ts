@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { systemNow } from '../clock/clock.js';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
 import { DbService } from '../db/db.service.js';
@@ -54,24 +54,25 @@ const erased = (at: Date) => ({
  */
 @Injectable()
 export class MailService implements OnModuleInit {
-  private readonly transport?: Transporter;
+  /** With SMTP_URL only: nodemailer is loaded while the app starts then, and not at all without it. */
+  private transport?: Transporter;
 
   constructor(
     private readonly dbService: DbService,
     private readonly queue: QueueService,
     private readonly scheduler: SchedulerService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    if (config.smtpUrl) this.transport = nodemailer.createTransport(config.smtpUrl);
-  }
+  ) {}
 
   get delivers(): boolean {
-    return this.transport !== undefined;
+    return Boolean(this.config.smtpUrl);
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     this.scheduler.every('mail.erase-secrets', ERASE_EVERY_MS, () => this.eraseExpiredSecrets().then(() => undefined));
-    if (!this.transport) return;
+    if (!this.config.smtpUrl) return;
+    const { default: nodemailer } = await import('nodemailer');
+    this.transport = nodemailer.createTransport(this.config.smtpUrl);
     this.queue.handle('mail.deliver', ({ outboxId }) => this.deliver(outboxId), { retryLimit: 8, retryDelaySeconds: 30, retryBackoff: true });
     this.scheduler.every('mail.resend-stuck', 5 * 60_000, () => this.requeueStuck());
   }
@@ -89,7 +90,7 @@ export class MailService implements OnModuleInit {
         sensitive: message.sensitive ?? false,
       })
       .returning({ id: mailOutbox.id });
-    if (!this.transport) return;
+    if (!this.delivers) return;
     if (this.dbService.inTransaction && this.queue.started) {
       // The job commits with its row (an outbox): mails written one transaction after another are
       // delivered in that order, whichever worker wrote them (held mail released by several at once).
