@@ -10,6 +10,8 @@ export const TOKEN_LIFETIME_S = 7 * 24 * 60 * 60;
 /** How far in the future an `iat` may lie (clock skew between instances). */
 export const MAX_IAT_SKEW_S = 60;
 const ISSUER = 'client-organization-service';
+/** How many verified tokens an instance remembers (about 1.5 kB each): the newest, the oldest forgotten first. */
+export const VERIFIED_TOKENS_MAX = 5_000;
 
 export interface TokenSubject {
   userId: string;
@@ -46,6 +48,13 @@ export type TokenCheck = { claims: TokenClaims; refused?: undefined } | { claims
 @Injectable()
 export class TokenService {
   private keys?: Promise<{ privateKey: CryptoKey; publicKey: CryptoKey; previous: CryptoKey[] }>;
+  /**
+   * Tokens whose signature, issuer and time-independent claims checked out, by their exact text:
+   * the RS256 verification (the largest CPU cost of an authenticated request) is done once per
+   * token and instance. Only what depends on the clock is checked again on each use, and what a
+   * token grants is still read from its user and session on every request (RequestAuthenticator).
+   */
+  private readonly verified = new Map<string, TokenClaims>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -92,6 +101,12 @@ export class TokenService {
    * whoever signed it with our key.
    */
   async check(token: string, nowMs = Date.now()): Promise<TokenCheck> {
+    const known = this.verified.get(token);
+    if (known) {
+      const checked = timeChecked(known, nowMs);
+      if (checked.refused === 'expired') this.verified.delete(token);
+      return checked;
+    }
     const { publicKey, previous } = await this.getKeys();
     // While a key pair rotates, a token signed with the other key of the rotation is good too.
     for (const key of [publicKey, ...previous]) {
@@ -111,10 +126,33 @@ export class TokenService {
       if (payload.iat > nowMs / 1000 + MAX_IAT_SKEW_S) return { refused: 'issued_in_future', userId };
       const parsed = ClaimsSchema.safeParse(payload);
       if (!parsed.success) return { refused: payload.sid === undefined ? 'no_session' : 'claims_invalid', userId };
+      // A `nbf` would make the check depend on the clock in one more way: such a token (never ours) is verified each time.
+      if (payload.nbf === undefined) this.remember(token, parsed.data);
       return { claims: parsed.data };
     }
     return { refused: 'bad_signature' };
   }
+
+  private remember(token: string, claims: TokenClaims): void {
+    if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, deepFreeze(claims));
+  }
+}
+
+/** The clock-dependent checks of `check` (jose's expiry, then the issue time), on claims verified before. */
+function timeChecked(claims: TokenClaims, nowMs: number): TokenCheck {
+  if (claims.exp <= Math.floor(nowMs / 1000)) return { refused: 'expired', userId: claims.sub };
+  if (claims.iat > nowMs / 1000 + MAX_IAT_SKEW_S) return { refused: 'issued_in_future', userId: claims.sub };
+  return { claims };
+}
+
+/** Claims shared by every request that presents the token: nobody may change them. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 const UserIdSchema = z.uuid();
