@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { SignJWT, errors as joseErrors, importPKCS8, importSPKI, jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
 import { OrgRoleSchema, PlatformRoleSchema } from '../../contracts/roles.js';
 import { z } from 'zod';
@@ -10,7 +11,7 @@ export const TOKEN_LIFETIME_S = 7 * 24 * 60 * 60;
 /** How far in the future an `iat` may lie (clock skew between instances). */
 export const MAX_IAT_SKEW_S = 60;
 const ISSUER = 'client-organization-service';
-/** How many verified tokens an instance remembers (about 1.5 kB each): the newest, the oldest forgotten first. */
+/** How many verified tokens an instance remembers (under 1 kB each): the newest, the oldest forgotten first. */
 export const VERIFIED_TOKENS_MAX = 5_000;
 
 export interface TokenSubject {
@@ -49,7 +50,8 @@ export type TokenCheck = { claims: TokenClaims; refused?: undefined } | { claims
 export class TokenService {
   private keys?: Promise<{ privateKey: CryptoKey; publicKey: CryptoKey; previous: CryptoKey[] }>;
   /**
-   * Tokens whose signature, issuer and time-independent claims checked out, by their exact text:
+   * Tokens whose signature, issuer and time-independent claims checked out, by the SHA-256 of their
+   * exact text (no bearer token is kept in memory past its request):
    * the RS256 verification (the largest CPU cost of an authenticated request) is done once per
    * token and instance. Only what depends on the clock is checked again on each use, and what a
    * token grants is still read from its user and session on every request (RequestAuthenticator).
@@ -101,10 +103,11 @@ export class TokenService {
    * whoever signed it with our key.
    */
   async check(token: string, nowMs = Date.now()): Promise<TokenCheck> {
-    const known = this.verified.get(token);
+    const digest = createHash('sha256').update(token).digest('base64');
+    const known = this.verified.get(digest);
     if (known) {
       const checked = timeChecked(known, nowMs);
-      if (checked.refused === 'expired') this.verified.delete(token);
+      if (checked.refused === 'expired') this.verified.delete(digest);
       return checked;
     }
     const { publicKey, previous } = await this.getKeys();
@@ -127,15 +130,15 @@ export class TokenService {
       const parsed = ClaimsSchema.safeParse(payload);
       if (!parsed.success) return { refused: payload.sid === undefined ? 'no_session' : 'claims_invalid', userId };
       // A `nbf` would make the check depend on the clock in one more way: such a token (never ours) is verified each time.
-      if (payload.nbf === undefined) this.remember(token, parsed.data);
+      if (payload.nbf === undefined) this.remember(digest, parsed.data);
       return { claims: parsed.data };
     }
     return { refused: 'bad_signature' };
   }
 
-  private remember(token: string, claims: TokenClaims): void {
+  private remember(digest: string, claims: TokenClaims): void {
     if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, deepFreeze(claims));
+    this.verified.set(digest, deepFreeze(claims));
   }
 }
 
