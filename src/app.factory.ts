@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppModule } from './app.module.js';
@@ -15,6 +15,7 @@ import { answerClientError } from './platform/errors/client-error.js';
 import { sendError } from './platform/errors/http-exception.filter.js';
 import { InflightTracker } from './platform/http/inflight.interceptor.js';
 import { depthLimitedJsonParser } from './platform/http/json-body.js';
+import { JsonTextAdapter } from './platform/http/json-text.js';
 import { acceptMultipartBodies } from './platform/http/multipart.js';
 import { frontDoor } from './platform/http/front-door.js';
 import { Probes } from './platform/http/probe.js';
@@ -93,7 +94,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       logger.error('SMTP_URL is not set in production: no mail is sent (sign-in codes, password resets, invitations never reach anyone); set SMTP_URL');
     }
 
-    const adapter = new FastifyAdapter({
+    const adapter = new JsonTextAdapter({
       trustProxy: config.trustProxy,
       bodyLimit: BODY_LIMIT,
       requestIdHeader: false,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueQuerySchema } from '../../src/contracts/conversations.js';
 import { ConversationsService } from '../../src/modules/conversations/index.js';
 import { ExpertQueueService } from '../../src/modules/conversations/expert-queue.service.js';
+import { JsonText } from '../../src/platform/http/json-text.js';
 import { startMedium, type Medium } from '../support/factories.js';
 
 describe('the expert queue over the real services (medium)', () => {
@@ -13,7 +14,11 @@ describe('the expert queue over the real services (medium)', () => {
     await m?.close();
   });
 
-  const queueOf = async (expert: { id: string }) => (await m.get(ExpertQueueService).list(await m.principal(expert), QueueQuerySchema.parse({}))).items;
+  const queueOf = async (expert: { id: string }) => {
+    const page = await m.get(ExpertQueueService).list(await m.principal(expert), QueueQuerySchema.parse({}));
+    // The list's page comes as the JSON text the database wrote.
+    return (page instanceof JsonText ? page.parse() : page).items;
+  };
 
   it('lists an escalated conversation to the expert covering its org, and to no other expert', async () => {
     const org = await m.newOrg();

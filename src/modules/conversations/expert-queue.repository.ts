@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { and, desc, eq, exists, isNull, sql, type Column, type Placeholder, type SQL } from 'drizzle-orm';
-import type { ConversationChannel } from '../../contracts/conversations.js';
+import { and, desc, eq, exists, getTableColumns, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import type { QueueItemDto } from '../../contracts/conversations.js';
 import type { Db } from '../../platform/db/database.js';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
-import { olderThan } from '../../platform/db/query-parts.js';
+import { isoText, olderThan } from '../../platform/db/query-parts.js';
+import { JsonText } from '../../platform/http/json-text.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { grantsCover } from '../experts/index.js';
 import { orgLegalNameOf } from '../orgs/index.js';
 import { specialistNameOf } from '../specialists/index.js';
 import { reachFilter, type Reach } from './conversations.access.js';
 import type { QueueFilter } from './conversations.repository.js';
-import { conversationMessages as messages, conversations, queueItems, type QueueItemRow } from './conversations.tables.js';
+import { conversationMessages as messages, conversations, queueItems } from './conversations.tables.js';
 
 /**
  * Whose attention list: a Reach known without the database (org-wide roles, members), or an
@@ -18,27 +19,28 @@ import { conversationMessages as messages, conversations, queueItems, type Queue
  */
 export type QueueReach = Reach | { kind: 'expert'; expertId: string };
 
-/** An item of the list with what its row shows of its thread, org and Specialist. */
-export interface QueueListRow {
-  item: QueueItemRow;
-  subject: string | null;
-  /** Null when the thread is not in the item's org (never, by the foreign keys). */
-  channel: ConversationChannel | null;
-  orgName: string | null;
-  specialistName: string | null;
+/**
+ * A page of the list as the list answers it: its items (at most the page's limit) already written
+ * as the JSON array of their `QueueItemDto`s, and the keyset of its last item when a further item
+ * exists (the next cursor's).
+ */
+export interface QueuePage {
+  items: JsonText<QueueItemDto[]>;
+  next: Keyset | undefined;
 }
 
 /**
  * The attention list's page in one statement: the newest items the caller reaches (keyset,
  * `queue_items_updated_idx` for the All tab, `queue_items_status_updated_idx` for a status tab),
- * then, for that page only, each item's thread (in the item's org), org name and Specialist name.
+ * then, for that page only, each item's thread (in the item's org), org name and Specialist name,
+ * written by the database as the JSON of the items' DTOs.
  */
 @Injectable()
 export class ExpertQueueRepository {
   /** The first page of the unfiltered list (opening it), prepared: an org-wide role's (every org), an Expert's. */
   private readonly firstPage: {
-    unscopedAll: PreparedStatement<Array<{ page: JsonListRow[] | null }>, { limit: number }>;
-    expert: PreparedStatement<Array<{ page: JsonListRow[] | null }>, { expertId: string; limit: number }>;
+    unscopedAll: PreparedStatement<PageRow[], { limit: number }>;
+    expert: PreparedStatement<PageRow[], { expertId: string; limit: number }>;
   };
 
   constructor(private readonly dbService: DbService) {
@@ -49,12 +51,12 @@ export class ExpertQueueRepository {
     };
   }
 
-  /** The page (limit + 1 items, for the next cursor) of the items the caller reaches that pass the filter. */
-  async page(reach: QueueReach, filter: QueueFilter, page: { limit: number; after?: Keyset }): Promise<QueueListRow[]> {
+  /** The page of the items the caller reaches that pass the filter (limit + 1 read, for the next cursor). */
+  async page(reach: QueueReach, filter: QueueFilter, page: { limit: number; after?: Keyset }): Promise<QueuePage> {
     const limit = page.limit + 1;
     const unfiltered = Object.values(filter).every((v) => v === undefined) && !page.after;
-    if (unfiltered && reach.kind === 'platform_wide') return toListRows(await this.firstPage.unscopedAll({ limit }));
-    if (unfiltered && reach.kind === 'expert') return toListRows(await this.firstPage.expert({ expertId: reach.expertId, limit }));
+    if (unfiltered && reach.kind === 'platform_wide') return toQueuePage(await this.firstPage.unscopedAll({ limit }));
+    if (unfiltered && reach.kind === 'expert') return toQueuePage(await this.firstPage.expert({ expertId: reach.expertId, limit }));
     const db = this.dbService.db;
     const where = and(
       reach.kind === 'expert' ? grantsCover(reach.expertId, queueItems) : reachFilter(reach, queueItems),
@@ -82,63 +84,58 @@ export class ExpertQueueRepository {
         : undefined,
       olderThan(queueItems.updatedAt, queueItems.id, page.after),
     );
-    return toListRows(await pageQuery(db, where, limit));
+    return toQueuePage(await pageQuery(db, where, limit));
   }
 }
 
 /**
- * The newest `limit` items that pass `where`, then their threads (in the item's org), org and
- * Specialist names: one row holding the page as a JSON array (a row per item would cost a mapping
- * of every field of every row; its timestamps come as epoch milliseconds, made dates by `toListRows`).
+ * The newest `limit` items that pass `where` (the page's size and one more, which only says that a
+ * further item exists), then the page's items' threads (in the item's org), org and Specialist
+ * names: one row holding the page as the JSON text of its items' `QueueItemDto`s (the fields and
+ * values `toQueueItemDto` gives: `e2e/expert-queue-json` holds them equal), sent to the client as
+ * it is, and the page's last item's keyset when the further item exists.
  */
 function pageQuery(db: Db, where: SQL | undefined, limit: number | Placeholder) {
-  const item = db.select().from(queueItems).where(where).orderBy(desc(queueItems.updatedAt), desc(queueItems.id)).limit(limit).as('item');
-  const object = sql`json_build_object(
-    'id', ${item.id}, 'orgId', ${item.orgId}, 'conversationId', ${item.conversationId}, 'specialistId', ${item.specialistId},
-    'reason', ${item.reason}, 'note', ${item.note}, 'status', ${item.status}, 'slaDeadline', ${epochMs(item.slaDeadline)},
-    'deferredUntil', ${epochMs(item.deferredUntil)}, 'assignedExpertId', ${item.assignedExpertId}, 'createdAt', ${epochMs(item.createdAt)},
-    'updatedAt', ${epochMs(item.updatedAt)}, 'subject', ${conversations.subject}, 'channel', ${conversations.channel},
-    'orgName', ${orgLegalNameOf(item.orgId)}, 'specialistName', ${specialistNameOf(item.specialistId)})`;
+  const item = db
+    .select({ ...getTableColumns(queueItems), rank: sql<number>`row_number() over (order by ${queueItems.updatedAt} desc, ${queueItems.id} desc)`.as('rank') })
+    .from(queueItems)
+    .where(where)
+    .orderBy(desc(queueItems.updatedAt), desc(queueItems.id))
+    .limit(limit)
+    .as('item');
+  const dto = sql`json_build_object(
+    'id', ${item.id}, 'conversationId', ${item.conversationId}, 'orgId', ${item.orgId}, 'orgName', coalesce(${orgLegalNameOf(item.orgId)}, ''),
+    'specialist', json_build_object('id', ${item.specialistId}, 'name', coalesce(${specialistNameOf(item.specialistId)}, '')),
+    'subject', ${conversations.subject}, 'status', ${item.status}, 'reason', ${item.reason}, 'note', ${item.note},
+    'sla_deadline', ${isoText(item.slaDeadline)}, 'deferred_until', ${isoText(item.deferredUntil)}, 'assigned_expert_id', ${item.assignedExpertId},
+    'channel', coalesce(${conversations.channel}, 'web'), 'createdAt', ${isoText(item.createdAt)}, 'updatedAt', ${isoText(item.updatedAt)})`;
+  // The page's items: all but the one read past it. Its last: the one before that.
+  const kept = sql`${item.rank} < ${limit}`;
+  const last = sql`${item.rank} = ${limit} - 1`;
   return db
-    .select({ page: sql<JsonListRow[] | null>`json_agg(${object} order by ${item.updatedAt} desc, ${item.id} desc)` })
+    .select({
+      // Text, so node-pg hands it over unparsed.
+      items: sql<string | null>`(json_agg(${dto} order by ${item.rank}) filter (where ${kept}))::text`,
+      more: sql<boolean>`count(*) = ${limit}`,
+      lastAt: sql<string | null>`max(${isoText(item.updatedAt)}) filter (where ${last})`,
+      lastId: sql<string | null>`max(${item.id}::text) filter (where ${last})`,
+    })
     .from(item)
     .leftJoin(conversations, and(eq(conversations.id, item.conversationId), eq(conversations.orgId, item.orgId)));
 }
 
-/** An item of the page as the statement gives it: its timestamps as epoch milliseconds. */
-type JsonListRow = Omit<QueueItemRow, 'slaDeadline' | 'deferredUntil' | 'createdAt' | 'updatedAt'> &
-  Omit<QueueListRow, 'item'> & { slaDeadline: number | null; deferredUntil: number | null; createdAt: number; updatedAt: number };
-
-/** The page of `pageQuery`'s one row (each field named: a rest pattern over a parsed object is far slower). */
-function toListRows(result: Array<{ page: JsonListRow[] | null }>): QueueListRow[] {
-  return (result[0]?.page ?? []).map((r) => ({
-    item: {
-      id: r.id,
-      orgId: r.orgId,
-      conversationId: r.conversationId,
-      specialistId: r.specialistId,
-      reason: r.reason,
-      note: r.note,
-      status: r.status,
-      slaDeadline: r.slaDeadline === null ? null : new Date(r.slaDeadline),
-      deferredUntil: r.deferredUntil === null ? null : new Date(r.deferredUntil),
-      assignedExpertId: r.assignedExpertId,
-      createdAt: new Date(r.createdAt),
-      updatedAt: new Date(r.updatedAt),
-    },
-    subject: r.subject,
-    channel: r.channel,
-    orgName: r.orgName,
-    specialistName: r.specialistName,
-  }));
+/** The one row of `pageQuery`. */
+interface PageRow {
+  items: string | null;
+  more: boolean;
+  lastAt: string | null;
+  lastId: string | null;
 }
 
-/**
- * A timestamp as whole epoch milliseconds (cut, not rounded: what a JS Date of the column's text
- * keeps), so the page's dates are made from numbers, not parsed from text.
- */
-function epochMs(column: SQL.Aliased | Column | SQL): SQL {
-  return sql`floor(extract(epoch from ${column}) * 1000)`;
+function toQueuePage(result: PageRow[]): QueuePage {
+  const row = result[0];
+  const next = row?.more && row.lastAt && row.lastId ? { at: new Date(row.lastAt), id: row.lastId } : undefined;
+  return { items: new JsonText(row?.items ?? '[]'), next };
 }
 
 /** A message matching the search words (websearch syntax). */

@@ -6,13 +6,13 @@ import { jobScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import type { DurableDomainEvents } from '../../platform/events/domain-events.js';
 import { EventBus } from '../../platform/events/event-bus.js';
 import { OnDurableEvent } from '../../platform/events/on-event.decorator.js';
-import { decodeCursor, pageOf } from '../../platform/http/pagination.js';
+import { decodeCursor, encodeCursor, pageText } from '../../platform/http/pagination.js';
 import { ExpertsService } from '../experts/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { SpecialistsService } from '../specialists/index.js';
 import { ConversationAccess } from './conversation-access.service.js';
 import { threadScope } from './conversations.access.js';
-import { excerptParts, toQueueItemDto } from './conversations.dto.js';
+import { excerptParts } from './conversations.dto.js';
 import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ExpertQueueRepository, type QueueReach } from './expert-queue.repository.js';
@@ -60,31 +60,27 @@ export class ExpertQueueService {
       conversationId: query.conversationId,
       q: query.q,
     };
-    // One statement: the page, its threads, org and Specialist names (an Expert's grants read in it too).
-    const rows = await this.queueRepo.page(await this.queueReach(principal), filter, { limit: query.limit, after: decodeCursor(query.cursor) });
-    const page = rows.slice(0, query.limit);
-    // The items were read through the caller's reach: their orgs are the request's.
-    const excerpts = query.q
-      ? await this.repo.matchExcerpts(
-          page.map((r) => threadScope(r.item)),
-          page.map((r) => r.item.conversationId),
-          query.q,
-        )
-      : [];
-    return pageOf(
-      rows,
-      query.limit,
-      (r) => ({ at: r.item.updatedAt, id: r.item.id }),
-      ({ item: r, subject, channel, orgName, specialistName }): QueueItemDto => {
-        const item = toQueueItemDto(r, channel ? { subject, channel } : undefined, orgName ?? '', specialistName === null ? undefined : { name: specialistName });
-        if (!query.q) return item;
+    // One statement: the page, its threads, org and Specialist names (an Expert's grants read in it too), as the JSON of its items.
+    const { items, next } = await this.queueRepo.page(await this.queueReach(principal), filter, { limit: query.limit, after: decodeCursor(query.cursor) });
+    // The body as the database wrote it: neither parsed nor serialised here.
+    if (!query.q) return pageText(items, next);
+    // A search adds each item's matching messages. The items were read through the caller's reach: their orgs are the request's.
+    const page = items.parse();
+    const excerpts = await this.repo.matchExcerpts(
+      page.map((item) => threadScope(item)),
+      page.map((item) => item.conversationId),
+      query.q,
+    );
+    return {
+      items: page.map((item): QueueItemDto => {
         const matches = excerpts
-          .filter((m) => m.conversationId === r.conversationId)
+          .filter((m) => m.conversationId === item.conversationId)
           .slice(0, MATCHES_PER_ITEM)
           .map((m) => ({ messageId: m.id, is_internal: m.isInternal, createdAt: m.createdAt.toISOString(), excerpt: excerptParts(m.excerpt) }));
         return { ...item, matches };
-      },
-    );
+      }),
+      nextCursor: next ? encodeCursor(next) : null,
+    };
   }
 
   /** The caller's reach for the list: an Expert's grants are read by the list's statement itself (`reachOf` reads them first). */

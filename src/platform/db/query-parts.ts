@@ -47,3 +47,12 @@ export const newerThan = (at: Column, id: Column, k: Keyset | undefined) => afte
 export function anyUuid(column: Column, ids: readonly string[] | Placeholder): SQL {
   return sql`${column} = any(${Array.isArray(ids) ? sql.param(ids) : ids}::uuid[])`;
 }
+
+/**
+ * A timestamptz as the text a JS Date's `toISOString()` writes (`2024-03-05T01:02:03.123Z`), for
+ * JSON the database writes itself: its microseconds cut to milliseconds, not rounded, as the Date
+ * node-pg makes of the column keeps them (`.123999` is `.123`).
+ */
+export function isoText(at: Column | SQL.Aliased | SQL): SQL<string> {
+  return sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { unstorablePath } from '../db/storable-text.js';
 import { zodFieldErrors } from '../errors/zod-details.js';
+import type { JsonText } from './json-text.js';
 
 export const ENDPOINT = 'http:endpoint';
 
@@ -45,9 +46,10 @@ type RawBody = string | Uint8Array;
 
 /**
  * What the handler of a route may return: the value its JSON body is written from (a value of the
- * schema as the client reads it, since nothing converts it on the way), nothing for 204, a raw body.
+ * schema as the client reads it, since nothing converts it on the way), or that body already
+ * written (`JsonText`, sent as it is); nothing for 204; a raw body.
  */
-export type EndpointAnswer<R extends EndpointResponse> = R extends null ? void : R extends RawResponse ? void | RawBody : R extends z.ZodType ? z.output<R> : never;
+export type EndpointAnswer<R extends EndpointResponse> = R extends null ? void : R extends RawResponse ? void | RawBody : R extends z.ZodType ? z.output<R> | JsonText<z.output<R>> : never;
 
 type EndpointHandler<R extends EndpointResponse> = (...args: never[]) => EndpointAnswer<R> | Promise<EndpointAnswer<R>>;
 

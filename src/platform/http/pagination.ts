@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PageOf } from '../../contracts/pages.js';
 import { AppError } from '../errors/app-error.js';
+import { JsonText } from './json-text.js';
 
 /** `?limit=&cursor=` of API-MAP.md: limit 1..200 (default 50), an opaque cursor. */
 export const PageQuerySchema = z.object({
@@ -59,6 +60,15 @@ export function pageOf<T, R>(rows: T[], limit: number, key: (row: T) => Keyset, 
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return { items: page.map(map), nextCursor: more ? encodeCursor(key(page[page.length - 1]!)) : null };
+}
+
+/**
+ * `{ items, nextCursor }` as JSON text, from a page's items already written as a JSON array (at
+ * most `limit` of them) and the keyset of its last item when a further item exists: the body
+ * `pageOf` gives, for a list whose statement writes its items' JSON itself.
+ */
+export function pageText<T>(items: JsonText<T[]>, next: Keyset | undefined): JsonText<PageOf<T>> {
+  return new JsonText(`{"items":${items.text},"nextCursor":${next ? JSON.stringify(encodeCursor(next)) : 'null'}}`);
 }
 
 export { pageSchema } from '../../contracts/pages.js';

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { map, type Observable } from 'rxjs';
 import { z } from 'zod';
 import { endpointOf, isRawResponse, type EndpointSpec } from './endpoint.js';
+import { JsonText } from './json-text.js';
 
 /** A route answered something its `@Endpoint` response does not describe. */
 export class ResponseMismatchError extends Error {
@@ -11,7 +12,7 @@ export class ResponseMismatchError extends Error {
 }
 
 /**
- * The JSON body a value is sent as, checked against the route's response: a body the schema
+ * The JSON body a value is sent as (a `JsonText`: its text), checked against the route's response: a body the schema
  * refuses, or one with fields the schema does not name (the schema would strip them, so the
  * document and the web app's types would not know them), is a mismatch. Undefined when it matches.
  */
@@ -20,7 +21,8 @@ export function responseMismatch(spec: Pick<EndpointSpec, 'response'>, value: un
   if (response === null) return value === undefined ? undefined : 'a body on a route whose @Endpoint response is null (no content)';
   if (isRawResponse(response)) return undefined;
   if (value === undefined) return 'no body on a route with a JSON response schema';
-  const body: unknown = JSON.parse(JSON.stringify(value));
+  // A body already written is read as the client reads it: its text, parsed.
+  const body: unknown = value instanceof JsonText ? value.parse() : JSON.parse(JSON.stringify(value));
   const parsed = response.safeParse(body);
   if (!parsed.success) return z.prettifyError(parsed.error);
   if (!isDeepStrictEqual(parsed.data, body)) return `fields the schema does not name: ${JSON.stringify(unnamed(body, parsed.data))}`;
