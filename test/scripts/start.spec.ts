@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordWebBuild, serverBuildDecision, webBuildDecision } from '../../scripts/start.mjs';
+import { recordServerBuild, recordWebBuild, serverBuildDecision, webBuildDecision } from '../../scripts/start.mjs';
 
 /** npm start's decisions (scripts/start.mjs), on a small project of their own: no build runs here. */
 describe('npm start: what it rebuilds', () => {
@@ -77,15 +77,56 @@ describe('npm start: what it rebuilds', () => {
     expect(web()).toMatchObject({ build: true, reason: 'dist/web is missing' });
   });
 
+  const server = () => serverBuildDecision(root);
+  /** What a tsc build leaves: its build info rewritten, and the record npm start keeps of the inputs. */
+  const tscBuild = () => {
+    const { hash } = server();
+    write('dist/tsconfig.build.tsbuildinfo', `{"build":${Math.random()}}`);
+    recordServerBuild(root, hash);
+  };
+
   it('builds the server in full without its build info or entry, or after an install; else incrementally (tsc -b)', () => {
-    expect(serverBuildDecision(root)).toEqual({ full: true, reason: 'first build' });
+    expect(server()).toMatchObject({ full: true, skip: false, reason: 'first build' });
     write('dist/tsconfig.build.tsbuildinfo', '{}');
-    expect(serverBuildDecision(root)).toEqual({ full: true, reason: 'dist/src/main.js is missing' });
+    expect(server()).toMatchObject({ full: true, skip: false, reason: 'dist/src/main.js is missing' });
     write('dist/src/main.js', '');
-    expect(serverBuildDecision(root)).toEqual({ full: false, reason: 'incremental' });
+    expect(server()).toMatchObject({ full: false, skip: false, reason: 'no record of the last server build' });
     write('node_modules/.package-lock.json', '{}');
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(root, 'node_modules/.package-lock.json'), later, later);
-    expect(serverBuildDecision(root)).toEqual({ full: true, reason: 'dependencies installed since the last build' });
+    expect(server()).toMatchObject({ full: true, skip: false, reason: 'dependencies installed since the last build' });
+    const earlier = new Date(Date.now() - 60_000);
+    utimesSync(join(root, 'node_modules/.package-lock.json'), earlier, earlier);
+  });
+
+  it('runs no tsc while the server inputs and its build info are those of the last build', () => {
+    tscBuild();
+    expect(server()).toMatchObject({ full: false, skip: true, reason: 'unchanged' });
+    // A spec file, the web app and a file touched without a change are not the server build's inputs.
+    write('src/modules/orgs/orgs.service.spec.ts', '// a test\n');
+    write('web/src/main.tsx', 'export const app = 3;\n');
+    const later = new Date(Date.now() + 120_000);
+    utimesSync(join(root, 'src/modules/orgs/orgs.service.ts'), later, later);
+    expect(server().skip).toBe(true);
+
+    for (const input of ['src/modules/orgs/orgs.service.ts', 'src/modules/orgs/new.repository.ts', 'tsconfig.build.json', 'package-lock.json']) {
+      write(input, `// changed ${input} for the server\n`);
+      expect(server(), input).toMatchObject({ full: false, skip: false, reason: 'its inputs changed' });
+      tscBuild();
+      expect(server().skip, input).toBe(true);
+    }
+    rmSync(join(root, 'src/modules/orgs/new.repository.ts'));
+    expect(server()).toMatchObject({ skip: false, reason: 'its inputs changed' });
+    tscBuild();
+
+    // Another command's tsc (its build info rewritten), the record deleted, or the entry deleted: tsc runs.
+    write('dist/tsconfig.build.tsbuildinfo', '{"build":"by hand"}');
+    expect(server()).toMatchObject({ full: false, skip: false, reason: 'built by another command since' });
+    tscBuild();
+    rmSync(join(root, 'dist/server.inputs.json'));
+    expect(server()).toMatchObject({ skip: false, reason: 'no record of the last server build' });
+    tscBuild();
+    rmSync(join(root, 'dist/src/main.js'));
+    expect(server()).toMatchObject({ full: true, skip: false, reason: 'dist/src/main.js is missing' });
   });
 });
