@@ -125,10 +125,12 @@ describe('payment-failure notices through the outbox', () => {
     expect([...died].sort()).toEqual([am, owner, billing].map((u) => u.id).sort());
     for (const user of [am, owner, billing]) expect(await noticesOf(user)).toHaveLength(1);
     const jobs = await outbox(org);
-    // Each job was delivered a second time, and the second delivery is the one that stands: the first,
-    // made at once after the commit that wrote the job, died and rolled back whole (its claim of the
-    // job included), so the queue's own first delivery made it.
-    expect(jobs.map((j) => [j.data.event, j.state, j.retry_count])).toEqual([['billing.payment_failed', 'completed', 0], ...[am, owner, billing].map(() => ['notifications.owed', 'completed', 0])]);
+    // Each job was delivered a second time, and the second delivery is the one that stands. The first
+    // died: made at once after the commit that wrote the job, it rolled back whole (its claim of the
+    // job included) and the queue's own first delivery made it (retry_count 0); or a queue worker
+    // took the job first and its failure was retried once (retry_count 1), whichever won the race.
+    expect(jobs.map((j) => [j.data.event, j.state])).toEqual([['billing.payment_failed', 'completed'], ...[am, owner, billing].map(() => ['notifications.owed', 'completed'])]);
+    for (const job of jobs) expect(job.retry_count, job.data.event).toBeLessThanOrEqual(1);
 
     // A job delivered again once completed (another worker took it when its lease expired) writes nothing.
     const deliver = (bus as unknown as { deliver(job: OutboxJob['data'], meta: { id: string; retryCount: number }): Promise<void> }).deliver.bind(bus);
