@@ -88,6 +88,8 @@ for (const size of SCREEN_SIZES) {
         const page = await pageOf(user);
         await page.setViewportSize({ width: size.width, height: size.height });
         await page.goto('/');
+        // The landing page: '/' sends a signed-in user there.
+        await waitForPath(page, EXPECTED_NAV[user][0]!.path);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         if (folded) await openMenu(page);
         expect(await navigationLinks(page)).toEqual(EXPECTED_NAV[user]);

@@ -344,16 +344,31 @@ export function navigation(page: Page): Locator {
 }
 
 /** On a phone: opens the Burger menu (the navigation is folded away until then). */
-export async function openMenu(page: Page): Promise<void> {
+export async function openMenu(page: Page, timeout = 15_000): Promise<void> {
   const burger = page.getByRole('button', { name: 'Menu', exact: true });
-  if ((await burger.getAttribute('aria-expanded')) !== 'true') await burger.click();
-  await navigation(page).getByRole('link').first().waitFor();
-  // Slid in entirely.
-  await page.evaluate(`new Promise((resolve) => {
+  const deadline = Date.now() + timeout;
+  // Open and slid in entirely. A page that changes its address once more after it rendered (an
+  // index route redirecting to its first tab, a lazily loaded page) closes the menu again, as any
+  // new page does: then it is opened once more, until it stays open.
+  // (Evaluated as an expression: a predicate function would be compiled in the page, which its
+  // Content-Security-Policy refuses.)
+  const openedAndStill = `new Promise((resolve) => {
     const nav = document.getElementById('app-navigation');
-    const check = () => (nav.getBoundingClientRect().left >= 0 && nav.getAnimations().length === 0 ? resolve(true) : requestAnimationFrame(check));
+    const burger = document.querySelector('[aria-controls="app-navigation"]');
+    const until = performance.now() + 2000;
+    const check = () => {
+      if (burger.getAttribute('aria-expanded') === 'true' && nav.getBoundingClientRect().left >= 0 && nav.getAnimations().length === 0) resolve(true);
+      else if (performance.now() > until) resolve(false);
+      else requestAnimationFrame(check);
+    };
     check();
-  })`);
+  })`;
+  for (;;) {
+    if ((await burger.getAttribute('aria-expanded')) !== 'true') await burger.click();
+    if ((await page.evaluate(openedAndStill)) === true) break;
+    if (Date.now() > deadline) throw new Error(`the menu did not open and stay open within ${timeout} ms`);
+  }
+  await navigation(page).getByRole('link').first().waitFor();
 }
 
 /**
