@@ -15,6 +15,7 @@ import { ChannelsService } from './channels.service.js';
 import { HeldMailService } from './held-mail.service.js';
 import { InboundProcessor } from './inbound.processor.js';
 import { IngressController } from './ingress.controller.js';
+import { IngressLoad } from './ingress-load.js';
 import { IngressService } from './ingress.service.js';
 import { IntegrationsService } from './integrations.service.js';
 import { OutboundService } from './outbound.service.js';
@@ -26,6 +27,7 @@ import { OutboundService } from './outbound.service.js';
     ChannelsRepository,
     IntegrationsService,
     IngressService,
+    IngressLoad,
     InboundProcessor,
     OutboundService,
     // Channel conversations' replies leave through the outbox; staff see how far each got.

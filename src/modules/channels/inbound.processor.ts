@@ -38,6 +38,7 @@ import { ChannelsRepository } from './channels.repository.js';
 import type { BindingKind, InboundEventRow, IntegrationRow } from './channels.tables.js';
 import { formParams } from './channels.verify.js';
 import { parseEmail } from './email.parse.js';
+import { IngressLoad } from './ingress-load.js';
 import { IntegrationsService } from './integrations.service.js';
 import { MESSAGING_A_API_ORIGIN, basicAuth, isConnectorAttachmentHost, messagingAAccount } from './outbound.senders.js';
 import { OutboundService } from './outbound.service.js';
@@ -131,6 +132,7 @@ export class InboundProcessor implements OnModuleDestroy {
     @Inject(channelsConfig.token) private readonly config: ChannelsConfig,
     private readonly metrics: ChannelMetrics,
     private readonly clock: Clock,
+    private readonly ingressLoad: IngressLoad,
   ) {
     this.attachments = new AttachmentFetcher({ hosts: config.inbound.attachmentHosts });
   }
@@ -141,6 +143,8 @@ export class InboundProcessor implements OnModuleDestroy {
 
   /** Processes one event unless another worker has it. `final`: no retry follows a failure. */
   async process(eventId: string, final = true): Promise<void> {
+    // A burst of webhook calls is answered first (bounded: see IngressLoad).
+    await this.ingressLoad.quiet();
     // A processing attempt older than INBOUND_LEASE_MS is a dead worker's: the event may be taken again.
     const event = await this.repo.unscopedClaimEvent(eventId, new Date(systemNow().getTime() - this.config.recovery.inboundLeaseMs));
     if (!event) return;

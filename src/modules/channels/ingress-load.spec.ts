@@ -1,0 +1,58 @@
+import { Subject, throwError } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { INGRESS_QUIET_MS, IngressLoad, IngressLoadInterceptor } from './ingress-load.js';
+
+const elapsed = async (work: Promise<unknown>): Promise<number> => {
+  const started = performance.now();
+  await work;
+  return performance.now() - started;
+};
+
+describe('IngressLoad', () => {
+  it('is quiet at once when no webhook call is being answered', async () => {
+    const load = new IngressLoad();
+    expect(load.busy).toBe(false);
+    expect(await elapsed(load.quiet(5_000))).toBeLessThan(50);
+  });
+
+  it('holds the worker while a call is answered, and lets it go once the calls have been quiet a moment', async () => {
+    const load = new IngressLoad();
+    const interceptor = new IngressLoadInterceptor(load);
+    const first = new Subject<unknown>();
+    const second = new Subject<unknown>();
+    interceptor.intercept({} as never, { handle: () => first.asObservable() }).subscribe();
+    interceptor.intercept({} as never, { handle: () => second.asObservable() }).subscribe();
+    expect(load.busy).toBe(true);
+
+    let quiet = false;
+    const waited = load.quiet(5_000).then(() => (quiet = true));
+    first.complete();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(quiet, 'one call is still being answered').toBe(false);
+    const endedAt = performance.now();
+    second.complete();
+    await waited;
+    expect(performance.now() - endedAt).toBeGreaterThanOrEqual(INGRESS_QUIET_MS - 2);
+    expect(load.busy).toBe(false);
+  });
+
+  it('counts a call that failed as ended, once', async () => {
+    const load = new IngressLoad();
+    const interceptor = new IngressLoadInterceptor(load);
+    interceptor.intercept({} as never, { handle: () => throwError(() => new Error('401')) }).subscribe({ error: () => undefined });
+    const end = load.begin();
+    end();
+    end();
+    await new Promise((r) => setTimeout(r, INGRESS_QUIET_MS + 10));
+    expect(load.busy).toBe(false);
+  });
+
+  it('waits no longer than its bound while calls keep coming', async () => {
+    const load = new IngressLoad();
+    const end = load.begin();
+    const took = await elapsed(load.quiet(80));
+    expect(took).toBeGreaterThanOrEqual(75);
+    expect(took).toBeLessThan(1_000);
+    end();
+  });
+});
