@@ -1,7 +1,6 @@
-import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import { finalize, type Observable } from 'rxjs';
 
 /** Quiet: no webhook call in flight on this instance for this long. */
 export const INGRESS_QUIET_MS = 20;
@@ -11,17 +10,19 @@ const POLL_MS = 10;
 
 /**
  * The webhook answers a vendor waits for come before the work that can wait (spec 4.8: verify,
- * keep, answer at once; a worker does the rest). While this instance answers webhook calls, the
- * inbound worker starts no new event: a burst is kept and answered with the instance's CPU and
- * database connections to itself, then processed. The wait is bounded: a steady stream of calls
- * slows processing down and never stops it (the queue's depth limit is what sheds load).
+ * keep, answer at once; a worker does the rest). While this instance admits verified webhook
+ * calls, the inbound worker starts no new event: a burst is kept and answered with the instance's
+ * CPU and database connections to itself, then processed. Only calls whose signature checked out
+ * count, so nobody without a vendor's secret can hold processing back. The wait is bounded: a
+ * steady stream of calls slows processing down and never stops it (the queue's depth limit is
+ * what sheds load).
  */
 @Injectable()
 export class IngressLoad {
   private inFlight = 0;
   private lastEndedAt = Number.NEGATIVE_INFINITY;
 
-  /** A webhook call is being answered until the returned function is called (once). */
+  /** A verified webhook call is being admitted until the returned function is called (once). */
   begin(): () => void {
     this.inFlight++;
     let ended = false;
@@ -33,7 +34,7 @@ export class IngressLoad {
     };
   }
 
-  /** Whether a webhook call is being answered, or one ended less than INGRESS_QUIET_MS ago. */
+  /** Whether a webhook call is being admitted, or one ended less than INGRESS_QUIET_MS ago. */
   get busy(): boolean {
     return this.inFlight > 0 || performance.now() - this.lastEndedAt < INGRESS_QUIET_MS;
   }
@@ -42,15 +43,5 @@ export class IngressLoad {
   async quiet(maxWaitMs = INGRESS_YIELD_MAX_MS): Promise<void> {
     const until = performance.now() + maxWaitMs;
     while (this.busy && performance.now() < until) await sleep(POLL_MS);
-  }
-}
-
-/** Counts the calls of the controller it is put on (the inbound webhooks) into IngressLoad. */
-@Injectable()
-export class IngressLoadInterceptor implements NestInterceptor {
-  constructor(private readonly load: IngressLoad) {}
-
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(finalize(this.load.begin()));
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Public, VendorWebhook } from '../../platform/auth/auth.decorators.js';
@@ -6,7 +6,6 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { Endpoint } from '../../platform/http/endpoint.js';
 import { FormLimitError, isMultipart, readForm } from '../../platform/http/multipart.js';
 import { ChatAAnswerSchema, WebhookAcceptedSchema } from './channels.schemas.js';
-import { IngressLoadInterceptor } from './ingress-load.js';
 import { IngressService, type WebhookCall } from './ingress.service.js';
 
 type RawRequest = FastifyRequest & { rawBody?: Buffer };
@@ -52,7 +51,6 @@ async function mailgunForm(req: FastifyRequest): Promise<Record<string, string>>
 @Controller('channels')
 @Public()
 @VendorWebhook()
-@UseInterceptors(IngressLoadInterceptor)
 export class IngressController {
   constructor(private readonly ingress: IngressService) {}
 

@@ -18,6 +18,7 @@ import type { ChatAAnswer, WebhookAccepted } from './channels.schemas.js';
 import { MAX_SIGNATURE_AGE_S, formParams, header, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
 import { EnterpriseChatAuth } from './enterprise-chat.auth.js';
 import type { IntegrationRow } from './channels.tables.js';
+import { IngressLoad } from './ingress-load.js';
 import { IntegrationsService, ownNumbers } from './integrations.service.js';
 import './channels.jobs.js';
 
@@ -75,6 +76,7 @@ export class IngressService {
     private readonly metrics: ChannelMetrics,
     clock: Clock,
     private readonly dbService: DbService,
+    private readonly load: IngressLoad,
   ) {
     // Spec 8: 1000 requests per 60 000 ms window, per workspace (CHAT_A_WEBHOOK_THROTTLE_PER_MINUTE).
     this.chatAThrottle = rateLimits.limiter({ name: 'chat-a-webhook', points: this.channels.limits.chatAWebhookPerMinute, durationS: 60 });
@@ -208,6 +210,22 @@ export class IngressService {
 
   /** `accept`, with what the throttle says after a point was spent (undefined when none was). */
   private async admit(
+    channel: ChannelName,
+    eventKey: string,
+    raw: Buffer,
+    meta: Record<string, unknown>,
+    throttle?: { limiter: Limiter; key: string },
+  ): Promise<{ body: WebhookAccepted; spent?: LimitResult }> {
+    // Verified: from here the inbound worker gives way to this call (IngressLoad).
+    const ended = this.load.begin();
+    try {
+      return await this.keep(channel, eventKey, raw, meta, throttle);
+    } finally {
+      ended();
+    }
+  }
+
+  private async keep(
     channel: ChannelName,
     eventKey: string,
     raw: Buffer,
