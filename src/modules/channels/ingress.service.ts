@@ -209,17 +209,11 @@ export class IngressService {
   }
 
   /** `accept`, with what the throttle says after a point was spent (undefined when none was). */
-  private async admit(
-    channel: ChannelName,
-    eventKey: string,
-    raw: Buffer,
-    meta: Record<string, unknown>,
-    throttle?: { limiter: Limiter; key: string },
-  ): Promise<{ body: WebhookAccepted; spent?: LimitResult }> {
+  private async admit(...call: Parameters<IngressService['keep']>): Promise<{ body: WebhookAccepted; spent?: LimitResult }> {
     // Verified: from here the inbound worker gives way to this call (IngressLoad).
     const ended = this.load.begin();
     try {
-      return await this.keep(channel, eventKey, raw, meta, throttle);
+      return await this.keep(...call);
     } finally {
       ended();
     }
