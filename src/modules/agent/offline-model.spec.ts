@@ -4,7 +4,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildSystemPrompt } from './agent.prompt.js';
-import { OFFLINE_TIME_TOOL, OfflineLanguageModel, serializePrompt, splitDeltas } from './offline-model.js';
+import { OFFLINE_TIME_TOOL, OfflineLanguageModel, promptPieces, splitDeltas } from './offline-model.js';
 
 const system = buildSystemPrompt({
   specialist: { name: 'Maya Chen', persona: 'You are Maya, a marketing Specialist.' },
@@ -54,18 +54,41 @@ describe('OfflineLanguageModel', () => {
     expect(generated.content).toEqual([{ type: 'text', text }]);
   });
 
-  it('reports real token counts: the o200k encoding of the prompt as sent and of the output', async () => {
+  it('reports real token counts: the o200k encoding of each piece of the prompt as sent, and of the output', async () => {
     const opts = options('How are you?');
     const parts = await collect((await model.doStream(opts)).stream);
     const finish = parts.find((p) => p.type === 'finish');
     const text = parts.flatMap((p) => (p.type === 'text-delta' ? [p.delta] : [])).join('');
     expect(finish).toMatchObject({ type: 'finish', finishReason: { unified: 'stop' } });
     if (finish?.type !== 'finish') throw new Error('no finish');
-    expect(finish.usage.inputTokens.total).toBe(encode(serializePrompt(opts)).length);
+    const pieces = promptPieces(opts);
+    expect(pieces).toEqual(expect.arrayContaining(['<|system|>', system, '<|user|>', 'How are you?']));
+    expect(finish.usage.inputTokens.total).toBe(pieces.reduce((n, piece) => n + encode(piece).length, 0));
     expect(finish.usage.outputTokens.total).toBe(encode(text).length);
     // A longer prompt counts more tokens.
     const longer = (await model.doGenerate(options(`How are you? ${'More words here. '.repeat(50)}`))).usage.inputTokens.total!;
     expect(longer).toBeGreaterThan(finish.usage.inputTokens.total! + 100);
+  });
+
+  it('counts a piece the same whether this instance encoded it before or not (tools and history included)', async () => {
+    const tools: LanguageModelV3CallOptions['tools'] = [{ type: 'function', name: OFFLINE_TIME_TOOL, description: 'The time', inputSchema: { type: 'object', properties: {} } }];
+    const fresh = options(`A question never asked before ${Math.random()}`, { tools });
+    const expected = promptPieces(fresh).reduce((n, piece) => n + encode(piece).length, 0);
+    expect((await model.doGenerate(fresh)).usage.inputTokens.total).toBe(expected);
+    expect((await new OfflineLanguageModel().doGenerate(fresh)).usage.inputTokens.total).toBe(expected);
+    // Each piece on its own: two messages whose texts would merge into one token when joined still count apart.
+    const split = {
+      prompt: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text' as const, text: 'ab' },
+            { type: 'text' as const, text: 'c' },
+          ],
+        },
+      ],
+    };
+    expect(promptPieces(split)).toEqual(['<|user|>', 'ab', 'c']);
   });
 
   it('calls the org-time tool when asked for the time and the tool is offered, then answers with its result (two calls through the AI SDK)', async () => {

@@ -10,6 +10,7 @@ import type {
   LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { LRUCache } from 'lru-cache';
 import { ATTACHMENT_NOTE, formatSize } from './agent.attachments.js';
 
 export const OFFLINE_MODEL_ID = 'offline-specialist-1';
@@ -28,8 +29,37 @@ let tokenizer: Promise<Tokenizer> | undefined;
  * request of a new instance waits behind it.
  */
 function loadTokenizer(): Promise<Tokenizer> {
-  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => ({ countTokens: (text: string) => m.encode(text).length }));
+  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => ({ countTokens: (text: string) => m.countTokens(text) }));
   return tokenizer;
+}
+
+/**
+ * Token counts of the prompt pieces an instance has seen, by their text: a thread's history and
+ * its org's system prompt and tools come back on every turn, so only a turn's new piece is
+ * encoded. Bounded by entries and by characters; a piece longer than a tenth of the bound is
+ * counted each time.
+ */
+const pieceCounts = new LRUCache<string, number>({ max: 20_000, maxSize: 4_000_000, maxEntrySize: 400_000, sizeCalculation: (_count, piece) => Math.max(piece.length, 1) });
+
+/**
+ * The input tokens of a prompt: the o200k encoding of each of its pieces (`promptPieces`) on its
+ * own, summed, as a chat model's template frames each message between special tokens (no token
+ * spans two pieces).
+ */
+function countPromptTokens(tokens: Tokenizer, options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>): number {
+  let total = 0;
+  for (const piece of promptPieces(options)) total += countPiece(tokens, piece);
+  return total;
+}
+
+/** The tokens of one piece, from `pieceCounts` when seen before (an answer's text is a piece of the next turn's history). */
+function countPiece(tokens: Tokenizer, piece: string): number {
+  let count = pieceCounts.get(piece);
+  if (count === undefined) {
+    count = tokens.countTokens(piece);
+    pieceCounts.set(piece, count);
+  }
+  return count;
 }
 
 interface OfflineAnswer {
@@ -44,7 +74,7 @@ interface OfflineAnswer {
  * It greets as the Specialist named in the system prompt, says plainly that it is an offline
  * model, acknowledges the client's last message, and calls the org-time tool when asked for the
  * time and the tool is offered. Token counts are real: the o200k encoding of the prompt as sent
- * (messages and tool definitions) and of the output.
+ * (each message part and tool definition on its own) and of the output.
  */
 export class OfflineLanguageModel implements LanguageModelV3 {
   readonly specificationVersion = 'v3' as const;
@@ -94,8 +124,9 @@ export class OfflineLanguageModel implements LanguageModelV3 {
 
   private async answer(options: LanguageModelV3CallOptions): Promise<OfflineAnswer> {
     options.abortSignal?.throwIfAborted();
-    const { countTokens } = await loadTokenizer();
-    const inputTokens = countTokens(serializePrompt(options));
+    const tokens = await loadTokenizer();
+    const countTokens = (text: string) => countPiece(tokens, text);
+    const inputTokens = countPromptTokens(tokens, options);
     const prompt = options.prompt;
     const system = prompt.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
     const lastUser = prompt.findLastIndex((m) => m.role === 'user');
@@ -197,8 +228,12 @@ function outputText(output: LanguageModelV3ToolResultOutput): string {
   }
 }
 
-/** The prompt as one text, in a fixed order: what the input token count is taken of. */
-export function serializePrompt(options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>): string {
+/**
+ * The prompt as the pieces its input tokens are counted of, in a fixed order: each message's role
+ * marker, then its parts (text as written; a tool call, a tool result or a file as a short line),
+ * then each tool's definition.
+ */
+export function promptPieces(options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>): string[] {
   const out: string[] = [];
   for (const m of options.prompt) {
     out.push(`<|${m.role}|>`);
@@ -229,5 +264,5 @@ export function serializePrompt(options: Pick<LanguageModelV3CallOptions, 'promp
   for (const t of options.tools ?? []) {
     out.push(t.type === 'function' ? `<|tool|>${t.name}: ${t.description ?? ''} ${JSON.stringify(t.inputSchema)}` : `<|tool|>${t.name}`);
   }
-  return out.join('\n');
+  return out;
 }
