@@ -7,8 +7,8 @@ import { isoText, olderThan } from '../../platform/db/query-parts.js';
 import { JsonText } from '../../platform/http/json-text.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { grantsCover } from '../experts/index.js';
-import { orgLegalNameOf } from '../orgs/index.js';
-import { specialistNameOf } from '../specialists/index.js';
+import { orgLegalNames } from '../orgs/index.js';
+import { specialistNames } from '../specialists/index.js';
 import { reachFilter, type Reach } from './conversations.access.js';
 import type { QueueFilter } from './conversations.repository.js';
 import { conversationMessages as messages, conversations, queueItems } from './conversations.tables.js';
@@ -104,8 +104,8 @@ function pageQuery(db: Db, where: SQL | undefined, limit: number | Placeholder) 
     .limit(limit)
     .as('item');
   const dto = sql`json_build_object(
-    'id', ${item.id}, 'conversationId', ${item.conversationId}, 'orgId', ${item.orgId}, 'orgName', coalesce(${orgLegalNameOf(item.orgId)}, ''),
-    'specialist', json_build_object('id', ${item.specialistId}, 'name', coalesce(${specialistNameOf(item.specialistId)}, '')),
+    'id', ${item.id}, 'conversationId', ${item.conversationId}, 'orgId', ${item.orgId}, 'orgName', coalesce(${orgLegalNames.legalName}, ''),
+    'specialist', json_build_object('id', ${item.specialistId}, 'name', coalesce(${specialistNames.name}, '')),
     'subject', ${conversations.subject}, 'status', ${item.status}, 'reason', ${item.reason}, 'note', ${item.note},
     'sla_deadline', ${isoText(item.slaDeadline)}, 'deferred_until', ${isoText(item.deferredUntil)}, 'assigned_expert_id', ${item.assignedExpertId},
     'channel', coalesce(${conversations.channel}, 'web'), 'createdAt', ${isoText(item.createdAt)}, 'updatedAt', ${isoText(item.updatedAt)})`;
@@ -121,7 +121,9 @@ function pageQuery(db: Db, where: SQL | undefined, limit: number | Placeholder) 
       lastId: sql<string | null>`max(${item.id}::text) filter (where ${last})`,
     })
     .from(item)
-    .leftJoin(conversations, and(eq(conversations.id, item.conversationId), eq(conversations.orgId, item.orgId)));
+    .leftJoin(conversations, and(eq(conversations.id, item.conversationId), eq(conversations.orgId, item.orgId)))
+    .leftJoin(orgLegalNames, eq(orgLegalNames.id, item.orgId))
+    .leftJoin(specialistNames, eq(specialistNames.id, item.specialistId));
 }
 
 /** The one row of `pageQuery`. */

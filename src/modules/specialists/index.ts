@@ -8,4 +8,4 @@ export { specialistsConfig, type SpecialistsConfig } from './specialists.config.
 export { backdateOrgAssignments } from './history-writes.js';
 // The module's domain events (an augmentation of the typed event map) come with its public face.
 import './mailboxes.events.js';
-export { specialistNameOf } from './specialists.sql.js';
+export { specialistNames } from './specialists.sql.js';

@@ -1,11 +1,9 @@
-import { sql, type Column, type SQL } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { specialists } from './specialists.tables.js';
 
 /**
- * A catalog Specialist's name as a scalar subquery on another query's Specialist id column: other
- * modules show it beside their rows in one statement (the attention list) without reading this
- * module's table.
+ * Every catalog Specialist's id and name, as a subquery that another module's statement joins on
+ * its own Specialist id column (the attention list) without reading this module's table: the
+ * names are read once per statement, not once per row.
  */
-export function specialistNameOf(specialistId: Column | SQL.Aliased | SQL): SQL<string | null> {
-  return sql<string | null>`(select ${specialists.name} from ${specialists} where ${specialists.id} = ${specialistId})`;
-}
+export const specialistNames = new QueryBuilder().select({ id: specialists.id, name: specialists.name }).from(specialists).as('specialist_names');
