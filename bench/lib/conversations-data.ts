@@ -209,10 +209,10 @@ export function insertQueueItems(databaseUrl: string, count: number, expertId: s
                 case when status = 'resolved' then at end, case when status = 'snoozed' then now() + interval '7 days' end,
                 at, at, at
          from spread
-         returning id, org_id, specialist_id, status, snooze_until, updated_at
+         returning id, org_id, specialist_id, subject, channel, status, snooze_until, updated_at
        )
-       insert into queue_items (org_id, conversation_id, specialist_id, reason, note, status, sla_deadline, deferred_until, created_at, updated_at)
-       select org_id, id, specialist_id,
+       insert into queue_items (org_id, conversation_id, specialist_id, subject, channel, reason, note, status, sla_deadline, deferred_until, created_at, updated_at)
+       select org_id, id, specialist_id, subject, channel,
               case when extract(second from updated_at)::int % 2 = 0 then 'escalation' else 'agent_failure' end,
               'A bench item', status, updated_at + interval '4 hours', snooze_until, updated_at, updated_at
        from threads`,

@@ -57,9 +57,10 @@ describe('the attention list filters and search', () => {
     const grant = await app.post(`/api/am/orgs/${cast.acmeId}/expert-grants`, { expertId: expert2Id, scope: 'specialist', specialistIds: [omarId] }, { token: cast.am });
     expect(grant.status, JSON.stringify(grant.body)).toBe(201);
 
-    const escalated = async (body: object) => {
+    const escalated = async (body: object, before?: (id: string) => Promise<unknown>) => {
       const created = await app.post('/api/conversations', body, { token: cast.member });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
+      await before?.(created.body.id);
       expect((await app.post(`/api/conversations/${created.body.id}/escalate`, { reason: 'A person please' }, { token: cast.member })).status).toBe(201);
       return created.body as { id: string; specialist: { id: string } };
     };
@@ -67,9 +68,8 @@ describe('the attention list filters and search', () => {
     conv.kettle = kettle.id;
     emilieId = kettle.specialist.id;
     conv.invoice = (await escalated({ assignmentId: omar.body.id, message: 'The quarterly invoice does not match the contract' })).id;
-    conv.mail = (await escalated({ message: 'Printer toner ran out' })).id;
-    // A thread that came in by mail (the channels make these; here its row says so).
-    await app.running.app.get(DbService).root.execute(sql`update conversations set channel = 'email' where id = ${conv.mail}`);
+    // A thread that came in by mail (the channels make these; here its row says so before it is escalated: the item copies its channel).
+    conv.mail = (await escalated({ message: 'Printer toner ran out' }, (id) => app.running.app.get(DbService).root.execute(sql`update conversations set channel = 'email' where id = ${id}`))).id;
     expect((await app.patch(`/api/conversations/${conv.kettle}/assign`, { expertId }, { token: expert })).status).toBe(200);
     expect((await app.post(`/api/conversations/${conv.invoice}/messages`, { content: 'Internal: the zebrafish clause applies', isInternal: true }, { token: expert })).status).toBe(201);
   });

@@ -42,9 +42,11 @@ describe('the attention list as the JSON its statement writes', () => {
       .filter((item) => !covers || covers(item))
       .sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id))
       .map((item) => {
+        // The item carries its thread's subject and channel, copied when it was raised.
         const thread = threads.find((c) => c.id === item.conversationId && c.orgId === item.orgId);
+        expect({ subject: item.subject, channel: item.channel }).toEqual({ subject: thread?.subject ?? null, channel: thread?.channel ?? 'web' });
         const name = specialistNames.get(item.specialistId);
-        return toQueueItemDto(item, thread, orgNames.get(item.orgId) ?? '', name === undefined ? undefined : { name });
+        return toQueueItemDto(item, orgNames.get(item.orgId) ?? '', name === undefined ? undefined : { name });
       });
   };
 

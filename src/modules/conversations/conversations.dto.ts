@@ -75,26 +75,21 @@ export function toQueueItemPayload(row: QueueItemRow): QueueItemPayload {
   };
 }
 
-export function toQueueItemDto(
-  row: QueueItemRow,
-  conversation: Pick<ConversationRow, 'subject' | 'channel'> | undefined,
-  orgName: string,
-  specialist: Pick<SpecialistCard, 'name'> | undefined,
-): QueueItemDto {
+export function toQueueItemDto(row: QueueItemRow, orgName: string, specialist: Pick<SpecialistCard, 'name'> | undefined): QueueItemDto {
   return {
     id: row.id,
     conversationId: row.conversationId,
     orgId: row.orgId,
     orgName,
     specialist: { id: row.specialistId, name: specialist?.name ?? '' },
-    subject: conversation?.subject ?? null,
+    subject: row.subject,
     status: row.status,
     reason: row.reason,
     note: row.note,
     sla_deadline: iso(row.slaDeadline),
     deferred_until: iso(row.deferredUntil),
     assigned_expert_id: row.assignedExpertId,
-    channel: conversation?.channel ?? 'web',
+    channel: row.channel,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -152,6 +152,10 @@ export const queueItems = pgTable(
       .notNull()
       .references(() => conversations.id, { onDelete: 'cascade' }),
     specialistId: uuid('specialist_id').notNull(),
+    // The thread's subject and channel, copied when the item is raised (neither changes once the
+    // thread is open): the list's page reads no thread.
+    subject: text('subject'),
+    channel: text('channel').$type<ConversationChannel>().notNull().default('web'),
     reason: text('reason').$type<QueueItemReason>().notNull(),
     note: text('note'),
     status: text('status').$type<ConversationStatus>().notNull().default('pending'),

@@ -11,7 +11,7 @@ import { orgLegalNames } from '../orgs/index.js';
 import { specialistNames } from '../specialists/index.js';
 import { reachFilter, type Reach } from './conversations.access.js';
 import type { QueueFilter } from './conversations.repository.js';
-import { conversationMessages as messages, conversations, queueItems } from './conversations.tables.js';
+import { conversationMessages as messages, queueItems } from './conversations.tables.js';
 
 /**
  * Whose attention list: a Reach known without the database (org-wide roles, members), or an
@@ -32,8 +32,7 @@ export interface QueuePage {
 /**
  * The attention list's page in one statement: the newest items the caller reaches (keyset,
  * `queue_items_updated_idx` for the All tab, `queue_items_status_updated_idx` for a status tab),
- * then, for that page only, each item's thread (in the item's org), org name and Specialist name,
- * written by the database as the JSON of the items' DTOs.
+ * then, for that page only, each item's org name and Specialist name, written by the database as the JSON of the items' DTOs.
  */
 @Injectable()
 export class ExpertQueueRepository {
@@ -65,14 +64,7 @@ export class ExpertQueueRepository {
       filter.specialistId ? eq(queueItems.specialistId, filter.specialistId) : undefined,
       filter.conversationId ? eq(queueItems.conversationId, filter.conversationId) : undefined,
       filter.assignee === undefined ? undefined : filter.assignee === null ? isNull(queueItems.assignedExpertId) : eq(queueItems.assignedExpertId, filter.assignee),
-      filter.channel
-        ? exists(
-            db
-              .select({ one: sql`1` })
-              .from(conversations)
-              .where(and(eq(conversations.id, queueItems.conversationId), eq(conversations.channel, filter.channel))),
-          )
-        : undefined,
+      filter.channel ? eq(queueItems.channel, filter.channel) : undefined,
       // The full-text search of spec 4.4, over every message of the thread (staff see internal notes).
       filter.q
         ? exists(
@@ -90,8 +82,8 @@ export class ExpertQueueRepository {
 
 /**
  * The newest `limit` items that pass `where` (the page's size and one more, which only says that a
- * further item exists), then the page's items' threads (in the item's org), org and Specialist
- * names: one row holding the page as the JSON text of its items' `QueueItemDto`s (the fields and
+ * further item exists), then the page's items' org and Specialist names (the thread's subject
+ * and channel are the item's own): one row holding the page as the JSON text of its items' `QueueItemDto`s (the fields and
  * values `toQueueItemDto` gives: `e2e/expert-queue-json` holds them equal), sent to the client as
  * it is, and the page's last item's keyset when the further item exists.
  */
@@ -106,9 +98,9 @@ function pageQuery(db: Db, where: SQL | undefined, limit: number | Placeholder) 
   const dto = sql`json_build_object(
     'id', ${item.id}, 'conversationId', ${item.conversationId}, 'orgId', ${item.orgId}, 'orgName', coalesce(${orgLegalNames.legalName}, ''),
     'specialist', json_build_object('id', ${item.specialistId}, 'name', coalesce(${specialistNames.name}, '')),
-    'subject', ${conversations.subject}, 'status', ${item.status}, 'reason', ${item.reason}, 'note', ${item.note},
+    'subject', ${item.subject}, 'status', ${item.status}, 'reason', ${item.reason}, 'note', ${item.note},
     'sla_deadline', ${isoText(item.slaDeadline)}, 'deferred_until', ${isoText(item.deferredUntil)}, 'assigned_expert_id', ${item.assignedExpertId},
-    'channel', coalesce(${conversations.channel}, 'web'), 'createdAt', ${isoText(item.createdAt)}, 'updatedAt', ${isoText(item.updatedAt)})`;
+    'channel', ${item.channel}, 'createdAt', ${isoText(item.createdAt)}, 'updatedAt', ${isoText(item.updatedAt)})`;
   // The page's items: all but the one read past it. Its last: the one before that.
   const kept = sql`${item.rank} < ${limit}`;
   const last = sql`${item.rank} = ${limit} - 1`;
@@ -121,7 +113,6 @@ function pageQuery(db: Db, where: SQL | undefined, limit: number | Placeholder) 
       lastId: sql<string | null>`max(${item.id}::text) filter (where ${last})`,
     })
     .from(item)
-    .leftJoin(conversations, and(eq(conversations.id, item.conversationId), eq(conversations.orgId, item.orgId)))
     .leftJoin(orgLegalNames, eq(orgLegalNames.id, item.orgId))
     .leftJoin(specialistNames, eq(specialistNames.id, item.specialistId));
 }

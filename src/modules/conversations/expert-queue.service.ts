@@ -119,6 +119,8 @@ export class ExpertQueueService {
           ...values,
           conversationId: conversation.id,
           specialistId: conversation.specialistId,
+          subject: conversation.subject,
+          channel: conversation.channel,
           assignedExpertId: conversation.assignedExpertId,
         });
     this.dbService.afterCommit(() => {
