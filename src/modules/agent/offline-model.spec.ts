@@ -76,7 +76,7 @@ describe('OfflineLanguageModel', () => {
     const expected = promptPieces(fresh).reduce((n, piece) => n + encode(piece).length, 0);
     expect((await model.doGenerate(fresh)).usage.inputTokens.total).toBe(expected);
     expect((await new OfflineLanguageModel().doGenerate(fresh)).usage.inputTokens.total).toBe(expected);
-    // Each piece on its own: two messages whose texts would merge into one token when joined still count apart.
+    // Each piece on its own: two parts of a message are two pieces, whatever their texts would make joined.
     const split = {
       prompt: [
         {

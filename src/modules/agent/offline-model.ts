@@ -27,40 +27,27 @@ let tokenizer: Promise<Tokenizer> | undefined;
  * The o200k encoding: about 0.2 s of CPU to load on a quiet machine, several times that under
  * load. Loaded while the app starts (`warm`), before the instance reports ready, so that no
  * request of a new instance waits behind it.
+ *
+ * Counts are remembered by their text (`counted`): a thread's history and its org's system prompt
+ * and tools come back on every turn, and an answer is a piece of the next turn's history, so a
+ * turn encodes only its new message and its answer.
  */
 function loadTokenizer(): Promise<Tokenizer> {
-  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => ({ countTokens: (text: string) => m.countTokens(text) }));
+  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => ({
+    countTokens: (text: string) => {
+      let count = counted.get(text);
+      if (count === undefined) {
+        count = m.countTokens(text);
+        counted.set(text, count);
+      }
+      return count;
+    },
+  }));
   return tokenizer;
 }
 
-/**
- * Token counts of the prompt pieces an instance has seen, by their text: a thread's history and
- * its org's system prompt and tools come back on every turn, so only a turn's new piece is
- * encoded. Bounded by entries and by characters; a piece longer than a tenth of the bound is
- * counted each time.
- */
-const pieceCounts = new LRUCache<string, number>({ max: 20_000, maxSize: 4_000_000, maxEntrySize: 400_000, sizeCalculation: (_count, piece) => Math.max(piece.length, 1) });
-
-/**
- * The input tokens of a prompt: the o200k encoding of each of its pieces (`promptPieces`) on its
- * own, summed, as a chat model's template frames each message between special tokens (no token
- * spans two pieces).
- */
-function countPromptTokens(tokens: Tokenizer, options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>): number {
-  let total = 0;
-  for (const piece of promptPieces(options)) total += countPiece(tokens, piece);
-  return total;
-}
-
-/** The tokens of one piece, from `pieceCounts` when seen before (an answer's text is a piece of the next turn's history). */
-function countPiece(tokens: Tokenizer, piece: string): number {
-  let count = pieceCounts.get(piece);
-  if (count === undefined) {
-    count = tokens.countTokens(piece);
-    pieceCounts.set(piece, count);
-  }
-  return count;
-}
+/** The token counts already taken, by text: bounded by entries and by characters; a text longer than a tenth of the bound is counted each time. */
+const counted = new LRUCache<string, number>({ max: 20_000, maxSize: 4_000_000, maxEntrySize: 400_000, sizeCalculation: (_count, text) => Math.max(text.length, 1) });
 
 interface OfflineAnswer {
   content: LanguageModelV3Content[];
@@ -124,9 +111,9 @@ export class OfflineLanguageModel implements LanguageModelV3 {
 
   private async answer(options: LanguageModelV3CallOptions): Promise<OfflineAnswer> {
     options.abortSignal?.throwIfAborted();
-    const tokens = await loadTokenizer();
-    const countTokens = (text: string) => countPiece(tokens, text);
-    const inputTokens = countPromptTokens(tokens, options);
+    const { countTokens } = await loadTokenizer();
+    // Each piece on its own, as a chat model's template frames each message between special tokens (no token spans two pieces).
+    const inputTokens = promptPieces(options).reduce((n, piece) => n + countTokens(piece), 0);
     const prompt = options.prompt;
     const system = prompt.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
     const lastUser = prompt.findLastIndex((m) => m.role === 'user');

@@ -32,7 +32,8 @@ export interface QueuePage {
 /**
  * The attention list's page in one statement: the newest items the caller reaches (keyset,
  * `queue_items_updated_idx` for the All tab, `queue_items_status_updated_idx` for a status tab),
- * then, for that page only, each item's org name and Specialist name, written by the database as the JSON of the items' DTOs.
+ * then, for that page only, each item's org name and Specialist name, written by the database as
+ * the JSON of the items' DTOs.
  */
 @Injectable()
 export class ExpertQueueRepository {
@@ -83,9 +84,10 @@ export class ExpertQueueRepository {
 /**
  * The newest `limit` items that pass `where` (the page's size and one more, which only says that a
  * further item exists), then the page's items' org and Specialist names (the thread's subject
- * and channel are the item's own): one row holding the page as the JSON text of its items' `QueueItemDto`s (the fields and
- * values `toQueueItemDto` gives: `e2e/expert-queue-json` holds them equal), sent to the client as
- * it is, and the page's last item's keyset when the further item exists.
+ * and channel are the item's own): one row holding the page as the JSON text of its items'
+ * `QueueItemDto`s (the fields and values `toQueueItemDto` gives: `e2e/expert-queue-json` holds
+ * them equal), sent to the client as it is, and the page's last item's keyset when the further
+ * item exists.
  */
 function pageQuery(db: Db, where: SQL | undefined, limit: number | Placeholder) {
   const item = db
