@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LlmRunsRepository } from '../../src/modules/agent/llm-runs.repository.js';
+import { ConversationsRepository } from '../../src/modules/conversations/conversations.repository.js';
 import { TurnsService } from '../../src/modules/conversations/turns.service.js';
 import { OrgAccessGate } from '../../src/platform/auth/org-access-gate.js';
 import { DbService } from '../../src/platform/db/db.service.js';
@@ -133,5 +135,58 @@ describe('turn claims', () => {
     await expect.poll(async () => (await turnOf(message!.id))?.status, { timeout: 20_000 }).toBe('done');
     await turns.runStranded();
     expect(await repliesTo(message!.id)).toHaveLength(1);
+  });
+
+  describe("the ledger rows of a web thread's turn, written by its reply's statement", () => {
+    const ledgerOf = async (messageId: string) =>
+      rows<{ outcome: string; output_tokens: number }>(db.root.execute(sql`select outcome, output_tokens from llm_runs where message_id = ${messageId} order by created_at`));
+
+    it('commits the model call with the reply: no statement of its own', async () => {
+      const ownWrite = vi.spyOn(app.running.app.get(LlmRunsRepository), 'insertEntries');
+      try {
+        const conv = (await app.post('/api/conversations', {}, { token: client })).body;
+        const sent = await app.post(`/api/conversations/${conv.id}/messages`, { content: 'Ledger with the reply' }, { token: client });
+        expect(sent.status).toBe(201);
+        expect(await ledgerOf(sent.body.id)).toEqual([{ outcome: 'ok', output_tokens: expect.any(Number) }]);
+        expect(ownWrite).not.toHaveBeenCalled();
+      } finally {
+        ownWrite.mockRestore();
+      }
+    });
+
+    it('records the call when the reply was stored by someone else meanwhile, and when the reply statement fails', async () => {
+      const repo = app.running.app.get(ConversationsRepository);
+      const conv = (await app.post('/api/conversations', {}, { token: client })).body;
+      const otherReply = (scope: { orgId: string }, values: { conversationId: string; specialistId: string; messageId: string }) =>
+        db.root.execute(
+          sql`insert into conversation_messages (conversation_id, org_id, role, sender_id, content, reply_to_message_id) values (${values.conversationId}, ${scope.orgId}, 'specialist', ${values.specialistId}, 'The other reply', ${values.messageId})`,
+        );
+      try {
+        // Another worker's reply lands first: this statement stores none, yet its model call counts.
+        const raced = vi.spyOn(repo, 'deliverReply');
+        raced.mockImplementationOnce(async (scope, values) => {
+          await otherReply(scope, values);
+          raced.mockRestore();
+          return repo.deliverReply(scope, values);
+        });
+        const sent = await app.post(`/api/conversations/${conv.id}/messages`, { content: 'Raced' }, { token: client });
+        expect(sent.status).toBe(201);
+        expect(sent.body.reply).toMatchObject({ content: 'The other reply' });
+        expect(await ledgerOf(sent.body.id)).toHaveLength(1);
+
+        // The statement fails: nothing of it commits, so the call is written on its own; the
+        // turn stays claimed and the sweeper answers it later, with a second call of its own.
+        const failing = vi.spyOn(repo, 'deliverReply').mockRejectedValueOnce(new Error('connection lost'));
+        const lost = await app.post(`/api/conversations/${conv.id}/messages`, { content: 'Lost reply' }, { token: client });
+        expect(lost.status).toBe(500);
+        failing.mockRestore();
+        const [message] = await rows<{ id: string }>(db.root.execute(sql`select id from conversation_messages where conversation_id = ${conv.id} and content = 'Lost reply'`));
+        expect(await ledgerOf(message!.id)).toHaveLength(1);
+        await expect.poll(async () => (await repliesTo(message!.id)).length, { timeout: 20_000 }).toBe(1);
+        expect((await ledgerOf(message!.id)).map((r) => r.outcome)).toEqual(['ok', 'ok']);
+      } finally {
+        vi.restoreAllMocks();
+      }
+    });
   });
 });

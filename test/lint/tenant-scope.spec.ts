@@ -36,6 +36,9 @@ const ALLOWED = new Map<string, string>([
   // A condition, not a query of its own: an Expert's grants as the scope of the attention list
   // (the `expert` QueueReach); the grant rows are matched on the outer row's org.
   ['src/modules/experts/experts.sql.ts:grantsCover', 'the Expert reach condition of another query'],
+  // A part of another statement: the ledger rows of a turn, written by the ledger's own insert and
+  // by the reply's statement, whose methods take the org's scope and give its org as the placeholder.
+  ['src/modules/agent/llm-runs.sql.ts:ledgerRowsInsert', "a turn's ledger rows, part of a scoped statement"],
 ]);
 
 interface TenantTables {

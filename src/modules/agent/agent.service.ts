@@ -9,7 +9,8 @@ import { ClientBriefsService } from '../client-briefs/index.js';
 import { OrgsService } from '../orgs/index.js';
 import { toModelMessages, type HistoryMessage } from './agent.attachments.js';
 import { buildSystemPrompt } from './agent.prompt.js';
-import { LlmRunsRepository, type CostTotals, type NewLlmRun } from './llm-runs.repository.js';
+import { LlmRunsRepository, type CostTotals } from './llm-runs.repository.js';
+import { ledgerEntriesJson, type LedgerEntry } from './llm-runs.sql.js';
 import { meteredModel, type ModelCall } from './metered-model.js';
 import { createConfiguredModel, type ConfiguredModel } from './model-provider.js';
 import { costMicroUsd, priceFor, type ModelPrice } from './pricing.js';
@@ -31,6 +32,12 @@ export interface AgentTurnInput {
   history: HistoryMessage[];
   /** Default 'chat-hermes'. */
   purpose?: string;
+  /**
+   * The caller writes a successful turn's ledger rows with its own statement (`result.ledger`),
+   * so that they commit with the reply. Without it, and for a failed turn always, `runTurn` writes
+   * them before it returns or throws.
+   */
+  deferLedger?: boolean;
   /** Streaming: called with each text delta as it arrives. */
   onTextDelta?: (delta: string) => void;
   abortSignal?: AbortSignal;
@@ -43,6 +50,16 @@ export interface AgentTurnResult {
   inputTokens: number;
   outputTokens: number;
   costMicroUsd: number;
+  /** With `deferLedger`: the turn's ledger rows, not written yet. */
+  ledger?: PendingLedger;
+}
+
+/** A turn's ledger rows handed to its caller (`AgentTurnInput.deferLedger`). */
+export interface PendingLedger {
+  /** The rows as the `entries` parameter of `ledgerRowsInsert`, for the caller's statement. */
+  readonly entries: string;
+  /** Writes them on their own (root connection), when the caller's statement did not run; a failure is logged. */
+  write(): Promise<void>;
 }
 
 /** A turn that produced no reply. Its model calls are already in the ledger; the caller may retry. */
@@ -169,10 +186,12 @@ export class AgentService implements OnModuleInit {
       }
     } catch (err) {
       failure ??= { reason: ledger.lastError ?? (input.abortSignal?.aborted ? CANCELLED : describe(err)), cause: err };
-    } finally {
-      await ledger.written();
     }
     if (!failure && text.trim() === '') failure = { reason: 'the model gave no text' };
+    // A failed turn's rows are written here whatever the caller asked: no reply will carry them.
+    let pending: PendingLedger | undefined;
+    if (!failure && input.deferLedger) pending = ledger.handOver();
+    else await ledger.write();
     // Spec 8.1: agent delivery is observable by its latency, model and tool usage, and outcome.
     logger.info(
       {
@@ -190,7 +209,7 @@ export class AgentService implements OnModuleInit {
       'agent turn',
     );
     if (failure) throw new AgentTurnError(failure.reason, failure.cause);
-    return { text, provider, model: modelId, ...ledger.totals };
+    return { text, provider, model: modelId, ...ledger.totals, ledger: pending };
   }
 
   /** Ledger totals per org for calls in [from, to) (the billing cost panels). */
@@ -214,19 +233,21 @@ export class AgentService implements OnModuleInit {
   }
 }
 
-/** The ledger rows of one turn: one per model call, written one after the other in call order. */
+/** The ledger rows of one turn: one per model call, in call order, written together once the turn ends. */
 class TurnLedger {
   readonly totals = { inputTokens: 0, outputTokens: 0, costMicroUsd: 0 };
   calls = 0;
   /** The reason of the last failed call: the turn's reason when it fails. */
   lastError: string | undefined;
-  private pending: Promise<unknown> = Promise.resolve();
+  private readonly entries: LedgerEntry[] = [];
+  /** Written or handed over: a call that settles later still (a cancelled stream) is written on its own. */
+  private closed = false;
 
   constructor(
     private readonly runs: LlmRunsRepository,
     private readonly price: ModelPrice,
     private readonly scope: OrgScope,
-    private readonly turn: Pick<NewLlmRun, 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model'>,
+    private readonly turn: Pick<LedgerEntry, 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model'>,
   ) {}
 
   record(call: ModelCall): void {
@@ -236,7 +257,7 @@ class TurnLedger {
     this.totals.inputTokens += call.inputTokens;
     this.totals.outputTokens += call.outputTokens;
     this.totals.costMicroUsd += cost;
-    const row: Omit<NewLlmRun, 'orgId'> = {
+    const entry: LedgerEntry = {
       ...this.turn,
       inputTokens: call.inputTokens,
       outputTokens: call.outputTokens,
@@ -245,13 +266,25 @@ class TurnLedger {
       outcome: call.ok ? 'ok' : 'error',
       error: call.error ?? null,
     };
-    this.pending = this.pending.then(() =>
-      this.runs.insert(this.scope, row).catch((err: unknown) => logger.error({ err, orgId: this.scope.orgId, messageId: row.messageId }, 'llm_runs write failed')),
-    );
+    if (this.closed) void this.insert([entry]);
+    else this.entries.push(entry);
   }
 
-  written(): Promise<unknown> {
-    return this.pending;
+  /** Writes the rows in one statement. */
+  write(): Promise<void> {
+    this.closed = true;
+    return this.insert(this.entries);
+  }
+
+  handOver(): PendingLedger {
+    this.closed = true;
+    const entries = [...this.entries];
+    return { entries: ledgerEntriesJson(entries), write: () => this.insert(entries) };
+  }
+
+  /** A failed write is logged, never thrown: the turn's outcome stands. */
+  private async insert(entries: LedgerEntry[]): Promise<void> {
+    await this.runs.insertEntries(this.scope, entries).catch((err: unknown) => logger.error({ err, orgId: this.scope.orgId, messageId: this.turn.messageId }, 'llm_runs write failed'));
   }
 }
 

@@ -3,16 +3,9 @@ import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import { DbService, type PreparedStatement } from '../../platform/db/db.service.js';
 import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { llmRuns, type LlmRunRow } from './agent.tables.js';
+import { ledgerEntriesJson, ledgerRowsInsert, type LedgerEntry } from './llm-runs.sql.js';
 
 export type NewLlmRun = typeof llmRuns.$inferInsert;
-
-/** Every column of a ledger row the caller gives (the id and the time are the database's). */
-type LedgerValues = {
-  [K in 'orgId' | 'osaId' | 'conversationId' | 'messageId' | 'purpose' | 'provider' | 'model' | 'inputTokens' | 'outputTokens' | 'costMicroUsd' | 'latencyMs' | 'outcome' | 'error']-?: Exclude<
-    NewLlmRun[K],
-    undefined
-  >;
-};
 
 export interface CostTotals {
   costMicroUsd: number;
@@ -36,52 +29,32 @@ const totals = {
  */
 @Injectable()
 export class LlmRunsRepository {
-  /** One row per model call: a prepared statement, always on the root connection. */
-  private readonly insertRun: PreparedStatement<LlmRunRow[], LedgerValues>;
+  /** A turn's rows in one statement, always on the root connection (prepared). */
+  private readonly insertRows: PreparedStatement<Array<{ id: string }>, { orgId: string; entries: string }>;
 
   constructor(private readonly dbService: DbService) {
     const p = sql.placeholder;
-    this.insertRun = dbService.prepared(
+    this.insertRows = dbService.prepared(
       'llm_runs_insert',
-      (db) =>
-        db
-          .insert(llmRuns)
-          .values({
-            orgId: p('orgId'),
-            osaId: p('osaId'),
-            conversationId: p('conversationId'),
-            messageId: p('messageId'),
-            purpose: p('purpose'),
-            provider: p('provider'),
-            model: p('model'),
-            inputTokens: p('inputTokens'),
-            outputTokens: p('outputTokens'),
-            costMicroUsd: p('costMicroUsd'),
-            latencyMs: p('latencyMs'),
-            outcome: p('outcome'),
-            error: p('error'),
-          })
-          .returning(),
+      (db) => {
+        const written = db.$with('written', { id: sql<string>`id`.as('id') }).as(ledgerRowsInsert(p('orgId'), p('entries')));
+        return db.with(written).select().from(written);
+      },
       { root: true },
     );
   }
 
+  /** One row per model call, in call order, in one statement: a model call happened whatever becomes of the caller's transaction. */
+  async insertEntries(scope: OrgScope, entries: readonly LedgerEntry[]): Promise<void> {
+    if (entries.length > 0) await this.insertRows({ orgId: scope.orgId, entries: ledgerEntriesJson(entries) });
+  }
+
+  /** One row, read back (fixtures). */
   async insert(scope: OrgScope, values: Omit<NewLlmRun, 'id' | 'createdAt' | 'orgId'>): Promise<LlmRunRow> {
-    const [row] = await this.insertRun({
-      orgId: scope.orgId,
-      osaId: values.osaId ?? null,
-      conversationId: values.conversationId ?? null,
-      messageId: values.messageId ?? null,
-      purpose: values.purpose,
-      provider: values.provider,
-      model: values.model,
-      inputTokens: values.inputTokens ?? 0,
-      outputTokens: values.outputTokens ?? 0,
-      costMicroUsd: values.costMicroUsd ?? 0,
-      latencyMs: values.latencyMs ?? 0,
-      outcome: values.outcome,
-      error: values.error ?? null,
-    });
+    const [row] = await this.dbService.root
+      .insert(llmRuns)
+      .values({ ...values, orgId: scope.orgId })
+      .returning();
     return row!;
   }
 

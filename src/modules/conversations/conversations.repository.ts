@@ -6,6 +6,7 @@ import { DbService } from '../../platform/db/db.service.js';
 import { afterComputedKeyset, anyUuid, olderThan } from '../../platform/db/query-parts.js';
 import type { Keyset } from '../../platform/http/pagination.js';
 import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
+import { ledgerRowsInsert } from '../agent/index.js';
 import { reachFilter, type Reach } from './conversations.access.js';
 import { MATCH_END, MATCH_START } from './conversations.dto.js';
 import {
@@ -310,12 +311,13 @@ export class ConversationsRepository {
   /**
    * A web thread's Specialist reply in one statement (it commits alone): the reply stored unless
    * the turn's message already has one, the turn done, and the thread marked answered at the
-   * reply's time. Returns the new reply and the updated thread (null when the thread is gone), or
-   * nothing when the message had a reply already.
+   * reply's time, and the turn's ledger rows (`ledger`, the agent's `PendingLedger.entries`), written
+   * whether or not the reply is new: its model calls were made. Returns the new reply and the
+   * updated thread (null when the thread is gone), or nothing when the message had a reply already.
    */
   async deliverReply(
     scope: OrgScope,
-    values: { conversationId: string; specialistId: string; messageId: string; content: string },
+    values: { conversationId: string; specialistId: string; messageId: string; content: string; ledger: string },
   ): Promise<{ reply: MessageRow; conversation: ConversationRow | null } | undefined> {
     const [row] = await this.statements.deliverReply({ ...values, orgId: scope.orgId, now: systemNow() });
     return row && { reply: row.reply, conversation: row.thread };
@@ -526,7 +528,7 @@ function prepareStatements(dbService: DbService) {
     }),
     deliverReply: dbService.prepared<
       Array<{ reply: MessageRow; thread: ConversationRow | null }>,
-      { orgId: string; conversationId: string; specialistId: string; messageId: string; content: string; now: Date }
+      { orgId: string; conversationId: string; specialistId: string; messageId: string; content: string; ledger: string; now: Date }
     >('conversation_reply_deliver_in_org', (db) => {
       const reply = db.$with('reply').as(
         db
@@ -549,8 +551,10 @@ function prepareStatements(dbService: DbService) {
           .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), exists(db.select({ one: sql`1` }).from(reply))))
           .returning(),
       );
+      // The turn's model calls, whether or not the reply is new: a data-modifying CTE always runs.
+      const ledger = db.$with('ledger', { id: sql<string>`id`.as('id') }).as(ledgerRowsInsert(p('orgId'), p('ledger')));
       return db
-        .with(reply, turn, thread)
+        .with(reply, turn, thread, ledger)
         .select()
         .from(reply)
         .leftJoin(thread, sql`true`);

@@ -6,7 +6,7 @@ import { Clock, systemNow } from '../../platform/clock/clock.js';
 import { OrgAccessGate } from '../../platform/auth/org-access-gate.js';
 import { logger } from '../../platform/observability/logger.js';
 import { Ports } from '../../platform/ports/ports.js';
-import { AgentService, AgentTurnError } from '../agent/index.js';
+import { AgentService, AgentTurnError, type AgentTurnResult } from '../agent/index.js';
 import { SpecialistsService } from '../specialists/index.js';
 import { ArtifactsService } from './artifacts.service.js';
 import { ConversationEvents } from './conversations.events.js';
@@ -122,8 +122,8 @@ export class TurnsService implements OnModuleInit {
     // Client messages' resource blocks become their files (read by the agent, at turn time).
     const history = await this.artifacts.history(conversation, (await this.repo.history(scope, conversation.id, message, HISTORY_MESSAGES)).reverse());
     let lastError: unknown;
-    let text: string | undefined;
-    for (let attempt = 1; attempt <= TURN_ATTEMPTS && text === undefined; attempt++) {
+    let answer: AgentTurnResult | undefined;
+    for (let attempt = 1; attempt <= TURN_ATTEMPTS && answer === undefined; attempt++) {
       let streamed = false;
       try {
         const result = await this.agent.runTurn({
@@ -133,6 +133,8 @@ export class TurnsService implements OnModuleInit {
           conversationId: conversation.id,
           turnMessageId: message.id,
           history,
+          // A reply stored by one statement carries its turn's ledger rows (deliver).
+          deferLedger: this.repliesInOneStatement(conversation),
           onTextDelta: observer.onDelta
             ? (delta) => {
                 streamed = true;
@@ -140,7 +142,7 @@ export class TurnsService implements OnModuleInit {
               }
             : undefined,
         });
-        text = result.text;
+        answer = result;
       } catch (err) {
         // Only the model failing is an agent failure. Anything else (the database went away) leaves
         // the turn claimed: the sweeper runs it again once its lease ends.
@@ -151,7 +153,7 @@ export class TurnsService implements OnModuleInit {
         if (attempt < TURN_ATTEMPTS) await sleep(BACKOFF_MS[attempt - 1] ?? 1000);
       }
     }
-    if (text !== undefined) return this.deliver(scope, conversation, message, text);
+    if (answer !== undefined) return this.deliver(scope, conversation, message, answer);
     await this.fail(scope, conversation.id, message, lastError);
     return null;
   }
@@ -192,13 +194,22 @@ export class TurnsService implements OnModuleInit {
    * Stores the reply once; the delivery event follows the commit (spec 6.1.5: exactly once). The
    * reply takes its org and Specialist from the conversation the turn started with (neither ever
    * changes), so no locking read comes first: the update of the row locks it, as such a read would.
-   * A web thread's reply is one statement (it has no outbox row to write with it); a channel
-   * thread's is a transaction that queues it for its channel too.
+   * A web thread's reply is one statement (it has no outbox row to write with it), which writes
+   * the turn's ledger rows too; a channel thread's is a transaction that queues it for its channel
+   * (its ledger rows were written by the agent).
    */
-  private async deliver(scope: OrgScope, conversation: ConversationRow, message: MessageRow, text: string): Promise<MessageRow> {
+  private async deliver(scope: OrgScope, conversation: ConversationRow, message: MessageRow, answer: AgentTurnResult): Promise<MessageRow> {
     const conversationId = conversation.id;
-    if (conversation.channel === 'web' && !this.dbService.inTransaction) {
-      const stored = await this.repo.deliverReply(scope, { conversationId, specialistId: conversation.specialistId, messageId: message.id, content: text });
+    const text = answer.text;
+    if (answer.ledger) {
+      const ledger = answer.ledger;
+      const stored = await this.repo
+        .deliverReply(scope, { conversationId, specialistId: conversation.specialistId, messageId: message.id, content: text, ledger: ledger.entries })
+        .catch(async (err: unknown) => {
+          // Not stored: the turn stays claimed and runs again, but these model calls were made.
+          await ledger.write();
+          throw err;
+        });
       if (!stored) return (await this.repo.findReply(scope, conversationId, message.id))!;
       // After its commit, as afterCommit would: a failed push is logged, the reply stands.
       await this.events.message('agent_message_sent', stored.conversation ?? conversation, stored.reply).catch((err: unknown) => logger.error({ err, conversationId }, 'after-commit hook failed'));
@@ -220,6 +231,11 @@ export class TurnsService implements OnModuleInit {
       this.dbService.afterCommit(() => this.events.message('agent_message_sent', updated, reply));
       return reply;
     });
+  }
+
+  /** A web thread's reply is stored by one statement outside any transaction (deliver). */
+  private repliesInOneStatement(conversation: ConversationRow): boolean {
+    return conversation.channel === 'web' && !this.dbService.inTransaction;
   }
 
   /** A turn that failed after its retries: an attention-list item and the covering Experts told. */
