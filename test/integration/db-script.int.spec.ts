@@ -44,6 +44,23 @@ describe.each([
     expect(await db.script([sql`select count(*)::int as n from ${probe} where id = ${2}`])).toEqual([{ n: 0 }]);
   });
 
+  it.skipIf(_name === 'PostgreSQL' && !databaseUrl)('runs a named statement prepared once per connection, by EXECUTE with its values, however many scripts share the connection', async () => {
+    const name = `probe_insert_${randomBytes(4).toString('hex')}`;
+    const insert = (id: number, body: string) => ({ name, sql: sql`insert into ${probe} (id, body) values (${id}, ${body}) returning id, body` });
+    const hostile = `it's \\'; $1 é`;
+    // Concurrent scripts (PGlite's one connection, or as many of the pool's as it opens): each prepares it at most once.
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => db.script<{ id: number; body: string }>([sql`select 1`, insert(100 + i, `${hostile} ${i}`)])));
+    expect(results.map((r) => r[0])).toEqual(Array.from({ length: 12 }, (_, i) => ({ id: 100 + i, body: `${hostile} ${i}` })));
+    const statements = await db.script<{ n: number }>([sql`select count(*)::int as n from pg_prepared_statements where name = ${name}`]);
+    expect(statements).toEqual([{ n: 1 }]);
+    // All or nothing, as any script: the prepared insert's duplicate key undoes the statement before it.
+    await expect(db.script([sql`insert into ${probe} (id, body) values (${200}, ${'first'})`, insert(100, 'duplicate key')])).rejects.toThrow();
+    expect(await db.script([sql`select count(*)::int as n from ${probe} where id = ${200}`])).toEqual([{ n: 0 }]);
+    // One name, one text.
+    await expect(db.script([{ name, sql: sql`select ${1}` }])).rejects.toThrow(/another text/);
+    await expect(db.script([{ name: 'Not-Plain', sql: sql`select ${1}` }])).rejects.toThrow(/plain name/);
+  });
+
   it.skipIf(_name === 'PostgreSQL' && !databaseUrl)('refuses a NUL, a value it cannot write as a literal, and a call inside a transaction', async () => {
     await expect(db.script([sql`select ${'a\u0000b'}`])).rejects.toThrow(/NUL/);
     await expect(db.script([sql`select ${{ an: 'object' }}`])).rejects.toThrow(/not object/);

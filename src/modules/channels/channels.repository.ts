@@ -208,9 +208,12 @@ export class ChannelsRepository {
         : sql`select pg_advisory_xact_lock_shared(${INBOUND_ADMISSION_LOCK}::bigint) is null as shared,
             case when (select s from generate_series(1, ${ADMISSION_STRIPES}::int) s where pg_try_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, s) limit 1) is not null then true
             else pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, 1 + floor(random() * ${ADMISSION_STRIPES}::int)::int) is null end as striped`;
+    // Both kept prepared on each connection: an admission is parsed and planned once per connection.
     const [row] = await this.dbService.script<{ depth: number; id: string | null }>([
-      enter,
-      sql`
+      { name: `inbound_admission_enter_${mode}`, sql: enter },
+      {
+        name: 'inbound_admission_keep',
+        sql: sql`
         with depth as (
           select count(*)::int as n from (select 1 from ${inboundEvents} where ${inboundEvents.status} in ('queued', 'processing') limit ${below}::int) open_events
         ), kept as (
@@ -222,6 +225,7 @@ export class ChannelsRepository {
           ${jobsFor(sql`select id from kept`)}
         )
         select (select n from depth) as depth, (select id from kept) as id`,
+      },
     ]);
     if (row?.id) return { kept: true, id: row.id };
     return { kept: false, full: (row?.depth ?? below) >= below };

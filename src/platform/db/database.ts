@@ -25,12 +25,56 @@ export interface DatabaseHandle {
   /**
    * Runs statements without parameters (values written in as literals), all sent at once: one
    * round trip, one implicit transaction (they commit together or not at all), each statement
-   * reading with a snapshot of its own. The rows of each, in order.
+   * reading with a snapshot of its own. A named step is kept prepared on each connection: the
+   * first script that needs it there prepares it (one round trip, once per connection), and
+   * every script runs it by `EXECUTE` with its values. The rows of each, in order.
    */
-  readonly runScript: (text: string) => Promise<unknown[][]>;
+  readonly runScript: (steps: ScriptStep[]) => Promise<unknown[][]>;
   readonly pool?: pg.Pool;
   readonly pglite?: PGlite;
   close(): Promise<void>;
+}
+
+/**
+ * One statement of a script: its text with its values written in as literals, or a statement
+ * PostgreSQL keeps prepared (`name`, its text with `$n` placeholders) and the literals of its values.
+ */
+export type ScriptStep = { text: string } | { name: string; text: string; values: string[] };
+
+/** The prepared script statements of each connection, by name (one name, one text). */
+class ScriptPreparations {
+  private readonly byConnection = new WeakMap<object, Map<string, Promise<unknown>>>();
+  private readonly texts = new Map<string, string>();
+
+  /**
+   * Prepares on this connection the named steps it does not hold yet (`run` sends a statement on
+   * it), once each even when scripts share the connection (PGlite's one); a failed `PREPARE` is
+   * tried again by the next script.
+   */
+  async ensure(connection: object, steps: ScriptStep[], run: (text: string) => Promise<unknown>): Promise<void> {
+    let known = this.byConnection.get(connection);
+    if (!known) this.byConnection.set(connection, (known = new Map<string, Promise<unknown>>()));
+    for (const step of steps) {
+      if (!('name' in step)) continue;
+      if (!/^[a-z_][a-z0-9_]*$/.test(step.name)) throw new Error(`a prepared script statement needs a plain name, not ${step.name}`);
+      const text = this.texts.get(step.name) ?? step.text;
+      if (text !== step.text) throw new Error(`the prepared script statement ${step.name} was given another text`);
+      this.texts.set(step.name, text);
+      let ready = known.get(step.name);
+      if (!ready) {
+        ready = run(`prepare ${step.name} as ${step.text}`);
+        known.set(step.name, ready);
+        const kept = known;
+        ready.catch(() => kept.delete(step.name));
+      }
+      await ready;
+    }
+  }
+}
+
+/** The script's text: each step as itself, or as the `EXECUTE` of its prepared statement. */
+function scriptText(steps: ScriptStep[]): string {
+  return steps.map((step) => ('name' in step ? `execute ${step.name}${step.values.length > 0 ? `(${step.values.join(', ')})` : ''}` : step.text)).join(';\n');
 }
 
 export interface EmbeddedOptions {
@@ -54,6 +98,7 @@ pg.types.setTypeParser(20, (v) => {
 });
 
 export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHandle> {
+  const preparations = new ScriptPreparations();
   if (input.databaseUrl) {
     const pool = new pg.Pool({ connectionString: input.databaseUrl, max: input.poolSize ?? 10, application_name: 'client-organization-service' });
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
@@ -67,10 +112,21 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
       db,
       pool,
       executeSql: (text, values) => pool.query(text, values as unknown[]),
-      runScript: async (text) => {
-        // Without values pg uses the simple query protocol: one result per statement (one alone is not in an array).
-        const results = (await pool.query(text)) as pg.QueryResult | pg.QueryResult[];
-        return (Array.isArray(results) ? results : [results]).map((r) => r.rows as unknown[]);
+      runScript: async (steps) => {
+        const client = await pool.connect();
+        let failure: unknown;
+        try {
+          await preparations.ensure(client, steps, (text) => client.query(text));
+          // Without values pg uses the simple query protocol: one result per statement (one alone is not in an array).
+          const results = (await client.query(scriptText(steps))) as pg.QueryResult | pg.QueryResult[];
+          return (Array.isArray(results) ? results : [results]).map((r) => r.rows as unknown[]);
+        } catch (err) {
+          failure = err;
+          throw err;
+        } finally {
+          // A statement PostgreSQL refused leaves the connection usable; anything else ends it.
+          client.release(failure === undefined || failure instanceof pg.DatabaseError ? undefined : (failure as Error));
+        }
       },
       close: () => pool.end(),
     };
@@ -98,7 +154,10 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
       const results = await pglite.exec(text);
       return { rows: results.at(-1)?.rows ?? [] };
     },
-    runScript: async (text) => (await pglite.exec(text)).map((r) => r.rows as unknown[]),
+    runScript: async (steps) => {
+      await preparations.ensure(pglite, steps, (text) => pglite.exec(text));
+      return (await pglite.exec(scriptText(steps))).map((r) => r.rows as unknown[]);
+    },
     close: async () => {
       await pglite.close();
       releaseLock();

@@ -1,13 +1,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql, type SQL } from 'drizzle-orm';
+import { is, SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { logger } from '../observability/logger.js';
-import type { Database, DatabaseHandle, Db, Transaction } from './database.js';
+import type { Database, DatabaseHandle, Db, ScriptStep, Transaction } from './database.js';
 
 /** A drizzle query made with `sql.placeholder()` parameters, before `.prepare()`. */
 export interface Preparable<Result> {
   prepare(name: string): { execute(values?: Record<string, unknown>): Promise<Result> };
+}
+
+/**
+ * A statement of a script kept prepared by PostgreSQL on each connection, under its name: parsed
+ * and planned once per connection, then run by `EXECUTE` with each call's values. Its text must be
+ * the same on every call (only the values change), else the script is refused.
+ */
+export interface PreparedScriptStatement {
+  name: string;
+  sql: SQL;
 }
 
 /** A prepared statement: run it with the values of its placeholders. */
@@ -106,12 +116,18 @@ export class DbService {
    * transaction), each reading with a snapshot of its own taken when it starts: so a statement sees
    * what committed while an earlier one waited for a lock. Their values are written in as literals
    * (`pg.escapeLiteral`), so they take strings, finite numbers, booleans and nulls only. Outside a
-   * transaction only (its locks would otherwise last as long as the caller's). The rows of the last.
+   * transaction only (its locks would otherwise last as long as the caller's). A
+   * `PreparedScriptStatement` is parsed and planned once per connection and run by `EXECUTE` with
+   * its values (the same literals). The rows of the last.
    */
-  async script<Row>(statements: SQL[]): Promise<Row[]> {
+  async script<Row>(statements: Array<SQL | PreparedScriptStatement>): Promise<Row[]> {
     if (this.inTransaction) throw new Error('a script runs outside any transaction');
-    const text = statements.map((statement) => inlined(dialect.sqlToQuery(statement))).join(';\n');
-    return ((await this.handle.runScript(text)).at(-1) ?? []) as Row[];
+    const steps = statements.map((statement): ScriptStep => {
+      if (is(statement, SQL)) return { text: inlined(dialect.sqlToQuery(statement)) };
+      const query = dialect.sqlToQuery(statement.sql);
+      return { name: statement.name, text: query.sql, values: query.params.map(literal) };
+    });
+    return ((await this.handle.runScript(steps)).at(-1) ?? []) as Row[];
   }
 
   async ping(): Promise<boolean> {
