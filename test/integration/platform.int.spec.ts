@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DemoService } from '../../src/modules/demo/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { users } from '../../src/modules/users/users.tables.js';
@@ -171,6 +171,28 @@ describe('leader lock and periodic work (spec 8)', () => {
     expect(runs).toBe(1);
     expect(await b.runOnce(task, 101)).toBe(true);
     expect(runs).toBe(2);
+  });
+
+  it('asks the database about a period once per instance, not on every tick', async () => {
+    const db = app.running.app.get(DbService);
+    const own = app.running.app.get(SchedulerService);
+    // The lease back from the instance the test before gave it to.
+    await db.root.execute(sql`update leader_locks set expires_at = now() - interval '1 second'`);
+    expect(await own.renewLease()).toBe(true);
+    const asked = vi.spyOn(own, 'runOnce');
+    try {
+      let runs = 0;
+      // Registered after the app started: ticked from the next second on, one period per hour.
+      own.every('test.hourly', 3_600_000, async () => void runs++);
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      const hourly = asked.mock.calls.filter(([task]) => task.name === 'test.hourly');
+      expect(hourly).toHaveLength(1);
+      expect(runs).toBe(1);
+      const [claim] = rowsOf(await db.root.execute(sql`select period from periodic_task_runs where name = 'test.hourly'`));
+      expect(Number(claim.period)).toBe(hourly[0]![1]);
+    } finally {
+      asked.mockRestore();
+    }
   });
 });
 

@@ -16,6 +16,8 @@ interface PeriodicTask {
   intervalMs: number;
   run: () => Promise<void>;
   running: boolean;
+  /** The last period whose claim this instance saw answered (run here or elsewhere): not asked again. */
+  askedPeriod?: number;
 }
 
 /**
@@ -105,15 +107,19 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
     if (!this.isLeader || this.stopped) return;
     const now = Date.now();
     for (const task of this.tasks) {
-      if (task.running) continue;
       const period = Math.floor(now / task.intervalMs);
+      // Once per period: the database answered for it already (a failed claim is asked again next tick).
+      if (task.running || task.askedPeriod === period) continue;
       task.running = true;
-      void this.runOnce(task, period).finally(() => (task.running = false));
+      void this.runOnce(task, period, () => (task.askedPeriod = period)).finally(() => (task.running = false));
     }
   }
 
-  /** Claims the period in the database, then runs the task; false when the period was already run. */
-  async runOnce(task: Pick<PeriodicTask, 'name' | 'run'>, period: number): Promise<boolean> {
+  /**
+   * Claims the period in the database, then runs the task; false when the period was already run.
+   * `answered`: called once the claim has its answer (claimed or not), before the task runs.
+   */
+  async runOnce(task: Pick<PeriodicTask, 'name' | 'run'>, period: number, answered?: () => void): Promise<boolean> {
     let claimed = false;
     try {
       const rows = await this.dbService.root.execute(sql`
@@ -122,6 +128,7 @@ export class SchedulerService implements OnApplicationBootstrap, OnApplicationSh
         where ${periodicTaskRuns.period} < excluded.period
         returning name`);
       claimed = rowsOf(rows).length > 0;
+      answered?.();
       if (!claimed) return false;
       await task.run();
       this.metrics?.periodicTaskRuns.inc({ task: task.name, outcome: 'ok' });
