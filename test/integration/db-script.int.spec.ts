@@ -61,6 +61,28 @@ describe.each([
     await expect(db.script([{ name: 'Not-Plain', sql: sql`select ${1}` }])).rejects.toThrow(/plain name/);
   });
 
+  it.skipIf(!databaseUrl)('writes a named statement out once a connection turns out not to hold what it prepared (a pooler in transaction mode)', async () => {
+    // One connection, whose prepared statements are dropped behind the script's back, as a pooler
+    // handing the next transaction another server connection would.
+    const single = await openDatabase({ databaseUrl, dataDir, poolSize: 1 });
+    const one = new DbService(single);
+    try {
+      const name = `probe_count_${randomBytes(4).toString('hex')}`;
+      const count = (id: number) => one.script<{ n: number }>([{ name, sql: sql`select count(*)::int as n from ${probe} where id >= ${id}` }]);
+      expect(await count(0)).toEqual([{ n: expect.any(Number) }]);
+      expect(await one.script([sql`select count(*)::int as n from pg_prepared_statements where name = ${name}`])).toEqual([{ n: 1 }]);
+      await single.pool!.query('deallocate all');
+      // The script that finds it gone runs again written out: the caller sees its rows, not the error.
+      const [{ n }] = await count(0);
+      expect(await count(1_000_000)).toEqual([{ n: 0 }]);
+      expect(n).toBeGreaterThan(0);
+      // From then on nothing is prepared again.
+      expect(await one.script([sql`select count(*)::int as n from pg_prepared_statements where name = ${name}`])).toEqual([{ n: 0 }]);
+    } finally {
+      await single.close();
+    }
+  });
+
   it.skipIf(_name === 'PostgreSQL' && !databaseUrl)('refuses a NUL, a value it cannot write as a literal, and a call inside a transaction', async () => {
     await expect(db.script([sql`select ${'a\u0000b'}`])).rejects.toThrow(/NUL/);
     await expect(db.script([sql`select ${{ an: 'object' }}`])).rejects.toThrow(/not object/);

@@ -7,6 +7,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { makePrivate } from '../config/data-dir.js';
+import { logger } from '../observability/logger.js';
 
 /** The one database type every repository is written against (pg and PGlite alike). */
 export type Database = PgDatabase<PgQueryResultHKT>;
@@ -72,10 +73,26 @@ class ScriptPreparations {
   }
 }
 
-/** The script's text: each step as itself, or as the `EXECUTE` of its prepared statement. */
-function scriptText(steps: ScriptStep[]): string {
-  return steps.map((step) => ('name' in step ? `execute ${step.name}${step.values.length > 0 ? `(${step.values.join(', ')})` : ''}` : step.text)).join(';\n');
+/** The script's text: each step as itself, or as the `EXECUTE` of its prepared statement (`prepared`), else written out. */
+function scriptText(steps: ScriptStep[], prepared: boolean): string {
+  return steps
+    .map((step) => {
+      if (!('name' in step)) return step.text;
+      if (!prepared) return inlineValues(step.text, step.values);
+      return `execute ${step.name}${step.values.length > 0 ? `(${step.values.join(', ')})` : ''}`;
+    })
+    .join(';\n');
 }
+
+/** A statement's text with each `$n` replaced by the literal of its value. */
+export function inlineValues(text: string, literals: string[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
+}
+
+/** PostgreSQL's `invalid_sql_statement_name`: an `EXECUTE` of a statement the connection does not hold. */
+const UNKNOWN_STATEMENT = '26000';
+/** `duplicate_prepared_statement`: a `PREPARE` of a name the (pooled) server connection holds already. */
+const DUPLICATE_STATEMENT = '42P05';
 
 export interface EmbeddedOptions {
   /** Keep the embedded database in memory (tests). */
@@ -99,6 +116,8 @@ pg.types.setTypeParser(20, (v) => {
 
 export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHandle> {
   const preparations = new ScriptPreparations();
+  /** Named script steps are prepared per connection until a connection is found without one it prepared. */
+  let keepsPrepared = true;
   if (input.databaseUrl) {
     const pool = new pg.Pool({ connectionString: input.databaseUrl, max: input.poolSize ?? 10, application_name: 'client-organization-service' });
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
@@ -115,11 +134,30 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
       runScript: async (steps) => {
         const client = await pool.connect();
         let failure: unknown;
-        try {
-          await preparations.ensure(client, steps, (text) => client.query(text));
-          // Without values pg uses the simple query protocol: one result per statement (one alone is not in an array).
-          const results = (await client.query(scriptText(steps))) as pg.QueryResult | pg.QueryResult[];
+        // Without values pg uses the simple query protocol: one result per statement (one alone is not in an array).
+        const run = async (prepared: boolean) => {
+          const results = (await client.query(scriptText(steps, prepared))) as pg.QueryResult | pg.QueryResult[];
           return (Array.isArray(results) ? results : [results]).map((r) => r.rows as unknown[]);
+        };
+        try {
+          if (keepsPrepared && steps.some((step) => 'name' in step)) {
+            try {
+              await preparations.ensure(client, steps, (text) =>
+                client.query(text).catch((err: unknown) => {
+                  if (!(err instanceof pg.DatabaseError && err.code === DUPLICATE_STATEMENT)) throw err;
+                }),
+              );
+              return await run(true);
+            } catch (err) {
+              // A pooler between us and PostgreSQL (PgBouncer's transaction mode) gave this script
+              // another server connection than its PREPARE: nothing of the script ran (it failed
+              // as a whole), so it runs again written out, and so do the scripts after it.
+              if (!(err instanceof pg.DatabaseError && err.code === UNKNOWN_STATEMENT)) throw err;
+              keepsPrepared = false;
+              logger.warn({ err: err.message }, 'a connection lost a prepared script statement: scripts are sent written out from now on');
+            }
+          }
+          return await run(false);
         } catch (err) {
           failure = err;
           throw err;
@@ -156,7 +194,7 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
     },
     runScript: async (steps) => {
       await preparations.ensure(pglite, steps, (text) => pglite.exec(text));
-      return (await pglite.exec(scriptText(steps))).map((r) => r.rows as unknown[]);
+      return (await pglite.exec(scriptText(steps, true))).map((r) => r.rows as unknown[]);
     },
     close: async () => {
       await pglite.close();

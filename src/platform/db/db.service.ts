@@ -3,7 +3,7 @@ import { is, SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { logger } from '../observability/logger.js';
-import type { Database, DatabaseHandle, Db, ScriptStep, Transaction } from './database.js';
+import { inlineValues, type Database, type DatabaseHandle, type Db, type ScriptStep, type Transaction } from './database.js';
 
 /** A drizzle query made with `sql.placeholder()` parameters, before `.prepare()`. */
 export interface Preparable<Result> {
@@ -144,7 +144,7 @@ const dialect = new PgDialect();
 
 /** A query's text with each `$n` replaced by its value as a literal. */
 function inlined(query: { sql: string; params: unknown[] }): string {
-  return query.sql.replace(/\$(\d+)/g, (_, n: string) => literal(query.params[Number(n) - 1]));
+  return inlineValues(query.sql, query.params.map(literal));
 }
 
 function literal(value: unknown): string {
