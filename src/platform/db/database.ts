@@ -37,10 +37,14 @@ export interface DatabaseHandle {
 }
 
 /**
- * One statement of a script: its text with its values written in as literals, or a statement
- * PostgreSQL keeps prepared (`name`, its text with `$n` placeholders) and the literals of its values.
+ * One statement of a script: its text with `$n` placeholders and the literals of its values,
+ * written in, or with a `name`, kept prepared by PostgreSQL and run by `EXECUTE` with them.
  */
-export type ScriptStep = { text: string } | { name: string; text: string; values: string[] };
+export interface ScriptStep {
+  name?: string;
+  text: string;
+  values: string[];
+}
 
 /** The prepared script statements of each connection, by name (one name, one text). */
 class ScriptPreparations {
@@ -56,36 +60,36 @@ class ScriptPreparations {
     let known = this.byConnection.get(connection);
     if (!known) this.byConnection.set(connection, (known = new Map<string, Promise<unknown>>()));
     for (const step of steps) {
-      if (!('name' in step)) continue;
-      if (!/^[a-z_][a-z0-9_]*$/.test(step.name)) throw new Error(`a prepared script statement needs a plain name, not ${step.name}`);
-      const text = this.texts.get(step.name) ?? step.text;
-      if (text !== step.text) throw new Error(`the prepared script statement ${step.name} was given another text`);
-      this.texts.set(step.name, text);
-      let ready = known.get(step.name);
+      const name = step.name;
+      if (name === undefined) continue;
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`a prepared script statement needs a plain name, not ${name}`);
+      const text = this.texts.get(name) ?? step.text;
+      if (text !== step.text) throw new Error(`the prepared script statement ${name} was given another text`);
+      this.texts.set(name, text);
+      let ready = known.get(name);
       if (!ready) {
-        ready = run(`prepare ${step.name} as ${step.text}`);
-        known.set(step.name, ready);
+        ready = run(`prepare ${name} as ${step.text}`);
+        known.set(name, ready);
         const kept = known;
-        ready.catch(() => kept.delete(step.name));
+        ready.catch(() => kept.delete(name));
       }
       await ready;
     }
   }
 }
 
-/** The script's text: each step as itself, or as the `EXECUTE` of its prepared statement (`prepared`), else written out. */
+/** The script's text: each step written out, or as the `EXECUTE` of its prepared statement (`prepared`). */
 function scriptText(steps: ScriptStep[], prepared: boolean): string {
   return steps
     .map((step) => {
-      if (!('name' in step)) return step.text;
-      if (!prepared) return inlineValues(step.text, step.values);
+      if (step.name === undefined || !prepared) return inlineValues(step.text, step.values);
       return `execute ${step.name}${step.values.length > 0 ? `(${step.values.join(', ')})` : ''}`;
     })
     .join(';\n');
 }
 
 /** A statement's text with each `$n` replaced by the literal of its value. */
-export function inlineValues(text: string, literals: string[]): string {
+function inlineValues(text: string, literals: string[]): string {
   return text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
 }
 
@@ -140,7 +144,7 @@ export async function openDatabase(input: OpenDatabaseInput): Promise<DatabaseHa
           return (Array.isArray(results) ? results : [results]).map((r) => r.rows as unknown[]);
         };
         try {
-          if (keepsPrepared && steps.some((step) => 'name' in step)) {
+          if (keepsPrepared && steps.some((step) => step.name !== undefined)) {
             try {
               await preparations.ensure(client, steps, (text) =>
                 client.query(text).catch((err: unknown) => {

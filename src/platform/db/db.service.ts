@@ -3,7 +3,7 @@ import { is, SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { logger } from '../observability/logger.js';
-import { inlineValues, type Database, type DatabaseHandle, type Db, type ScriptStep, type Transaction } from './database.js';
+import type { Database, DatabaseHandle, Db, ScriptStep, Transaction } from './database.js';
 
 /** A drizzle query made with `sql.placeholder()` parameters, before `.prepare()`. */
 export interface Preparable<Result> {
@@ -123,9 +123,9 @@ export class DbService {
   async script<Row>(statements: Array<SQL | PreparedScriptStatement>): Promise<Row[]> {
     if (this.inTransaction) throw new Error('a script runs outside any transaction');
     const steps = statements.map((statement): ScriptStep => {
-      if (is(statement, SQL)) return { text: inlined(dialect.sqlToQuery(statement)) };
-      const query = dialect.sqlToQuery(statement.sql);
-      return { name: statement.name, text: query.sql, values: query.params.map(literal) };
+      const prepared = is(statement, SQL) ? undefined : statement;
+      const query = dialect.sqlToQuery(prepared?.sql ?? (statement as SQL));
+      return { name: prepared?.name, text: query.sql, values: query.params.map(literal) };
     });
     return ((await this.handle.runScript(steps)).at(-1) ?? []) as Row[];
   }
@@ -141,11 +141,6 @@ export class DbService {
 }
 
 const dialect = new PgDialect();
-
-/** A query's text with each `$n` replaced by its value as a literal. */
-function inlined(query: { sql: string; params: unknown[] }): string {
-  return inlineValues(query.sql, query.params.map(literal));
-}
 
 function literal(value: unknown): string {
   if (value === null) return 'null';
