@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotificationsService } from '../../src/modules/notifications/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { EventBus } from '../../src/platform/events/event-bus.js';
+import { QueueService } from '../../src/platform/queue/queue.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 declare module '../../src/platform/events/domain-events.js' {
@@ -104,6 +106,23 @@ describe('the domain event bus', () => {
         )
       )[0]?.state,
     ).toBe('completed');
+  });
+
+  it('drains a queue as fast as its jobs run, not one batch per polling interval', async () => {
+    // Jobs queued as a retry would be (no process delivers them at once): only the worker runs them.
+    // It fetches one job at a time and polls every 0.5 s; had it slept out its interval after each
+    // job, 30 jobs would take at least 14.5 s. A full batch fetches again at once.
+    const queue = app.running.app.get(QueueService);
+    const ns = Array.from({ length: 30 }, (_, i) => 100 + i);
+    const started = Date.now();
+    for (const n of ns) await queue.send('events.durable', { event: 'test.durable', handler: 'EventsTest.durable', eventId: randomUUID(), payload: { n } });
+    const done = await eventually(
+      async () => new Set(delivered.map((d) => d.n).filter((n) => n >= 100)),
+      (set) => set.size === ns.length,
+    );
+    const tookMs = Date.now() - started;
+    expect([...done].sort((a, b) => a - b)).toEqual(ns);
+    expect(tookMs).toBeLessThan(10_000);
   });
 
   it('commits an atomic handler’s writes with its job: a delivery that dies leaves nothing behind', async () => {
