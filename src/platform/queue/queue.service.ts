@@ -156,13 +156,13 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
     });
     for (const reg of this.registrations) {
       const batchSize = reg.options.batchSize ?? 1;
-      let workerId: string | undefined;
-      workerId = await boss.work(reg.name as string, { batchSize, pollingIntervalSeconds: reg.options.pollingIntervalSeconds ?? 1, includeMetadata: true }, async (jobs) => {
+      const worker: { id?: string } = {};
+      worker.id = await boss.work(reg.name as string, { batchSize, pollingIntervalSeconds: reg.options.pollingIntervalSeconds ?? 1, includeMetadata: true }, async (jobs) => {
         // A full batch says more jobs may be waiting: the worker fetches again as soon as this one
         // is done, instead of sleeping out its polling interval (which would cap a queue at one
         // batch per interval: 16 chat events, or one durable event, per half second). A batch
         // that is not full means the queue is drained, and the worker polls at its interval.
-        if (jobs.length >= batchSize && workerId !== undefined) boss.notifyWorker(workerId);
+        if (jobs.length >= batchSize && worker.id !== undefined) boss.notifyWorker(worker.id);
         const run = (job: (typeof jobs)[number]) => reg.handler(job.data as JobMap[JobName], { id: job.id, retryCount: job.retryCount, final: job.retryCount >= job.retryLimit });
         if (!reg.options.parallel) {
           for (const job of jobs) await run(job);
