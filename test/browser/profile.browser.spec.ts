@@ -44,9 +44,15 @@ describe('the Expert changes their password on their profile', () => {
     const form = page.getByRole('form', { name: 'Change password' });
     const submit = form.getByRole('button', { name: 'Change password', exact: true });
 
+    // The new password typed twice, the current one not: said under the current one, and nothing can be sent.
+    await form.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await form.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+    await form.getByText('Enter your current password').waitFor();
+    expect(await submit.isDisabled()).toBe(true);
+
     // The two new passwords differ: said under the second, and nothing can be sent.
     await form.getByLabel('Current password').fill('not-my-password');
-    await form.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    expect(await form.getByText('Enter your current password').count()).toBe(0);
     await form.getByLabel('Repeat the new password').fill(`${NEW_PASSWORD}x`);
     await form.getByText('The two passwords differ').waitFor();
     expect(await submit.isDisabled()).toBe(true);

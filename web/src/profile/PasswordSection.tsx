@@ -31,6 +31,8 @@ export function PasswordSection() {
   });
   const tooShort = password.length > 0 && password.length < MIN_LENGTH;
   const mismatch = repeat.length > 0 && repeat !== password;
+  // The new password is ready and only the current one is missing: say so, rather than leave the button off unexplained.
+  const currentMissing = current === '' && password.length >= MIN_LENGTH && repeat === password;
   const fields = fieldErrorsOf(change.error);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -52,7 +54,7 @@ export function PasswordSection() {
               {formErrorOf(change.error, ['currentPassword', 'password'])}
             </Alert>
           )}
-          <PasswordField label="Current password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={fields.currentPassword} />
+          <PasswordField label="Current password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={currentMissing ? 'Enter your current password' : fields.currentPassword} />
           <PasswordField
             label="New password"
             autoComplete="new-password"
