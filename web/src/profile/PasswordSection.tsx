@@ -54,7 +54,13 @@ export function PasswordSection() {
               {formErrorOf(change.error, ['currentPassword', 'password'])}
             </Alert>
           )}
-          <PasswordField label="Current password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={currentMissing ? 'Enter your current password' : fields.currentPassword} />
+          <PasswordField
+            label="Current password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.currentTarget.value)}
+            error={currentMissing ? 'Enter your current password' : fields.currentPassword}
+          />
           <PasswordField
             label="New password"
             autoComplete="new-password"
