@@ -123,9 +123,9 @@ export class DbService {
   async script<Row>(statements: Array<SQL | PreparedScriptStatement>): Promise<Row[]> {
     if (this.inTransaction) throw new Error('a script runs outside any transaction');
     const steps = statements.map((statement): ScriptStep => {
-      const prepared = is(statement, SQL) ? undefined : statement;
-      const query = dialect.sqlToQuery(prepared?.sql ?? (statement as SQL));
-      return { name: prepared?.name, text: query.sql, values: query.params.map(literal) };
+      const { name, sql: text } = is(statement, SQL) ? { name: undefined, sql: statement } : statement;
+      const query = dialect.sqlToQuery(text);
+      return { name, text: query.sql, values: query.params.map(literal) };
     });
     return ((await this.handle.runScript(steps)).at(-1) ?? []) as Row[];
   }

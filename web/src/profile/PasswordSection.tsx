@@ -31,8 +31,9 @@ export function PasswordSection() {
   });
   const tooShort = password.length > 0 && password.length < MIN_LENGTH;
   const mismatch = repeat.length > 0 && repeat !== password;
+  const newReady = password.length >= MIN_LENGTH && repeat === password;
   // The new password is ready and only the current one is missing: say so, rather than leave the button off unexplained.
-  const currentMissing = current === '' && password.length >= MIN_LENGTH && repeat === password;
+  const currentMissing = current === '' && newReady;
   const fields = fieldErrorsOf(change.error);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -76,7 +77,7 @@ export function PasswordSection() {
             error={mismatch ? 'The two passwords differ' : undefined}
           />
           <Group justify="flex-end">
-            <Button type="submit" disabled={!current || password.length < MIN_LENGTH || repeat !== password} loading={change.isPending}>
+            <Button type="submit" disabled={!current || !newReady} loading={change.isPending}>
               Change password
             </Button>
           </Group>
