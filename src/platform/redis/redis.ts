@@ -16,11 +16,16 @@ export function createRedis(url: string, name: string): Redis {
     connectionName: `cos-${name}`,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
+  // One line when the connection is lost, one when it is back. A lost connection shows as an
+  // `error` event (a refused connect, a reset) or only as `reconnecting` (the server went away and
+  // the client retries; a deliberate quit never reconnects), whichever comes first.
   let warned = false;
-  client.on('error', (err) => {
-    if (!warned) logger.warn({ err: err.message, name }, 'redis connection error (retrying)');
+  const lost = (reason: string) => {
+    if (!warned) logger.warn({ err: reason, name }, 'redis connection error (retrying)');
     warned = true;
-  });
+  };
+  client.on('error', (err: Error) => lost(err.message));
+  client.on('reconnecting', () => lost('connection closed'));
   client.on('ready', () => {
     if (warned) logger.info({ name }, 'redis connection restored');
     warned = false;

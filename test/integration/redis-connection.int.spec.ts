@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Redis } from 'ioredis';
+import { logger } from '../../src/platform/observability/logger.js';
+import { createRedis, waitForRedis } from '../../src/platform/redis/redis.js';
+
+const until = async (check: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  return check();
+};
+
+describe.runIf(process.env.REDIS_URL)('the Redis connection', () => {
+  const clients: Redis[] = [];
+  afterEach(() => {
+    vi.restoreAllMocks();
+    for (const c of clients.splice(0)) c.disconnect();
+  });
+
+  it('logs a lost connection and its return even when the first reconnect succeeds', async () => {
+    const warn = vi.spyOn(logger, 'warn');
+    const info = vi.spyOn(logger, 'info');
+    const client = createRedis(process.env.REDIS_URL!, 'watched');
+    const admin = new Redis(process.env.REDIS_URL!);
+    clients.push(client, admin);
+    expect(await waitForRedis(client)).toBe(true);
+    const id = (await client.client('ID')) as number;
+    const lines = () => [...warn.mock.calls, ...info.mock.calls].map((c) => c[1]).filter((m) => String(m).startsWith('redis connection'));
+
+    // The server drops the connection and is there again at the first retry: no `error` event.
+    expect(await admin.client('KILL', 'ID', String(id))).toBe(1);
+    expect(await until(() => lines().includes('redis connection restored'))).toBe(true);
+    expect(lines()).toEqual(['redis connection error (retrying)', 'redis connection restored']);
+    expect(await client.ping()).toBe('PONG');
+
+    // A deliberate close is not a lost connection.
+    await client.quit();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(lines()).toHaveLength(2);
+  });
+});
