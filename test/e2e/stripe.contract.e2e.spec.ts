@@ -370,6 +370,19 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     expect(stripe.to('GET', '/v1/invoices/*')).toHaveLength(reads);
     expect(await billing()).toMatchObject({ paymentState: 'ok' });
 
+    // The next cycle fails, then the subscription is active again because its invoice was voided at
+    // Stripe (not paid): no payment is recorded, the dunning stays for the operators (docs/billing.md).
+    const voided = stripeInvoice('in_1ContractRetry02', account.providerCustomerId, { status: 'open', attempt_count: 1, amount_paid: 0, amount_remaining: 120000, total: 120000, amount_due: 120000 });
+    expect((await send(asStripeSends('customer.subscription.updated', 'evt_1Contract_sub_past_due_2', 'past_due', voided.id))).body).toEqual({ ok: true, duplicate: false });
+    const failing = await billing();
+    expect(failing).toMatchObject({ paymentState: 'past_due' });
+    stripe.invoices.set(voided.id, { ...voided, status: 'void', amount_remaining: 0 });
+    expect((await send(asStripeSends('customer.subscription.updated', 'evt_1Contract_sub_active_voided', 'active', voided.id))).body).toEqual({ ok: true, duplicate: false });
+    expect(stripe.to('GET', `/v1/invoices/${voided.id}`)).toHaveLength(2);
+    expect((await accountOf(globex.id)).providerSubscriptionStatus).toBe('active');
+    expect(await billing()).toEqual(failing);
+    expect(lines.some((l) => l.includes(voided.id) && l.includes('Stripe subscription active again without its latest invoice paid'))).toBe(true);
+
     // Stripe cancels it (its own retry rules): the running OSAs are opened again on a new subscription.
     subscription.status = 'canceled';
     expect((await send(asStripeSends('customer.subscription.deleted', 'evt_1Contract_sub_deleted', 'canceled'))).body).toEqual({ ok: true, duplicate: false });
@@ -390,6 +403,7 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
 
   it('refuses a bad, expired, missing or foreign signature with 401 and a security line; acknowledges unknown customers and other event types', async () => {
     const account = await accountOf(globex.id);
+    const dunningBefore = (await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning;
     const event = invoiceEvent('invoice.payment_failed', 'evt_1Contract_refused', account.providerCustomerId, 'in_1ContractRefused');
     const good = signed(event);
     const refused = [
@@ -403,12 +417,12 @@ describe('Stripe adapter: outbound calls in the API shape, its webhook mapped on
     const security = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'security.webhook_signature_invalid' && l.channel === 'billing-stripe');
     expect(security).toHaveLength(refused.length);
     for (const line of security) expect(JSON.stringify(line)).not.toContain(WEBHOOK_SECRET);
-    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning.paymentState).toBe('ok');
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning).toEqual(dunningBefore);
 
     expect((await send(invoiceEvent('invoice.payment_failed', 'evt_1Contract_stranger', 'cus_SomeoneElse', 'in_1Stranger'))).body).toEqual({ ok: true, duplicate: false, ignored: 'unknown_org' });
     const other: Stripe.InvoiceFinalizedEvent = { ...fixture<Stripe.InvoicePaidEvent>('invoice.paid'), id: 'evt_1Contract_other', type: 'invoice.finalized' };
     expect((await send(other)).body).toEqual({ ok: true, duplicate: false, ignored: 'event_type' });
-    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning.paymentState).toBe('ok');
+    expect((await app.get(`/api/orgs/${globex.id}/billing`, { token: globex.owner })).body.dunning).toEqual(dunningBefore);
   });
 
   it('treats an expired first invoice as a failed payment: the card is cleared, and no subscription opens again before a new card (no daily loop)', async () => {

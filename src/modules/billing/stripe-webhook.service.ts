@@ -113,7 +113,8 @@ export class StripeWebhookService {
   /**
    * The org's subscription as Stripe reports it. Its status moves the dunning: `past_due`,
    * `unpaid` or `incomplete_expired` (Stripe could not collect its latest invoice) act as that
-   * invoice's `payment_failed`, `active` after `past_due` / `unpaid` as its `payment_succeeded`:
+   * invoice's `payment_failed`, `active` after `past_due` / `unpaid` as its `payment_succeeded`
+   * when Stripe reports that invoice paid (not when it was voided or marked uncollectible):
    * the same invoice the invoice events name, so one failure is one failure whichever event comes
    * first. The dunning acts under `<event id>:dunning`, before the status is stored, so a retried
    * event finishes what a failed one began.
@@ -129,7 +130,15 @@ export class StripeWebhookService {
         const reason = subscription.status === 'incomplete_expired' ? `Stripe could not collect the first invoice of subscription ${subscription.id}; it expired` : undefined;
         await this.invoiceOutcomeOf(account.orgId, dunningId, 'payment_failed', await this.stripe.retrieveInvoice(latest), reason);
       } else if (subscription.status === 'active' && (account.providerSubscriptionStatus === 'past_due' || account.providerSubscriptionStatus === 'unpaid')) {
-        await this.invoiceOutcomeOf(account.orgId, dunningId, 'payment_succeeded', await this.stripe.retrieveInvoice(latest));
+        // Active again because the invoice was paid, or because it was voided or written off: only
+        // a paid one is a payment. The others stay as the invoice events left them (docs/billing.md).
+        const invoice = await this.stripe.retrieveInvoice(latest);
+        if (invoice.status === 'paid') await this.invoiceOutcomeOf(account.orgId, dunningId, 'payment_succeeded', invoice);
+        else
+          logger.warn(
+            { eventId: event.id, orgId: account.orgId, invoiceId: invoice.id, invoiceStatus: invoice.status },
+            'Stripe subscription active again without its latest invoice paid: the dunning is left as it is',
+          );
       }
     }
     const fresh = await this.billing.providerSubscriptionChanged(event, unscopedOrg(account.orgId, "the account a Stripe event's customer names"), {
