@@ -2,21 +2,37 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import { logger } from '../../src/platform/observability/logger.js';
 import { createRedis, waitForRedis } from '../../src/platform/redis/redis.js';
+import { eventually, sleep } from '../support/inbound.js';
 
-const until = async (check: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  return check();
-};
-
-describe.runIf(process.env.REDIS_URL)('the Redis connection', () => {
+describe('the Redis connection', () => {
   const clients: Redis[] = [];
   afterEach(() => {
     vi.restoreAllMocks();
     for (const c of clients.splice(0)) c.disconnect();
   });
 
-  it('logs a lost connection and its return even when the first reconnect succeeds', async () => {
+  it('fails a command at once while Redis is unreachable: nothing waits for it', async () => {
+    const dead = createRedis('redis://127.0.0.1:1', 'dead');
+    clients.push(dead);
+    const began = Date.now();
+    await expect(Promise.all([dead.incr('a'), dead.incr('b')])).rejects.toThrow();
+    expect(Date.now() - began).toBeLessThan(1000);
+  });
+
+  it.runIf(process.env.REDIS_URL)('sends the commands of one turn of the event loop together, each with its own answer', async () => {
+    const client = createRedis(process.env.REDIS_URL!, 'pipelined');
+    clients.push(client);
+    expect(await waitForRedis(client)).toBe(true);
+    const key = `test:pipelined:${Date.now()}`;
+    const answers = Array.from({ length: 20 }, () => client.incr(key));
+    // Queued in one pipeline, written when this turn ends.
+    expect(client.autoPipelineQueueSize).toBe(20);
+    expect(await Promise.all(answers)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(client.autoPipelineQueueSize).toBe(0);
+    await client.del(key);
+  });
+
+  it.runIf(process.env.REDIS_URL)('logs a lost connection and its return even when the first reconnect succeeds', async () => {
     const warn = vi.spyOn(logger, 'warn');
     const info = vi.spyOn(logger, 'info');
     const client = createRedis(process.env.REDIS_URL!, 'watched');
@@ -28,13 +44,13 @@ describe.runIf(process.env.REDIS_URL)('the Redis connection', () => {
 
     // The server drops the connection and is there again at the first retry: no `error` event.
     expect(await admin.client('KILL', 'ID', String(id))).toBe(1);
-    expect(await until(() => lines().includes('redis connection restored'))).toBe(true);
+    await eventually('the restored line', async () => (lines().includes('redis connection restored') ? true : undefined), 5000);
     expect(lines()).toEqual(['redis connection error (retrying)', 'redis connection restored']);
     expect(await client.ping()).toBe('PONG');
 
     // A deliberate close is not a lost connection.
     await client.quit();
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(lines()).toHaveLength(2);
   });
 });
