@@ -19,19 +19,6 @@ describe('the Redis connection', () => {
     expect(Date.now() - began).toBeLessThan(1000);
   });
 
-  it.runIf(process.env.REDIS_URL)('sends the commands of one turn of the event loop together, each with its own answer', async () => {
-    const client = createRedis(process.env.REDIS_URL!, 'pipelined');
-    clients.push(client);
-    expect(await waitForRedis(client)).toBe(true);
-    const key = `test:pipelined:${Date.now()}`;
-    const answers = Array.from({ length: 20 }, () => client.incr(key));
-    // Queued in one pipeline, written when this turn ends.
-    expect(client.autoPipelineQueueSize).toBe(20);
-    expect(await Promise.all(answers)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(client.autoPipelineQueueSize).toBe(0);
-    await client.del(key);
-  });
-
   it.runIf(process.env.REDIS_URL)('logs a lost connection and its return even when the first reconnect succeeds', async () => {
     const warn = vi.spyOn(logger, 'warn');
     const info = vi.spyOn(logger, 'info');

@@ -15,9 +15,6 @@ export function createRedis(url: string, name: string): Redis {
     maxRetriesPerRequest: 1,
     connectionName: `cos-${name}`,
     retryStrategy: (times) => Math.min(times * 200, 2000),
-    // The commands of one turn of the event loop (many requests' limits, the pushes' publishes)
-    // leave in one write: under load, one system call and one wake-up of Redis for many commands.
-    enableAutoPipelining: true,
   });
   // One line when the connection is lost, one when it is back. A lost connection shows as an
   // `error` event (a refused connect, a reset) or only as `reconnecting` (the server went away and
