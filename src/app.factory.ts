@@ -24,7 +24,7 @@ import { mountWebApp } from './platform/http/web-app.js';
 import { RealtimeService } from './platform/realtime/realtime.service.js';
 import { configureLogger, logger, PinoNestLogger } from './platform/observability/logger.js';
 import { Metrics } from './platform/observability/metrics.js';
-import { createRedis, waitForRedis } from './platform/redis/redis.js';
+import { closeRedis, createRedis, waitForRedis } from './platform/redis/redis.js';
 import { DemoService } from './modules/demo/index.js';
 import { SchedulerService } from './platform/queue/scheduler.service.js';
 
@@ -157,8 +157,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
           clearInterval(closeIdle);
         }
         await inflight.drain(15_000);
-        app.get(RealtimeService).disconnectRedis();
-        redis?.disconnect();
+        await Promise.all([app.get(RealtimeService).disconnectRedis(), closeRedis(redis)]);
         await handle.close();
       },
     };

@@ -36,7 +36,7 @@ import { logger } from '../observability/logger.js';
 import { definePort, Ports } from '../ports/ports.js';
 import { securityEvent } from '../observability/security-log.js';
 import { RateLimitService, type Limiter } from '../rate-limit/rate-limit.service.js';
-import { REDIS_CLIENT } from '../redis/redis.js';
+import { closeRedis, REDIS_CLIENT } from '../redis/redis.js';
 
 interface SocketData {
   principal: Principal;
@@ -191,11 +191,15 @@ export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, Be
     // that other instances' sockets must get. disconnectRedis() closes it at the very end.
   }
 
-  /** Closes the Redis connections of the adapter once nothing runs (the app's last step); later emits are dropped. */
-  disconnectRedis(): void {
+  /**
+   * Closes the Redis connections of the adapter once nothing runs (the app's last step); later
+   * emits are dropped. The adapter publishes without waiting for an answer: the publishes already
+   * issued go out before the publisher closes, none is failed by the close.
+   */
+  async disconnectRedis(): Promise<void> {
     this.ns = undefined;
-    this.pub?.disconnect();
     this.sub?.disconnect();
+    await closeRedis(this.pub);
   }
 
   /**
