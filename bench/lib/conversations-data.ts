@@ -119,6 +119,9 @@ export function deleteMessages(databaseUrl: string, orgIds: string[]): Promise<n
   return withClient(databaseUrl, async (client) => {
     const result = await client.query('delete from conversation_messages where org_id = any($1::uuid[])', [orgIds]);
     await client.query('delete from llm_runs where org_id = any($1::uuid[])', [orgIds]);
+    // The server starts from threads as clean as the baseline's: without the baseline's dead rows in
+    // their indexes, with fresh planner statistics (what autovacuum would leave a minute later).
+    for (const table of ['conversation_messages', 'conversation_turns', 'llm_runs']) await client.query(`vacuum (analyze) ${table}`);
     return result.rowCount ?? 0;
   });
 }

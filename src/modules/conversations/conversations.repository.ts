@@ -211,7 +211,7 @@ export class ConversationsRepository {
 
   /** What the client and the Specialist said up to a message, newest first (the agent's history). */
   async history(scope: OrgScope, conversationId: string, upTo: MessageRow, limit: number): Promise<MessageRow[]> {
-    return this.statements.history({ orgId: scope.orgId, conversationId, upToAt: upTo.createdAt, upToId: upTo.id, limit });
+    return this.statements.history({ orgId: scope.orgId, conversationId, upToId: upTo.id, limit });
   }
 
   async updateMessage(scope: OrgScope, id: string, values: Partial<Omit<NewMessage, 'orgId'>>): Promise<MessageRow> {
@@ -455,7 +455,9 @@ function prepareStatements(dbService: DbService) {
         .from(messages)
         .where(and(eq(messages.orgId, p('orgId')), eq(messages.conversationId, p('conversationId')), eq(messages.replyToMessageId, p('messageId')))),
     ),
-    history: dbService.prepared<MessageRow[], { orgId: string; conversationId: string; upToAt: Date; upToId: string; limit: number }>('conversation_messages_history_in_org', (db) =>
+    // Up to the message in the thread's own order, its stored time to the microsecond (a Date holds
+    // milliseconds): the newest entries of the thread index, however long the thread.
+    history: dbService.prepared<MessageRow[], { orgId: string; conversationId: string; upToId: string; limit: number }>('conversation_messages_history_in_org', (db) =>
       db
         .select()
         .from(messages)
@@ -465,7 +467,7 @@ function prepareStatements(dbService: DbService) {
             eq(messages.conversationId, p('conversationId')),
             eq(messages.isInternal, false),
             ne(messages.role, 'system'),
-            or(lt(messages.createdAt, p('upToAt')), eq(messages.id, p('upToId'))),
+            sql`(${messages.createdAt}, ${messages.id}) <= (select u.created_at, u.id from ${messages} u where u.org_id = ${p('orgId')} and u.id = ${p('upToId')})`,
           ),
         )
         .orderBy(desc(messages.createdAt), desc(messages.id))
