@@ -624,18 +624,22 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       );
       for (const id of ids) await outbound.dispatch(jobScope({ orgId: acmeId }), id);
       // If the sweep's trial was still out, the rows it refused meanwhile are sent by a later sweep.
-      await eventually('the breaker closed and every retried reply sent', async () => {
-        if (outbound.breakerState('chat-a') !== 'closed') return undefined;
-        const sent = await rows<{ status: string }>(
-          db.root.execute(
-            sql`select status from outbound_messages where id in (${sql.join(
-              ids.map((id) => sql`${id}`),
-              sql`, `,
-            )})`,
-          ),
-        );
-        return sent.every((r) => r.status === 'sent') || undefined;
-      }, 25_000);
+      await eventually(
+        'the breaker closed and every retried reply sent',
+        async () => {
+          if (outbound.breakerState('chat-a') !== 'closed') return undefined;
+          const sent = await rows<{ status: string }>(
+            db.root.execute(
+              sql`select status from outbound_messages where id in (${sql.join(
+                ids.map((id) => sql`${id}`),
+                sql`, `,
+              )})`,
+            ),
+          );
+          return sent.every((r) => r.status === 'sent') || undefined;
+        },
+        25_000,
+      );
       expect(vendor.sends('chat.postMessage').length - calls - tried.length).toBe(ids.length);
     });
   });

@@ -68,7 +68,13 @@ export async function closeRedis(client: Redis | undefined, timeoutMs = 2000): P
   }
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-  await Promise.race([client.quit().then(() => undefined, () => undefined), late]);
+  await Promise.race([
+    client.quit().then(
+      () => undefined,
+      () => undefined,
+    ),
+    late,
+  ]);
   clearTimeout(timer);
   client.disconnect();
 }
