@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationsRepository } from '../../src/modules/conversations/conversations.repository.js';
 import { jobScope } from '../../src/platform/tenancy/org-scope.js';
 import { factoriesOf } from '../support/factories.js';
-import { resultRows } from '../support/rows.js';
+import { rows } from '../support/rows.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe("a turn's history (the messages the Specialist reads)", () => {
@@ -22,13 +22,12 @@ describe("a turn's history (the messages the Specialist reads)", () => {
     const conversation = await f.newConversation(org);
     const db = app.running.dbService;
     // Stored times after every message the thread has already; three of them share one millisecond.
-    const [{ base }] = resultRows<{ base: string }>(await db.root.execute(sql`select date_trunc('second', now() + interval '1 day')::text as base`)) as [{ base: string }];
+    const [{ base }] = (await rows<{ base: string }>(db, sql`select date_trunc('second', now() + interval '1 day')::text as base`)) as [{ base: string }];
     const add = async (role: string, offset: string, isInternal = false) => {
-      const [row] = resultRows<{ id: string }>(
-        await db.root.execute(
-          sql`insert into conversation_messages (conversation_id, org_id, role, content, is_internal, created_at)
-              values (${conversation.id}, ${org.id}, ${role}, ${`${role} at ${offset}`}, ${isInternal}, ${base}::timestamptz + ${offset}::interval) returning id`,
-        ),
+      const [row] = await rows<{ id: string }>(
+        db,
+        sql`insert into conversation_messages (conversation_id, org_id, role, content, is_internal, created_at)
+            values (${conversation.id}, ${org.id}, ${role}, ${`${role} at ${offset}`}, ${isInternal}, ${base}::timestamptz + ${offset}::interval) returning id`,
       );
       return row!.id;
     };
