@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { IngressLoad, type IngressEnd } from '../../src/modules/channels/ingress-load.js';
 import { IngressService } from '../../src/modules/channels/ingress.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { eventually, rows } from '../support/inbound.js';
@@ -113,11 +114,25 @@ describe('inbound backpressure (spec 7.1)', () => {
     it(`${channel}: a full queue answers 503 backpressure with Retry-After and keeps nothing; once drained, the same call is accepted`, async () => {
       const n = `${channel.replace(/\W/g, '')}1001`;
       await fillQueue();
+      // How each admission ended, as the inbound worker's IngressLoad hears it.
+      const load = app.running.app.get(IngressLoad);
+      const ends: Array<IngressEnd | undefined> = [];
+      const begin = load.begin.bind(load);
+      const spy = vi.spyOn(load, 'begin').mockImplementation(() => {
+        const end = begin();
+        return (how) => {
+          ends.push(how);
+          end(how);
+        };
+      });
       try {
         const refused = await send(calls[channel]!(n));
         expect503(refused);
         expect(await stored(channel, keyOf[channel]!(n))).toBe(0);
+        // Refused for a full queue: the worker stops giving way, since processing makes room.
+        expect(ends).toEqual(['full']);
       } finally {
+        spy.mockRestore();
         await drainQueue();
       }
       const accepted = await send(calls[channel]!(n));

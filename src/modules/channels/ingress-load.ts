@@ -4,44 +4,74 @@ import { performance } from 'node:perf_hooks';
 
 /** Quiet: no webhook call in flight on this instance for this long. */
 export const INGRESS_QUIET_MS = 20;
-/** The longest an inbound event waits for the webhooks to be quiet before it is processed all the same. */
+/** While the webhooks stay busy, one waiting inbound event is processed per this many ms all the same. */
 export const INGRESS_YIELD_MAX_MS = 1_000;
+/** How long a call refused because the inbound queue is full (spec 7.1) keeps the worker from yielding. */
+export const INGRESS_FULL_MS = 1_000;
 const POLL_MS = 10;
+
+/** How an admitted call ended: `full` when it was refused because the inbound queue is full. */
+export type IngressEnd = 'answered' | 'full';
 
 /**
  * The webhook answers a vendor waits for come before the work that can wait (spec 4.8: verify,
  * keep, answer at once; a worker does the rest). While this instance admits verified webhook
  * calls, the inbound worker starts no new event: a burst is kept and answered with the instance's
  * CPU and database connections to itself, then processed. Only calls whose signature checked out
- * count, so nobody without a vendor's secret can hold processing back. The wait is bounded: a
- * steady stream of calls slows processing down and never stops it (the queue's depth limit is
- * what sheds load).
+ * count, so nobody without a vendor's secret can hold processing back.
+ *
+ * The wait is bounded, and the bound is shared: while the calls keep coming, the waiting events
+ * pass one at a time, one per `maxWaitMs`, so a steady stream slows processing down and never
+ * stops it, and a long burst is not processed at full width beside it. A full queue is the
+ * exception: once a call was refused because the queue is full (spec 7.1), the worker does not
+ * yield for a while, since processing is what makes room.
  */
 @Injectable()
 export class IngressLoad {
   private inFlight = 0;
   private lastEndedAt = Number.NEGATIVE_INFINITY;
+  private lastFullAt = Number.NEGATIVE_INFINITY;
+  /** While busy: when the next waiting event may pass (undefined: nobody has waited yet). */
+  private nextPassAt: number | undefined;
 
   /** A verified webhook call is being admitted until the returned function is called (once). */
-  begin(): () => void {
+  begin(): (end?: IngressEnd) => void {
     this.inFlight++;
     let ended = false;
-    return () => {
+    return (end = 'answered') => {
       if (ended) return;
       ended = true;
       this.inFlight--;
       this.lastEndedAt = performance.now();
+      if (end === 'full') this.lastFullAt = this.lastEndedAt;
     };
   }
 
-  /** Whether a webhook call is being admitted, or one ended less than INGRESS_QUIET_MS ago. */
+  /**
+   * Whether the worker should give way: a webhook call is being admitted, or one ended less than
+   * INGRESS_QUIET_MS ago, and no call found the queue full in the last INGRESS_FULL_MS.
+   */
   get busy(): boolean {
-    return this.inFlight > 0 || performance.now() - this.lastEndedAt < INGRESS_QUIET_MS;
+    const now = performance.now();
+    if (now - this.lastFullAt < INGRESS_FULL_MS) return false;
+    return this.inFlight > 0 || now - this.lastEndedAt < INGRESS_QUIET_MS;
   }
 
-  /** Resolves once the webhooks are quiet, or after `maxWaitMs` at the latest. */
+  /**
+   * Resolves once the webhooks are quiet, or when this caller's turn comes: while they stay busy,
+   * the callers waiting together pass one per `maxWaitMs` (the first `maxWaitMs` after the
+   * waiting began).
+   */
   async quiet(maxWaitMs = INGRESS_YIELD_MAX_MS): Promise<void> {
-    const until = performance.now() + maxWaitMs;
-    while (this.busy && performance.now() < until) await sleep(POLL_MS);
+    while (this.busy) {
+      const now = performance.now();
+      // Nobody claimed the last turn when it came: nobody was waiting. A new wait starts its clock.
+      if (this.nextPassAt === undefined || now - this.nextPassAt > maxWaitMs) this.nextPassAt = now + maxWaitMs;
+      else if (now >= this.nextPassAt) {
+        this.nextPassAt = now + maxWaitMs;
+        return;
+      }
+      await sleep(POLL_MS);
+    }
   }
 }

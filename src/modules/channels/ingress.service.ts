@@ -213,9 +213,13 @@ export class IngressService {
     // Verified: from here the inbound worker gives way to this call (IngressLoad).
     const ended = this.load.begin();
     try {
-      return await this.keep(...call);
-    } finally {
-      ended();
+      const kept = await this.keep(...call);
+      ended('answered');
+      return kept;
+    } catch (err) {
+      // A full queue: processing is what makes room, so the worker stops giving way for a while.
+      ended(err instanceof AppError && err.code === 'backpressure' ? 'full' : 'answered');
+      throw err;
     }
   }
 
