@@ -260,7 +260,8 @@ export class ConversationsService implements OnModuleInit {
    */
   async openForChannel(input: { id: string; orgId: string; channel: ConversationChannel; assignmentId?: string; subject: string | null }): Promise<ConversationRow> {
     const scope = jobScope(input);
-    const assignment = input.assignmentId ? await this.assignments.get(scope, input.assignmentId) : (await this.assignments.list(scope)).find((a) => a.isPrimary);
+    // The inbound worker has read the org already: no second read only to learn that it exists.
+    const assignment = input.assignmentId ? await this.assignments.get(scope, input.assignmentId) : await this.assignments.primary(scope);
     if (!assignment) throw AppError.conflict('No Specialist is assigned to this org yet');
     return this.repo.insertConversation(scope, {
       id: input.id,

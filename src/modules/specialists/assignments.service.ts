@@ -48,6 +48,12 @@ export class AssignmentsService {
     return (await this.repo.listActive(scope)).map(toOsaDto);
   }
 
+  /** The org's primary Specialist assignment, for work whose org is known to exist (no 404 for it); undefined when it has none. */
+  async primary(scope: OrgScope): Promise<OsaDto | undefined> {
+    const row = (await this.repo.listActive(scope)).find((a) => a.isPrimary);
+    return row ? toOsaDto(row) : undefined;
+  }
+
   async get(scope: OrgScope, assignmentId: string): Promise<OsaDto> {
     return toOsaDto(await this.require(scope, assignmentId));
   }
