@@ -230,6 +230,17 @@ describe('inbound channels (spec 4.8, 5.6, 6.1.5, 7.1)', () => {
       expect(await processed('chat-a', 'T-ACME:Ev-6')).toMatchObject({ status: 'ignored', reason: 'bot_authored' });
     });
 
+    it('quarantines a new thread of an org without a primary Specialist as no_specialist, opening no conversation', async () => {
+      const demoted = await rows<{ id: string }>(db.root.execute(sql`update org_specialist_assignments set is_primary = false where org_id = ${acmeId} and is_primary returning id`));
+      expect(demoted).toHaveLength(1);
+      try {
+        expect((await post(message('Ev-nospec', { type: 'app_mention', text: '<@UBOT> anyone there?', ts: '450.1' }))).status).toBe(200);
+        expect(await processed('chat-a', 'T-ACME:Ev-nospec')).toMatchObject({ status: 'quarantined', reason: 'no_specialist', org_id: acmeId, conversation_id: null });
+      } finally {
+        await db.root.execute(sql`update org_specialist_assignments set is_primary = true where id = ${demoted[0]!.id}`);
+      }
+    });
+
     it('quarantines an event whose workspace is bound to no org, and lists it for ops', async () => {
       await post(message('Ev-7', { type: 'app_mention', text: '<@UBOT> hello', ts: '400.1' }, 'T-NOBODY'));
       expect(await processed('chat-a', 'T-NOBODY:Ev-7')).toMatchObject({ status: 'quarantined', reason: 'unresolved_org', conversation_id: null });
