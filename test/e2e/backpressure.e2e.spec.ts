@@ -73,6 +73,24 @@ describe('inbound backpressure (spec 7.1)', () => {
       (await rows<{ n: number }>(db, sql`select count(*)::int as n from inbound_events where status in ('queued', 'processing')`))[0]!.n === 0 ? true : undefined,
     );
   }
+  /**
+   * Runs `check` with the inbound worker held at its first step (where it gives way to the
+   * webhooks), so that no admitted event can leave the queue while the check runs: what these tests
+   * count is the door. A refusal for a full queue lets the worker process at once (IngressLoad), so
+   * without the hold any event that ends during the burst (done, failed, quarantined) makes room
+   * for one more, even with the model hanging.
+   */
+  async function withWorkerHeld(check: () => Promise<void>): Promise<void> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const spy = vi.spyOn(app.running.app.get(IngressLoad), 'quiet').mockImplementation(() => held);
+    try {
+      await check();
+    } finally {
+      spy.mockRestore();
+      release();
+    }
+  }
   const stored = async (channel: string, key: string) => (await rows<{ n: number }>(db, sql`select count(*)::int as n from inbound_events where channel = ${channel} and event_key = ${key}`))[0]!.n;
 
   beforeAll(async () => {
@@ -143,17 +161,18 @@ describe('inbound backpressure (spec 7.1)', () => {
 
   it('admits a concurrent burst of 40 (all four routes) up to the limit of 2 and answers every other call 503', { timeout: 60_000 }, async () => {
     await db.root.execute(sql`delete from inbound_events`);
-    // The Specialist's model hangs: an admitted event stays open (queued, then processing) for the
-    // whole burst, so no room is made while it runs.
+    // The worker is held and the Specialist's model hangs: no room is made while the burst runs.
     provider.mode = 'hang';
-    const burst = Array.from({ length: 40 }, (_, i) => calls[['chat-a', 'messaging-a', 'messaging-b', 'email'][i % 4]!]!(`2${String(i).padStart(3, '0')}`));
-    const answers = await Promise.all(burst.map((call) => send(call)));
-    const admitted = answers.filter((a) => a.status === 200);
-    for (const res of answers.filter((a) => a.status !== 200)) expect503(res);
-    expect(admitted).toHaveLength(MAX_DEPTH);
-    const kept = await rows<{ status: string }>(db, sql`select status from inbound_events`);
-    expect(kept).toHaveLength(MAX_DEPTH);
-    expect(kept.every((k) => k.status === 'queued' || k.status === 'processing')).toBe(true);
+    await withWorkerHeld(async () => {
+      const burst = Array.from({ length: 40 }, (_, i) => calls[['chat-a', 'messaging-a', 'messaging-b', 'email'][i % 4]!]!(`2${String(i).padStart(3, '0')}`));
+      const answers = await Promise.all(burst.map((call) => send(call)));
+      const admitted = answers.filter((a) => a.status === 200);
+      for (const res of answers.filter((a) => a.status !== 200)) expect503(res);
+      expect(admitted).toHaveLength(MAX_DEPTH);
+      const kept = await rows<{ status: string }>(db, sql`select status from inbound_events`);
+      expect(kept).toHaveLength(MAX_DEPTH);
+      expect(kept.every((k) => k.status === 'queued' || k.status === 'processing')).toBe(true);
+    });
   });
 
   it('admits 40 concurrent calls at the door itself (no HTTP in between to spread them) up to the limit of 2', { timeout: 60_000 }, async () => {
@@ -162,16 +181,18 @@ describe('inbound backpressure (spec 7.1)', () => {
     await db.root.execute(sql`delete from inbound_events`);
     provider.mode = 'hang';
     const ingress = app.running.app.get(IngressService);
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 40 }, (_, i) => {
-        const call = calls['chat-a']!(`3${String(i).padStart(3, '0')}`);
-        return ingress.chatA({ rawBody: Buffer.from(call.body), headers: call.headers, url: call.path });
-      }),
-    );
-    const admitted = outcomes.filter((o) => o.status === 'fulfilled');
-    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
-    expect(admitted.map((o) => o.value.body)).toEqual([{ ok: true }, { ok: true }]);
-    for (const r of refused) expect(r.reason).toMatchObject({ code: 'backpressure', headers: { 'retry-after': '30' } });
-    expect(await rows<{ id: string }>(db, sql`select id from inbound_events`)).toHaveLength(MAX_DEPTH);
+    await withWorkerHeld(async () => {
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) => {
+          const call = calls['chat-a']!(`3${String(i).padStart(3, '0')}`);
+          return ingress.chatA({ rawBody: Buffer.from(call.body), headers: call.headers, url: call.path });
+        }),
+      );
+      const admitted = outcomes.filter((o) => o.status === 'fulfilled');
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(admitted.map((o) => o.value.body)).toEqual([{ ok: true }, { ok: true }]);
+      for (const r of refused) expect(r.reason).toMatchObject({ code: 'backpressure', headers: { 'retry-after': '30' } });
+      expect(await rows<{ id: string }>(db, sql`select id from inbound_events`)).toHaveLength(MAX_DEPTH);
+    });
   });
 });
