@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMISSION_STRIPES } from '../../src/modules/channels/channels.repository.js';
 import { IngressService } from '../../src/modules/channels/ingress.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
-import { rows } from '../support/inbound.js';
+import { rows, withInboundWorkerHeld } from '../support/inbound.js';
 import { FakeProvider } from '../support/llm-provider.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { chatACall, connectVerified } from '../support/webhooks.js';
@@ -50,7 +50,7 @@ describe('inbound backpressure, striped admissions (spec 7.1)', () => {
     { timeout: 120_000 },
     async () => {
       await db.root.execute(sql`delete from inbound_events`);
-      // The Specialist's model hangs: an admitted event stays open for the whole burst.
+      // The worker is held and the Specialist's model hangs: no admitted event leaves the queue during the burst.
       provider.mode = 'hang';
       const ingress = app.running.app.get(IngressService);
       const call = (n: number) => {
@@ -62,23 +62,25 @@ describe('inbound backpressure, striped admissions (spec 7.1)', () => {
         });
         return ingress.chatA({ rawBody: Buffer.from(c.body), headers: c.headers, url: c.path });
       };
-      const outcomes = await Promise.allSettled(Array.from({ length: CALLS }, (_, i) => call(i)));
-      const admitted = outcomes.filter((o) => o.status === 'fulfilled');
-      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
-      expect(admitted.map((o) => o.value.body)).toEqual(Array.from({ length: MAX_DEPTH }, () => ({ ok: true })));
-      for (const r of refused) expect(r.reason).toMatchObject({ code: 'backpressure', headers: { 'retry-after': '30' } });
-      const kept = await rows<{ event_key: string; jobs: number }>(
-        db,
-        sql`select e.event_key, (select count(*)::int from pgboss.job j where j.name = 'channels.inbound' and j.data->>'eventId' = e.id::text) as jobs from inbound_events e`,
-      );
-      expect(kept).toHaveLength(MAX_DEPTH);
-      expect(new Set(kept.map((k) => k.event_key)).size).toBe(MAX_DEPTH);
-      // Accepted is kept and queued: one job per kept event.
-      expect(kept.every((k) => k.jobs === 1)).toBe(true);
-      // The queue is full, and a redelivery of an event it holds is acknowledged, not refused.
-      const keptIndex = Number(kept[0]!.event_key.replace('T-STRIPED:Ev-', ''));
-      expect((await call(keptIndex)).body).toEqual({ ok: true, duplicate: true });
-      await expect(call(CALLS + 1)).rejects.toMatchObject({ code: 'backpressure' });
+      await withInboundWorkerHeld(app, async () => {
+        const outcomes = await Promise.allSettled(Array.from({ length: CALLS }, (_, i) => call(i)));
+        const admitted = outcomes.filter((o) => o.status === 'fulfilled');
+        const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+        expect(admitted.map((o) => o.value.body)).toEqual(Array.from({ length: MAX_DEPTH }, () => ({ ok: true })));
+        for (const r of refused) expect(r.reason).toMatchObject({ code: 'backpressure', headers: { 'retry-after': '30' } });
+        const kept = await rows<{ event_key: string; jobs: number }>(
+          db,
+          sql`select e.event_key, (select count(*)::int from pgboss.job j where j.name = 'channels.inbound' and j.data->>'eventId' = e.id::text) as jobs from inbound_events e`,
+        );
+        expect(kept).toHaveLength(MAX_DEPTH);
+        expect(new Set(kept.map((k) => k.event_key)).size).toBe(MAX_DEPTH);
+        // Accepted is kept and queued: one job per kept event.
+        expect(kept.every((k) => k.jobs === 1)).toBe(true);
+        // The queue is full, and a redelivery of an event it holds is acknowledged, not refused.
+        const keptIndex = Number(kept[0]!.event_key.replace('T-STRIPED:Ev-', ''));
+        expect((await call(keptIndex)).body).toEqual({ ok: true, duplicate: true });
+        await expect(call(CALLS + 1)).rejects.toMatchObject({ code: 'backpressure' });
+      });
     },
   );
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IngressLoad, type IngressEnd } from '../../src/modules/channels/ingress-load.js';
 import { IngressService } from '../../src/modules/channels/ingress.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
-import { eventually, rows } from '../support/inbound.js';
+import { eventually, rows, withInboundWorkerHeld } from '../support/inbound.js';
 import { FakeProvider } from '../support/llm-provider.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { chatACall, connectVerified, emailCall, messagingACall, messagingBCall } from '../support/webhooks.js';
@@ -72,24 +72,6 @@ describe('inbound backpressure (spec 7.1)', () => {
     await eventually('an empty inbound queue', async () =>
       (await rows<{ n: number }>(db, sql`select count(*)::int as n from inbound_events where status in ('queued', 'processing')`))[0]!.n === 0 ? true : undefined,
     );
-  }
-  /**
-   * Runs `check` with the inbound worker held at its first step (where it gives way to the
-   * webhooks), so that no admitted event can leave the queue while the check runs: what these tests
-   * count is the door. A refusal for a full queue lets the worker process at once (IngressLoad), so
-   * without the hold any event that ends during the burst (done, failed, quarantined) makes room
-   * for one more, even with the model hanging.
-   */
-  async function withWorkerHeld(check: () => Promise<void>): Promise<void> {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const spy = vi.spyOn(app.running.app.get(IngressLoad), 'quiet').mockImplementation(() => held);
-    try {
-      await check();
-    } finally {
-      spy.mockRestore();
-      release();
-    }
   }
   const stored = async (channel: string, key: string) => (await rows<{ n: number }>(db, sql`select count(*)::int as n from inbound_events where channel = ${channel} and event_key = ${key}`))[0]!.n;
 
@@ -163,7 +145,7 @@ describe('inbound backpressure (spec 7.1)', () => {
     await db.root.execute(sql`delete from inbound_events`);
     // The worker is held and the Specialist's model hangs: no room is made while the burst runs.
     provider.mode = 'hang';
-    await withWorkerHeld(async () => {
+    await withInboundWorkerHeld(app, async () => {
       const burst = Array.from({ length: 40 }, (_, i) => calls[['chat-a', 'messaging-a', 'messaging-b', 'email'][i % 4]!]!(`2${String(i).padStart(3, '0')}`));
       const answers = await Promise.all(burst.map((call) => send(call)));
       const admitted = answers.filter((a) => a.status === 200);
@@ -181,7 +163,7 @@ describe('inbound backpressure (spec 7.1)', () => {
     await db.root.execute(sql`delete from inbound_events`);
     provider.mode = 'hang';
     const ingress = app.running.app.get(IngressService);
-    await withWorkerHeld(async () => {
+    await withInboundWorkerHeld(app, async () => {
       const outcomes = await Promise.allSettled(
         Array.from({ length: 40 }, (_, i) => {
           const call = calls['chat-a']!(`3${String(i).padStart(3, '0')}`);

@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
+import { vi } from 'vitest';
 import { rows } from './rows.js';
 import type { DbService } from '../../src/platform/db/db.service.js';
 import { ARTIFACT_STORAGE, type ArtifactStorage } from '../../src/modules/conversations/artifacts.storage.js';
+import { IngressLoad } from '../../src/modules/channels/ingress-load.js';
 import type { TestApp } from './test-app.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -16,6 +18,25 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
+  }
+}
+
+/**
+ * Runs `check` with the app's inbound worker held at its first step (where it gives way to the
+ * webhooks), so that no admitted event can leave the queue while the check runs: for tests that
+ * count what the door admits. A refusal for a full queue lets the worker process at once
+ * (IngressLoad), so without the hold any event that ends during a burst (done, failed,
+ * quarantined) makes room for one more, even with the model hanging.
+ */
+export async function withInboundWorkerHeld(app: TestApp, check: () => Promise<void>): Promise<void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const spy = vi.spyOn(app.running.app.get(IngressLoad), 'quiet').mockImplementation(() => held);
+  try {
+    await check();
+  } finally {
+    spy.mockRestore();
+    release();
   }
 }
 
