@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMISSION_STRIPES } from '../../src/modules/channels/channels.repository.js';
+import { ADMISSION_STRIPED_ROOM } from '../../src/modules/channels/channels.repository.js';
 import { IngressService } from '../../src/modules/channels/ingress.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { rows, withInboundWorkerHeld } from '../support/inbound.js';
@@ -11,7 +11,7 @@ import { chatACall, connectVerified } from '../support/webhooks.js';
 const PASSWORD = 'demo1234';
 const CHAT_A_SECRET = 'chat-a-signing-secret';
 /** Far enough above the stripes that admissions first run side by side, then one at a time near the limit. */
-const MAX_DEPTH = 3 * ADMISSION_STRIPES;
+const MAX_DEPTH = 3 * ADMISSION_STRIPED_ROOM;
 const CALLS = MAX_DEPTH + 40;
 
 /**

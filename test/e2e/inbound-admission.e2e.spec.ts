@@ -1,10 +1,11 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChannelsRepository } from '../../src/modules/channels/channels.repository.js';
 import { IngressService } from '../../src/modules/channels/ingress.service.js';
 import { DbService } from '../../src/platform/db/db.service.js';
 import { QueueService } from '../../src/platform/queue/queue.service.js';
-import { processedEvent, rows } from '../support/inbound.js';
+import { eventually, processedEvent, rows, withInboundWorkerHeld } from '../support/inbound.js';
 import { FakeProvider } from '../support/llm-provider.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { chatACall, connectVerified, messagingACall } from '../support/webhooks.js';
@@ -100,6 +101,42 @@ describe('inbound admission in one round trip', () => {
     expect(jobs).toHaveLength(2);
     expect({ ...byStatement, eventId: sent, singleton_key: sent }).toEqual(bySent);
     expect(bySent).toMatchObject({ retry_limit: expect.any(Number), policy: expect.any(String) });
+  });
+
+  it('admits a batch in one statement: its new events in order while they fit, a redelivery and a copy within the batch acknowledged, one job per kept event', async () => {
+    const repo = app.running.app.get(ChannelsRepository);
+    const queue = app.running.app.get(QueueService);
+    const jobsFor = (keptIds: SQL) => queue.insertJobsFrom('channels.inbound', sql`select jsonb_build_object('eventId', e.id) as data, e.id::text as singleton_key from (${keptIds}) e`);
+    const event = (key: string) => ({ channel: 'chat-a' as const, eventKey: `T-BATCH:${key}`, body: `{"n":"${key}"}`, meta: { workspace: 'T-BATCH' } });
+    // Nothing else open (the first test's event is done): the room is the count plus what fits.
+    await eventually('an empty inbound queue', async () =>
+      (await rows<{ n: number }>(db, sql`select count(*)::int as n from inbound_events where status in ('queued', 'processing')`))[0]!.n === 0 ? true : undefined,
+    );
+    // The worker is held: the kept event stays open while the batch counts it.
+    await withInboundWorkerHeld(app, async () => {
+      const [before] = await repo.unscopedAdmitEvents('exclusive', [event('kept-before')], 1, jobsFor);
+      expect(before).toMatchObject({ kept: true });
+      const admitted = await repo.unscopedAdmitEvents('exclusive', [event('a'), event('kept-before'), event('b'), event('a'), event('c')], 3, jobsFor);
+      // One open already, room for three: a and b fit, c does not.
+      expect(admitted).toEqual([
+        { kept: true, id: expect.any(String) },
+        { kept: false, full: false },
+        { kept: true, id: expect.any(String) },
+        { kept: false, full: false },
+        { kept: false, full: true },
+      ]);
+      const kept = await rows<{ event_key: string; body: string; jobs: number }>(
+        db,
+        sql`select e.event_key, e.body, (select count(*)::int from pgboss.job j where j.name = 'channels.inbound' and j.data->>'eventId' = e.id::text) as jobs
+            from inbound_events e where e.event_key like 'T-BATCH:%' order by e.event_key`,
+      );
+      expect(kept).toEqual([
+        { event_key: 'T-BATCH:a', body: '{"n":"a"}', jobs: 1 },
+        { event_key: 'T-BATCH:b', body: '{"n":"b"}', jobs: 1 },
+        { event_key: 'T-BATCH:kept-before', body: '{"n":"kept-before"}', jobs: 1 },
+      ]);
+      expect(admitted[0]).toEqual({ kept: true, id: (await rows<{ id: string }>(db, sql`select id from inbound_events where event_key = 'T-BATCH:a'`))[0]!.id });
+    });
   });
 
   it('refuses a signed body holding a NUL byte with 400 validation_failed, and keeps nothing', async () => {

@@ -30,12 +30,21 @@ import {
 const INBOUND_ADMISSION_LOCK = 7_410_226;
 
 /**
- * Admissions far below the limit run side by side, each holding one of these stripes (the
- * two-key advisory locks `(INBOUND_ADMISSION_LOCK, 1..n)`) until its transaction ends: at most this
- * many are uncommitted at once, so one that counts at most `max - ADMISSION_STRIPES` open events
- * cannot take the queue past `max` with the others.
+ * Admission batches far below the limit run side by side (another instance's), each holding one of
+ * these stripes (the two-key advisory locks `(INBOUND_ADMISSION_LOCK, 1..n)`) until its
+ * transaction ends: at most this many batches are uncommitted at once.
  */
-export const ADMISSION_STRIPES = 32;
+export const ADMISSION_STRIPES = 8;
+
+/** At most this many concurrent calls are admitted by one statement (one instance's group commit). */
+export const ADMISSION_BATCH = 16;
+
+/**
+ * At most this many events are uncommitted in striped batches at once: a striped batch keeps events
+ * only while the count it saw plus its own stays this far below the limit, so together they cannot
+ * take the queue past it.
+ */
+export const ADMISSION_STRIPED_ROOM = ADMISSION_STRIPES * ADMISSION_BATCH;
 
 /** How an admission went: kept (its id), the same event kept before, or refused at the depth it counted. */
 export type Admission = { kept: true; id: string } | { kept: false; full: boolean };
@@ -187,48 +196,62 @@ export class ChannelsRepository {
   }
 
   /**
-   * Keeps a verified call when fewer than `below` events are open (counting at most that many), in
-   * one round trip: the admission's locks, then the count and the insert, sent together and
-   * committed together (`DbService.script`). `exclusive`: alone (the depth backpressure compares is
-   * the whole queue's, so one key for all); `striped`: beside the other striped admissions, holding
-   * a stripe (waiting for one when all are taken). The count is a statement of its own after the
-   * locks, so it sees every admission that committed before. `jobsFor` writes the kept event's job
-   * in the same statement (given the kept ids), so the job exists if and only if the event was kept
-   * by this call. Not kept: `full` when the count reached `below`, else the same event was kept before.
+   * Keeps verified calls while the queue has room, in one round trip for the whole batch: the
+   * admission's locks, then the count and the insert, sent together and committed together
+   * (`DbService.script`). `exclusive`: alone (the depth backpressure compares is the whole
+   * queue's, so one key for all); `striped`: beside the other striped admissions, holding a stripe
+   * (waiting for one when all are taken). The count is a statement of its own after the locks, so
+   * it sees every admission that committed before. The n-th new event of the batch (in order; an
+   * event kept before, or twice in the batch, is not new) is kept when the count plus n is at most
+   * `room`. `jobsFor` writes the kept events' jobs in the same statement (given the kept ids), so a
+   * job exists if and only if its event was kept by this call. One admission per value, in order:
+   * not kept and `full` when there was no room for it, else the same event was kept before.
    */
-  async unscopedAdmitEvent(
+  async unscopedAdmitEvents(
     mode: 'exclusive' | 'striped',
-    values: { channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> },
-    below: number,
+    values: Array<{ channel: ChannelName; eventKey: string; body: string; meta: Record<string, unknown> }>,
+    room: number,
     jobsFor: (keptIds: SQL) => SQL,
-  ): Promise<Admission> {
+  ): Promise<Admission[]> {
     const enter =
       mode === 'exclusive'
         ? sql`select pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::bigint)`
         : sql`select pg_advisory_xact_lock_shared(${INBOUND_ADMISSION_LOCK}::bigint) is null as shared,
             case when (select s from generate_series(1, ${ADMISSION_STRIPES}::int) s where pg_try_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, s) limit 1) is not null then true
             else pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, 1 + floor(random() * ${ADMISSION_STRIPES}::int)::int) is null end as striped`;
+    const incoming = JSON.stringify(values.map((v) => ({ channel: v.channel, event_key: v.eventKey, body: v.body, meta: v.meta })));
     // Both kept prepared on each connection: an admission is parsed and planned once per connection.
-    const [row] = await this.dbService.script<{ depth: number; id: string | null }>([
+    const rows = await this.dbService.script<{ i: string; id: string | null; full: boolean }>([
       { name: `inbound_admission_enter_${mode}`, sql: enter },
       {
-        name: 'inbound_admission_keep',
+        name: 'inbound_admission_keep_batch',
         sql: sql`
         with depth as (
-          select count(*)::int as n from (select 1 from ${inboundEvents} where ${inboundEvents.status} in ('queued', 'processing') limit ${below}::int) open_events
+          select count(*)::int as n from (select 1 from ${inboundEvents} where ${inboundEvents.status} in ('queued', 'processing') limit ${room}::int) open_events
+        ), incoming as (
+          select * from rows from (jsonb_to_recordset(${incoming}::jsonb) as (channel text, event_key text, body text, meta jsonb)) with ordinality as t(channel, event_key, body, meta, i)
+        ), fresh as (
+          select distinct on (channel, event_key) * from incoming
+          where not exists (select 1 from ${inboundEvents} e where e.channel = incoming.channel and e.event_key = incoming.event_key)
+          order by channel, event_key, i
+        ), ranked as (
+          select fresh.*, (select n from depth) + row_number() over (order by i) <= ${room}::int as fits from fresh
         ), kept as (
           insert into ${inboundEvents} (channel, event_key, body, meta)
-          select ${values.channel}, ${values.eventKey}, ${values.body}, ${JSON.stringify(values.meta)}::jsonb from depth where depth.n < ${below}::int
+          select channel, event_key, body, meta from ranked where fits order by i
           on conflict (channel, event_key) do nothing
-          returning id
+          returning id, channel, event_key
         ), queued as (
           ${jobsFor(sql`select id from kept`)}
         )
-        select (select n from depth) as depth, (select id from kept) as id`,
+        select incoming.i, kept.id, coalesce(ranked.i = incoming.i and not ranked.fits, false) as full
+        from incoming
+        left join ranked on ranked.channel = incoming.channel and ranked.event_key = incoming.event_key
+        left join kept on kept.channel = incoming.channel and kept.event_key = incoming.event_key and ranked.i = incoming.i
+        order by incoming.i`,
       },
     ]);
-    if (row?.id) return { kept: true, id: row.id };
-    return { kept: false, full: (row?.depth ?? below) >= below };
+    return rows.map((row) => (row.id ? { kept: true, id: row.id } : { kept: false, full: row.full }));
   }
 
   /** The open depth per channel and status, for the metrics (one query over the open-events index). Platform wide: the queue's metrics. */

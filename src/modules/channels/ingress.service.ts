@@ -7,13 +7,14 @@ import { channelsConfig, type ChannelsConfig } from './channels.config.js';
 import { safeEqual, sha256Hex } from '../../platform/crypto/crypto.js';
 import { sql, type SQL } from 'drizzle-orm';
 import { DbService } from '../../platform/db/db.service.js';
+import { GroupCommit } from '../../platform/db/group-commit.js';
 import { isStorableText } from '../../platform/db/storable-text.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { securityEvent } from '../../platform/observability/security-log.js';
 import { QueueService } from '../../platform/queue/queue.service.js';
 import { RateLimitService, rateLimitError, rateLimitHeaders, type LimitResult, type Limiter } from '../../platform/rate-limit/rate-limit.service.js';
 import { ChannelMetrics } from './channel-metrics.js';
-import { ADMISSION_STRIPES, ChannelsRepository } from './channels.repository.js';
+import { ADMISSION_BATCH, ADMISSION_STRIPED_ROOM, ChannelsRepository, type Admission } from './channels.repository.js';
 import type { ChatAAnswer, WebhookAccepted } from './channels.schemas.js';
 import { MAX_SIGNATURE_AGE_S, formParams, header, verifyChatA, verifyEmailInbound, verifyMailgun, verifyMessagingA } from './channels.verify.js';
 import { EnterpriseChatAuth } from './enterprise-chat.auth.js';
@@ -65,6 +66,8 @@ export class IngressService {
   private readonly chatAThrottle: Limiter;
   private readonly mailgunTokens: Limiter;
   readonly enterpriseChatAuth: EnterpriseChatAuth;
+  /** The backpressured routes' admissions: concurrent calls are kept together, one batch at a time. */
+  private readonly admissions = new GroupCommit<AdmissionValues, Admission>((batch) => this.admitBelowDepth(batch), ADMISSION_BATCH);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -261,22 +264,41 @@ export class IngressService {
 
   /**
    * Spec 7.1: a full inbound queue answers 503 and keeps nothing; counted and inserted as one step,
-   * in one round trip. Far below the limit, admissions run side by side (striped); near it, or when
-   * the striped count says it is reached, one at a time against the exact limit. A redelivery of a
-   * kept event is acknowledged even when the queue is full. Undefined: the event was kept before.
-   * The event's job is written by the same statement (`inboundJobsFor`).
+   * in one round trip. Concurrent calls share that step (a group commit). A redelivery of a kept
+   * event is acknowledged even when the queue is full. Undefined: the event was kept before. The
+   * event's job is written by the same statement (`inboundJobsFor`).
    */
-  private async insertBelowDepth(values: Parameters<ChannelsRepository['unscopedAdmitEvent']>[1]): Promise<string | undefined> {
-    const { inboundQueueMaxDepth: max, backpressureRetryAfterS } = this.channels.limits;
-    // Striped: at most ADMISSION_STRIPES admissions uncommitted at once, each counting at most max - ADMISSION_STRIPES.
-    const jobs = this.inboundJobsFor;
-    let admission = max > 2 * ADMISSION_STRIPES ? await this.repo.unscopedAdmitEvent('striped', values, max - ADMISSION_STRIPES + 1, jobs) : undefined;
-    if (!admission || (!admission.kept && admission.full)) admission = await this.repo.unscopedAdmitEvent('exclusive', values, max, jobs);
+  private async insertBelowDepth(values: AdmissionValues): Promise<string | undefined> {
+    const admission = await this.admissions.submit(values);
     if (admission.kept) return admission.id;
     if (admission.full && !(await this.repo.unscopedFindEventByKey(values.channel, values.eventKey))) {
-      throw new AppError('backpressure', 'The inbound queue is full; retry later', { headers: { 'retry-after': String(backpressureRetryAfterS) } });
+      throw new AppError('backpressure', 'The inbound queue is full; retry later', { headers: { 'retry-after': String(this.channels.limits.backpressureRetryAfterS) } });
     }
     return undefined;
+  }
+
+  /**
+   * One batch of admissions. Far below the limit, batches run side by side with other instances'
+   * (striped: at most ADMISSION_STRIPED_ROOM events uncommitted at once, so each keeps events only
+   * up to that far below the limit); what did not fit then, or everything near the limit, goes one
+   * batch at a time against the exact limit.
+   */
+  private async admitBelowDepth(batch: AdmissionValues[]): Promise<Admission[]> {
+    const max = this.channels.limits.inboundQueueMaxDepth;
+    const jobs = this.inboundJobsFor;
+    const admissions: Array<Admission | undefined> =
+      max > 2 * ADMISSION_STRIPED_ROOM ? await this.repo.unscopedAdmitEvents('striped', batch, max - ADMISSION_STRIPED_ROOM, jobs) : batch.map(() => undefined);
+    const again = admissions.flatMap((a, i) => (!a || (!a.kept && a.full) ? [i] : []));
+    if (again.length > 0) {
+      const exact = await this.repo.unscopedAdmitEvents(
+        'exclusive',
+        again.map((i) => batch[i]!),
+        max,
+        jobs,
+      );
+      again.forEach((i, k) => (admissions[i] = exact[k]));
+    }
+    return admissions as Admission[];
   }
 
   /** The `channels.inbound` job of each kept event (`{ eventId }`, one per event), written in the admission's statement. */
@@ -288,6 +310,8 @@ export class IngressService {
     await this.queue.sendInTransaction('channels.inbound', { eventId }, { singletonKey: eventId });
   }
 }
+
+type AdmissionValues = Parameters<ChannelsRepository['unscopedAdmitEvents']>[1][number];
 
 /**
  * A vendor's id as part of an event key: a plain string or number, else undefined and the body's
