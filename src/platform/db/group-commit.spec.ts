@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from './group-commit.js';
 
@@ -62,6 +63,19 @@ describe('GroupCommit', () => {
     await expect(group.submit(1)).rejects.toThrow('down');
     fail = false;
     await expect(group.submit(2)).resolves.toBe(2);
+  });
+
+  it("runs its batches outside the callers' async context (a caller's transaction is not another's)", async () => {
+    const als = new AsyncLocalStorage<string>();
+    const seen: Array<string | undefined> = [];
+    const group = new GroupCommit(async (items: number[]) => {
+      seen.push(als.getStore());
+      await tick();
+      return items;
+    }, 4);
+    await als.run('first caller', () => Promise.all([group.submit(1), group.submit(2)]));
+    await als.run('second caller', () => group.submit(3));
+    expect(seen).toEqual([undefined, undefined, undefined]);
   });
 
   it('needs a batch size of at least 1', () => {

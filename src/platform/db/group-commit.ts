@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 /**
  * Group commit: work that arrives while a batch is in flight waits and goes together in the next
  * one, so concurrent callers share one round trip and one commit instead of queueing for a
@@ -6,10 +8,14 @@
  *
  * `run` settles a batch: it returns one outcome per item, in order. When a batch of several items
  * fails as a whole, each item is run again alone, so one bad item fails only its own caller.
+ * Batches run in the async context the group commit was made in, never in a caller's: the batches
+ * after a caller's are other callers' work, and must not join its transaction (DbService keeps it
+ * in the async context) or carry its request's context.
  */
 export class GroupCommit<In, Out> {
   private waiting: Array<{ item: In; resolve: (out: Out) => void; reject: (err: unknown) => void }> = [];
   private flushing = false;
+  private readonly context = new AsyncResource('GroupCommit');
 
   constructor(
     private readonly run: (items: In[]) => Promise<Out[]>,
@@ -21,7 +27,7 @@ export class GroupCommit<In, Out> {
   submit(item: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (!this.flushing) this.context.runInAsyncScope(() => void this.flush());
     });
   }
 
