@@ -284,7 +284,9 @@ function readSettings(): Report['settings'] {
     },
     channels: {
       workspaces: int('BENCH_CHANNEL_WORKSPACES', 10, 1),
-      events: int('BENCH_CHANNEL_EVENTS', 200, 1),
+      // 1,000: about half a second of the baseline (200 events were 0.07-0.15 s of it, too short to
+      // tell a rate from the ramp), processed in 8-16 s per instance set.
+      events: int('BENCH_CHANNEL_EVENTS', 1000, 1),
       warmupEvents: int('BENCH_CHANNEL_WARMUP_EVENTS', 20, 0),
       ratePerS: numberFromEnv('BENCH_CHANNEL_RATE', 0, 0),
       connections: int('BENCH_CHANNEL_CONNECTIONS', 20, 1),
