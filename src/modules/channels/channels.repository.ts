@@ -30,9 +30,9 @@ import {
 const INBOUND_ADMISSION_LOCK = 7_410_226;
 
 /**
- * Admission batches far below the limit run side by side (another instance's), each holding one of
- * these stripes (the two-key advisory locks `(INBOUND_ADMISSION_LOCK, 1..n)`) until its
- * transaction ends: at most this many batches are uncommitted at once.
+ * Admission batches far below the limit run side by side (each instance has one in flight), each
+ * holding one of these stripes (the two-key advisory locks `(INBOUND_ADMISSION_LOCK, 1..n)`) until
+ * its transaction ends: at most this many batches are uncommitted at once.
  */
 export const ADMISSION_STRIPES = 8;
 
