@@ -221,7 +221,7 @@ export class ChannelsRepository {
             else pg_advisory_xact_lock(${INBOUND_ADMISSION_LOCK}::int, 1 + floor(random() * ${ADMISSION_STRIPES}::int)::int) is null end as striped`;
     const incoming = JSON.stringify(values.map((v) => ({ channel: v.channel, event_key: v.eventKey, body: v.body, meta: v.meta })));
     // Both kept prepared on each connection: an admission is parsed and planned once per connection.
-    const rows = await this.dbService.script<{ i: string; id: string | null; full: boolean }>([
+    const rows = await this.dbService.script<{ id: string | null; full: boolean }>([
       { name: `inbound_admission_enter_${mode}`, sql: enter },
       {
         name: 'inbound_admission_keep_batch',
@@ -244,7 +244,7 @@ export class ChannelsRepository {
         ), queued as (
           ${jobsFor(sql`select id from kept`)}
         )
-        select incoming.i, kept.id, coalesce(ranked.i = incoming.i and not ranked.fits, false) as full
+        select kept.id, coalesce(ranked.i = incoming.i and not ranked.fits, false) as full
         from incoming
         left join ranked on ranked.channel = incoming.channel and ranked.event_key = incoming.event_key
         left join kept on kept.channel = incoming.channel and kept.event_key = incoming.event_key and ranked.i = incoming.i
