@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+const HTTP_PROTOCOL = /^https?$/;
+
 export const HTTP_URL_MESSAGE = 'Must be an http:// or https:// URL';
 
 /**
@@ -13,4 +15,4 @@ export const httpUrl = (max = 2048) =>
     .string()
     .trim()
     .max(max)
-    .pipe(z.url({ protocol: z.regexes.httpProtocol, hostname: z.regexes.hostname, error: HTTP_URL_MESSAGE }));
+    .pipe(z.url({ protocol: HTTP_PROTOCOL, hostname: z.regexes.hostname, error: HTTP_URL_MESSAGE }));
