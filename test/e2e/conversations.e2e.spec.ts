@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AgentService } from '../../src/modules/agent/index.js';
+import { ConversationsRepository } from '../../src/modules/conversations/conversations.repository.js';
 import { ConversationsService } from '../../src/modules/conversations/index.js';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { DbService } from '../../src/platform/db/db.service.js';
@@ -77,6 +79,36 @@ describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
     expect(thread.body.conversation).toMatchObject({ id: created.body.id, status: 'pending', auto_responded: true });
     expect(thread.body.messages.map((m: { id: string }) => m.id)).toEqual([question.id, reply.id]);
     expect(thread.body.nextCursor).toBeNull();
+  });
+
+  it('shows the Specialist the thread before each client message: its earlier messages and replies, no internal note', async () => {
+    const agent = c.app.running.app.get(AgentService);
+    const repo = c.app.running.app.get(ConversationsRepository);
+    const runTurn = vi.spyOn(agent, 'runTurn');
+    const readLater = vi.spyOn(repo, 'historyBefore');
+    try {
+      const created = await c.app.post('/api/conversations', { message: 'First question' }, { token: c.client });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const note = await c.app.post(`/api/conversations/${id}/messages`, { content: 'Staff only', isInternal: true }, { token: c.expert });
+      expect(note.status).toBe(201);
+      const second = await c.app.post(`/api/conversations/${id}/messages`, { content: 'Second question' }, { token: c.client });
+      expect(second.status).toBe(201);
+      const shown = runTurn.mock.calls.map(([input]) => input.history.map((m) => [m.role, m.content]));
+      expect(shown).toEqual([
+        [['user', 'First question']],
+        [
+          ['user', 'First question'],
+          ['assistant', created.body.messages[1].content],
+          ['user', 'Second question'],
+        ],
+      ]);
+      // The thread was pending both times: the statement that stored each message read its history.
+      expect(readLater).not.toHaveBeenCalled();
+    } finally {
+      runTurn.mockRestore();
+      readLater.mockRestore();
+    }
   });
 
   it('returns the first result for a repeated Idempotency-Key and creates nothing', async () => {

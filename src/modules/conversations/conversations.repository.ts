@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, asc, desc, eq, exists, inArray, lt, lte, ne, or, sql, type Column, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, inArray, lt, lte, or, sql, type Column, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { ConversationChannel, ConversationStatus } from '../../contracts/conversations.js';
 import { systemNow } from '../../platform/clock/clock.js';
 import { DbService } from '../../platform/db/db.service.js';
@@ -34,6 +34,22 @@ export interface QueueFilter {
   q?: string;
 }
 type NewMessage = typeof messages.$inferInsert;
+
+/** What an agent turn is shown of a thread's message: its author's side and its text. */
+export type HistoryEntry = Pick<MessageRow, 'role' | 'content'>;
+
+/**
+ * A thread's messages before `before` (a `(created_at, id)` row), the newest `limit` of them,
+ * oldest first, as one JSON array: what an agent turn is shown (no internal note, no activity
+ * entry). The thread index gives them at once, however long the thread; the bound is the stored
+ * time to the microsecond (a Date holds milliseconds).
+ */
+function historyBefore(orgId: SQLWrapper, conversationId: SQLWrapper, before: SQLWrapper, limit: SQLWrapper): SQL<HistoryEntry[]> {
+  return sql<HistoryEntry[]>`coalesce((select json_agg(json_build_object('role', h.role, 'content', h.content) order by h.created_at, h.id)
+    from (select m.role, m.content, m.created_at, m.id from ${messages} m
+      where m.org_id = ${orgId} and m.conversation_id = ${conversationId} and not m.is_internal and m.role <> 'system' and (m.created_at, m.id) < ${before}
+      order by m.created_at desc, m.id desc limit ${limit}) h), '[]'::json)`;
+}
 
 /**
  * Conversation queries. Every read of tenant rows goes through the caller's Reach (or an org id
@@ -148,17 +164,18 @@ export class ConversationsRepository {
    * A client message to a pending thread in one statement (it commits alone): the thread's row
    * locked, the message stored, its turn written claimed by the caller for `claimLeaseMs` (see
    * `insertTurn`) and the thread's last message moved, as the locking transaction does for a
-   * client message that leaves the status as it is. Nothing is
-   * written (undefined) when the thread is no longer pending or the idempotency key was used:
-   * the caller then takes the transaction that applies the status rule.
+   * client message that leaves the status as it is; it also reads the turn's history (the
+   * thread's `historyLimit` messages before this one, `historyBefore`), as the statement saw the
+   * thread. Nothing is written (undefined) when the thread is no longer pending or the idempotency
+   * key was used: the caller then takes the transaction that applies the status rule.
    */
   async storeClientMessageWhilePending(
     scope: OrgScope,
     values: { conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null },
-    claimLeaseMs: number,
-  ): Promise<{ message: MessageRow; conversation: ConversationRow } | undefined> {
-    const [row] = await this.statements.storeClientMessage({ ...values, orgId: scope.orgId, now: systemNow(), leaseS: claimLeaseMs / 1000 });
-    return row?.thread ? { message: row.message, conversation: row.thread } : undefined;
+    turn: { claimLeaseMs: number; historyLimit: number },
+  ): Promise<{ message: MessageRow; conversation: ConversationRow; history: HistoryEntry[] } | undefined> {
+    const [row] = await this.statements.storeClientMessage({ ...values, orgId: scope.orgId, now: systemNow(), leaseS: turn.claimLeaseMs / 1000, historyLimit: turn.historyLimit });
+    return row?.thread ? { message: row.message, conversation: row.thread, history: row.history?.entries ?? [] } : undefined;
   }
 
   /** The users who wrote a client message in this conversation (its portal participants). */
@@ -210,8 +227,10 @@ export class ConversationsRepository {
   }
 
   /** What the client and the Specialist said up to a message, newest first (the agent's history). */
-  async history(scope: OrgScope, conversationId: string, upTo: MessageRow, limit: number): Promise<MessageRow[]> {
-    return this.statements.history({ orgId: scope.orgId, conversationId, upToId: upTo.id, limit });
+  /** The thread's messages before the message `beforeId`, the newest `limit`, oldest first (`historyBefore`). */
+  async historyBefore(scope: OrgScope, conversationId: string, beforeId: string, limit: number): Promise<HistoryEntry[]> {
+    const [row] = await this.statements.history({ orgId: scope.orgId, conversationId, beforeId, limit });
+    return row?.entries ?? [];
   }
 
   async updateMessage(scope: OrgScope, id: string, values: Partial<Omit<NewMessage, 'orgId'>>): Promise<MessageRow> {
@@ -455,27 +474,16 @@ function prepareStatements(dbService: DbService) {
         .from(messages)
         .where(and(eq(messages.orgId, p('orgId')), eq(messages.conversationId, p('conversationId')), eq(messages.replyToMessageId, p('messageId')))),
     ),
-    // Up to the message in the thread's own order, its stored time to the microsecond (a Date holds
-    // milliseconds): the newest entries of the thread index, however long the thread.
-    history: dbService.prepared<MessageRow[], { orgId: string; conversationId: string; upToId: string; limit: number }>('conversation_messages_history_in_org', (db) =>
+    history: dbService.prepared<Array<{ entries: HistoryEntry[] }>, { orgId: string; conversationId: string; beforeId: string; limit: number }>('conversation_messages_history_before_in_org', (db) =>
       db
-        .select()
-        .from(messages)
-        .where(
-          and(
-            eq(messages.orgId, p('orgId')),
-            eq(messages.conversationId, p('conversationId')),
-            eq(messages.isInternal, false),
-            ne(messages.role, 'system'),
-            sql`(${messages.createdAt}, ${messages.id}) <= (select u.created_at, u.id from ${messages} u where u.org_id = ${p('orgId')} and u.id = ${p('upToId')})`,
-          ),
-        )
-        .orderBy(desc(messages.createdAt), desc(messages.id))
-        .limit(p('limit')),
+        .select({
+          entries: historyBefore(p('orgId'), p('conversationId'), sql`(select u.created_at, u.id from ${messages} u where u.org_id = ${p('orgId')} and u.id = ${p('beforeId')})`, p('limit')),
+        })
+        .from(sql`(select 1) as history`),
     ),
     storeClientMessage: dbService.prepared<
-      Array<{ message: MessageRow; thread: ConversationRow | null }>,
-      { orgId: string; conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null; now: Date; leaseS: number }
+      Array<{ message: MessageRow; thread: ConversationRow | null; history: { entries: HistoryEntry[] } | null }>,
+      { orgId: string; conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null; now: Date; leaseS: number; historyLimit: number }
     >('conversation_client_message_store_in_org', (db) => {
       const locked = db.$with('locked').as(
         db
@@ -522,11 +530,16 @@ function prepareStatements(dbService: DbService) {
           .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), exists(db.select({ one: sql`1` }).from(message))))
           .returning(),
       );
+      // The turn's history, read by the same statement: the thread before the new message.
+      const history = db
+        .$with('history')
+        .as(db.select({ entries: historyBefore(sql`${message.orgId}`, sql`${message.conversationId}`, sql`(${message.createdAt}, ${message.id})`, p('historyLimit')).as('entries') }).from(message));
       return db
-        .with(locked, message, turn, thread)
+        .with(locked, message, turn, thread, history)
         .select()
         .from(message)
-        .leftJoin(thread, sql`true`);
+        .leftJoin(thread, sql`true`)
+        .leftJoin(history, sql`true`);
     }),
     deliverReply: dbService.prepared<
       Array<{ reply: MessageRow; thread: ConversationRow | null }>,

@@ -27,7 +27,7 @@ import { ConversationAccess } from './conversation-access.service.js';
 import { isClientViewer, statusActor, threadScope } from './conversations.access.js';
 import { toConversationDto, toMessageDto, type SpecialistCard, type Viewer } from './conversations.dto.js';
 import { ConversationEvents } from './conversations.events.js';
-import { ConversationsRepository } from './conversations.repository.js';
+import { ConversationsRepository, type HistoryEntry } from './conversations.repository.js';
 import { transition, type StatusTrigger } from './conversations.status.js';
 import type { ConversationRow, MessageRow } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
@@ -247,7 +247,7 @@ export class ConversationsService implements OnModuleInit {
     if (role !== 'client') return { message, reply: null };
     // The turn was written claimed by this request, which runs it now.
     const gateOpen = principal.openOrgIds?.has(stored.conversation.orgId) === true;
-    const reply = await this.turns.run(stored.conversation, stored.message, options.observer, { claimed: true, gateOpen });
+    const reply = await this.turns.run(stored.conversation, stored.message, options.observer, { claimed: true, gateOpen, history: pending?.history });
     return { message, reply: reply ? toMessageDto(reply, viewer, stored.conversation.specialistId, this.links) : null };
   }
 
@@ -308,7 +308,7 @@ export class ConversationsService implements OnModuleInit {
       const message = (await this.repo.findByIdempotencyKey(scope, current.id, key))!;
       return { conversation: current, message, reply: (await this.repo.findReply(scope, current.id, message.id)) ?? null, duplicate: true };
     }
-    const reply = await this.turns.run(stored.conversation, stored.message, {}, { claimed: true });
+    const reply = await this.turns.run(stored.conversation, stored.message, {}, { claimed: true, history: pending?.history });
     return { ...stored, reply, duplicate: false };
   }
 
@@ -479,9 +479,9 @@ export class ConversationsService implements OnModuleInit {
     scope: OrgScope,
     values: { conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null },
     current: ConversationRow,
-  ): Promise<{ conversation: ConversationRow; message: MessageRow } | undefined> {
+  ): Promise<{ conversation: ConversationRow; message: MessageRow; history: HistoryEntry[] } | undefined> {
     if (current.status !== 'pending' || this.dbService.inTransaction) return undefined;
-    const stored = await this.repo.storeClientMessageWhilePending(scope, values, this.turns.firstClaimMs);
+    const stored = await this.repo.storeClientMessageWhilePending(scope, values, { claimLeaseMs: this.turns.firstClaimMs, historyLimit: this.turns.historyLimit });
     if (!stored) return undefined;
     // After its commit, as afterCommit would: a failed push is logged, the message stands.
     await this.events

@@ -10,7 +10,7 @@ import { AgentService, AgentTurnError, type AgentTurnResult } from '../agent/ind
 import { SpecialistsService } from '../specialists/index.js';
 import { ArtifactsService } from './artifacts.service.js';
 import { ConversationEvents } from './conversations.events.js';
-import { ConversationsRepository } from './conversations.repository.js';
+import { ConversationsRepository, type HistoryEntry } from './conversations.repository.js';
 import type { ConversationRow, MessageRow } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
 import { OUTBOUND_PORT, type OutboundPort } from './outbound.port.js';
@@ -38,6 +38,11 @@ export interface TurnOptions {
    * channel's, the sweeper's, a retried one) reads it.
    */
   gateOpen?: boolean;
+  /**
+   * The thread's messages before this one (the newest `historyLimit`, oldest first), read by the
+   * statement that stored it; every other turn reads them when it runs.
+   */
+  history?: HistoryEntry[];
 }
 
 /**
@@ -93,7 +98,7 @@ export class TurnsService implements OnModuleInit {
       this.repo.extendClaim(scope, message.id, this.config.recovery.turnLeaseMs).catch((err: unknown) => logger.warn({ err, messageId: message.id }, 'turn claim not extended'));
     }, this.firstClaimMs / 2).unref();
     try {
-      return await this.take(scope, conversation, message, observer, options.gateOpen === true);
+      return await this.take(scope, conversation, message, observer, options.gateOpen === true, options.history);
     } finally {
       clearTimeout(extend);
     }
@@ -108,11 +113,17 @@ export class TurnsService implements OnModuleInit {
     return this.config.recovery.strandedAfterMs;
   }
 
+  /** How many of the thread's earlier messages a turn is shown with its own (HISTORY_MESSAGES in all). */
+  get historyLimit(): number {
+    return HISTORY_MESSAGES - 1;
+  }
+
   /**
    * The claimed turn: the gate, the history, the model with its retries, then the reply or the
-   * failure. `gateOpen`: the request that stored the message found the org's gate open moments ago.
+   * failure. `gateOpen`: the request that stored the message found the org's gate open moments ago;
+   * `earlier`: the thread before the message, as the statement that stored it read it.
    */
-  private async take(scope: OrgScope, conversation: ConversationRow, message: MessageRow, observer: TurnObserver, gateOpen: boolean): Promise<MessageRow | null> {
+  private async take(scope: OrgScope, conversation: ConversationRow, message: MessageRow, observer: TurnObserver, gateOpen: boolean, earlier?: HistoryEntry[]): Promise<MessageRow | null> {
     // Spec 3.6: while the org's access gate is closed the agent takes no turns.
     if (!gateOpen && !(await this.accessGate.isOpen(conversation.orgId))) {
       await this.repo.finishTurn(scope, message.id, 'failed', 'org_suspended');
@@ -120,7 +131,8 @@ export class TurnsService implements OnModuleInit {
     }
     const specialist = await this.specialists.forTurn(conversation.specialistId);
     // Client messages' resource blocks become their files (read by the agent, at turn time).
-    const history = await this.artifacts.history(conversation, (await this.repo.history(scope, conversation.id, message, HISTORY_MESSAGES)).reverse());
+    const before = earlier ?? (await this.repo.historyBefore(scope, conversation.id, message.id, this.historyLimit));
+    const history = await this.artifacts.history(conversation, [...before, message]);
     let lastError: unknown;
     let answer: AgentTurnResult | undefined;
     for (let attempt = 1; attempt <= TURN_ATTEMPTS && answer === undefined; attempt++) {
