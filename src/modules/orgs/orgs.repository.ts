@@ -8,11 +8,15 @@ import type { Keyset } from '../../platform/http/pagination.js';
 import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { orgs, slugReservations, type NewOrgRow, type OrgRow, type OrgStatus } from './orgs.tables.js';
 
+/** What a summary of an org reads: its name and status. */
+export type OrgSummaryRow = Pick<OrgRow, 'id' | 'slug' | 'legalName' | 'status'>;
+
 @Injectable()
 export class OrgsRepository {
   /** The reads of every client request (the access gate) and of every agent turn: prepared statements. */
   private readonly byId: PreparedStatement<OrgRow[], { id: string }>;
   private readonly byIds: PreparedStatement<OrgRow[], { ids: string[] }>;
+  private readonly summariesByIds: PreparedStatement<OrgSummaryRow[], { ids: string[] }>;
   /** The org as agent turns read it (their prompt's name and timezone), kept until a write of the row (on any instance). */
   private readonly forTurns: SharedCache<OrgRow | undefined>;
 
@@ -31,6 +35,12 @@ export class OrgsRepository {
     this.byIds = dbService.prepared('orgs_by_ids', (db) =>
       db
         .select()
+        .from(orgs)
+        .where(anyUuid(orgs.id, sql.placeholder('ids'))),
+    );
+    this.summariesByIds = dbService.prepared('orgs_summaries_by_ids', (db) =>
+      db
+        .select({ id: orgs.id, slug: orgs.slug, legalName: orgs.legalName, status: orgs.status })
         .from(orgs)
         .where(anyUuid(orgs.id, sql.placeholder('ids'))),
     );
@@ -71,6 +81,12 @@ export class OrgsRepository {
   async findByIds(ids: string[]): Promise<OrgRow[]> {
     if (ids.length === 0) return [];
     return this.byIds({ ids });
+  }
+
+  /** The name and status of each org among `ids` (the access gate reads them on every client request). */
+  async summaries(ids: string[]): Promise<OrgSummaryRow[]> {
+    if (ids.length === 0) return [];
+    return this.summariesByIds({ ids });
   }
 
   /** Newest first; limit + 1 rows. */

@@ -121,8 +121,8 @@ export class OrgsService implements OnModuleInit {
   }
 
   async summaries(ids: string[]): Promise<Map<string, OrgSummary>> {
-    const rows = await this.repo.findByIds([...new Set(ids)]);
-    return new Map(rows.map((r) => [r.id, { id: r.id, slug: r.slug, legalName: r.legalName, status: r.status }]));
+    const rows = await this.repo.summaries([...new Set(ids)]);
+    return new Map(rows.map((r) => [r.id, r]));
   }
 
   /**
