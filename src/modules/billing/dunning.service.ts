@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { SQL, SQLWrapper } from 'drizzle-orm';
 import type { BillingWebhookEvent, RecordPaymentInput } from '../../contracts/billing.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { AuditService } from '../../platform/audit/audit.service.js';
@@ -11,11 +12,14 @@ import { EventBus } from '../../platform/events/event-bus.js';
 import { OnDurableEvent } from '../../platform/events/on-event.decorator.js';
 import { logger } from '../../platform/observability/logger.js';
 import { jobScope, unscopedOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
-import { OrgsService } from '../orgs/index.js';
+import { OrgsService, orgIdsInStatus, type OrgStatus } from '../orgs/index.js';
 import { UsersService } from '../users/index.js';
 import { BillingRepository, type NewProviderInvoice } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
 import './billing.events.js';
+
+/** The org statuses whose access gate is closed (spec 3.6): a suspended org, and a deactivated one. */
+export const GATE_CLOSED_STATUSES: readonly OrgStatus[] = ['suspended', 'deactivated'];
 
 /** Org roles told of a payment failure with the assigned AM (spec 3.6, 6.2). */
 export const BILLING_RESPONSIBLE_ROLES = ['owner', 'admin', 'billing'] as const;
@@ -189,6 +193,11 @@ export class DunningService {
   /** The gate's state for the platform's OrgAccessGate: suspended (and deactivated) orgs are closed. */
   async closedAmong(orgIds: string[]): Promise<Set<string>> {
     const summaries = await this.orgs.summaries(orgIds);
-    return new Set([...summaries.values()].filter((o) => o.status === 'suspended' || o.status === 'deactivated').map((o) => o.id));
+    return new Set([...summaries.values()].filter((o) => GATE_CLOSED_STATUSES.includes(o.status)).map((o) => o.id));
+  }
+
+  /** The same rule, as a part of the statement that reads a request's caller. */
+  closedAmongSql(orgIds: SQLWrapper): SQL<string[]> {
+    return orgIdsInStatus(orgIds, GATE_CLOSED_STATUSES);
   }
 }

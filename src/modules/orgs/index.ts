@@ -5,4 +5,4 @@ export { ORG_STATUSES, type OrgStatus, type OrgRow } from './orgs.tables.js';
 export { orgsConfig, type OrgsConfig } from './orgs.config.js';
 export { backdateOrgActivation } from './history-writes.js';
 export { OrgDtoSchema, OrgIdParamsSchema } from './orgs.schemas.js';
-export { orgLegalNames } from './orgs.sql.js';
+export { orgIdsInStatus, orgLegalNames } from './orgs.sql.js';

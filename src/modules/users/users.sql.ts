@@ -27,6 +27,14 @@ export function principalOf(userId: SQL): SQL<PrincipalJson | null> {
     from ${users} u where ${u(users.id)} = ${userId})`;
 }
 
+/**
+ * The ids of the orgs the user `userId` is a member of, as a `uuid[]` scalar subquery (the orgs
+ * the access gate asks about for the caller's request, read in the caller's statement).
+ */
+export function memberOrgIdsOf(userId: SQL): SQL<string[]> {
+  return sql<string[]>`array(select mo.${sql.identifier(orgMemberships.orgId.name)} from ${orgMemberships} mo where mo.${sql.identifier(orgMemberships.userId.name)} = ${userId})`;
+}
+
 export function principalFromJson(json: PrincipalJson): PrincipalRecord {
   return { ...json, passwordChangedAt: new Date(json.passwordChangedAt), createdAt: new Date(json.createdAt) };
 }

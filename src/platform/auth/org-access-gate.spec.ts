@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { Module, type INestApplicationContext, type Provider } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { Ports } from '../ports/ports.js';
 import { CLOSED_ORGS_SOURCE, OrgAccessGate, type ClosedOrgsSource } from './org-access-gate.js';
@@ -26,7 +28,13 @@ function clientOf(...orgIds: string[]): Principal {
   return { userId: 'u1', email: record.email, name: record.name, platformRole: 'client_member', orgMemberships, issuedAtMs: 0, sessionId: 's1', record };
 }
 
-const billingSource: ClosedOrgsSource = { closedAmong: async (ids) => new Set(ids.filter((id) => id === CLOSED_ORG)) };
+const billingSource: ClosedOrgsSource = {
+  closedAmong: async (ids) => new Set(ids.filter((id) => id === CLOSED_ORG)),
+  closedAmongSql: (ids) => sql<string[]>`closed_among(${ids})`,
+};
+
+/** A statement part as PostgreSQL would be sent it. */
+const rendered = (part: SQL) => new PgDialect().sqlToQuery(part).sql;
 
 let context: INestApplicationContext | undefined;
 
@@ -73,5 +81,33 @@ describe('OrgAccessGate (spec 3.6)', () => {
     expect(await refusal(gate.assertOpenFor(clientOf(OPEN_ORG), OPEN_ORG))).toBeUndefined();
     expect(await refusal(gate.assertOpenFor(clientOf(OPEN_ORG, CLOSED_ORG), undefined))).toBe('org_suspended');
     expect(await refusal(gate.assertOpenFor(clientOf(OPEN_ORG, CLOSED_ORG), OPEN_ORG))).toBeUndefined();
+  });
+
+  it('decides on the closed orgs read with the caller when the request has them, without asking its source', async () => {
+    const gate = await gateWith(billingSource);
+    const asked = vi.spyOn(billingSource, 'closedAmong');
+    try {
+      expect(await refusal(gate.assertOpenFor(clientOf(OPEN_ORG, CLOSED_ORG), undefined, new Set([CLOSED_ORG])))).toBe('org_suspended');
+      expect(await refusal(gate.assertOpenFor(clientOf(OPEN_ORG, CLOSED_ORG), OPEN_ORG, new Set([CLOSED_ORG])))).toBeUndefined();
+      // What the caller's read found counts, whatever the source would say now.
+      expect(await refusal(gate.assertOpenFor(clientOf(OPEN_ORG), OPEN_ORG, new Set([OPEN_ORG])))).toBe('org_suspended');
+      const principal = clientOf(OPEN_ORG);
+      await gate.assertOpenFor(principal, undefined, new Set());
+      expect(principal.openOrgIds).toEqual(new Set([OPEN_ORG]));
+      expect(asked).not.toHaveBeenCalled();
+    } finally {
+      asked.mockRestore();
+    }
+  });
+
+  it("gives its source's rule as a statement part, and fails closed without a source (every org asked about is closed)", async () => {
+    expect(rendered((await gateWith(billingSource)).closedAmongSql(sql`$ids`))).toBe('closed_among($ids)');
+    await context?.close();
+    expect(rendered((await gateWith()).closedAmongSql(sql`$ids`))).toBe('($ids)::uuid[]');
+  });
+
+  it('refuses to give its rule as a statement part before the app has started (a statement would keep "all closed" for good)', () => {
+    const gate = new OrgAccessGate(new Ports(undefined as never));
+    expect(() => gate.closedAmongSql(sql`$ids`)).toThrow(/before the app started/);
   });
 });

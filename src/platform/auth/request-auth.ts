@@ -5,7 +5,12 @@ import { definePort, Ports } from '../ports/ports.js';
 import type { Principal, PrincipalRecord } from './principal.js';
 import { TokenService } from './token.service.js';
 
-export type AuthOutcome = { principal: Principal } | { principal?: undefined; reason: 'missing' | 'invalid' | 'revoked' | 'inactive' };
+/**
+ * A request's caller, or why there is none. `closedOrgIds`: the caller's member orgs whose access
+ * gate was closed when the caller was read (for this request's gate; a socket, which outlives it,
+ * asks the gate itself).
+ */
+export type AuthOutcome = { principal: Principal; closedOrgIds?: ReadonlySet<string> } | { principal?: undefined; reason: 'missing' | 'invalid' | 'revoked' | 'inactive' };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,10 +41,14 @@ export interface SessionState {
   endedAt: Date | null;
   endReason: string | null;
 }
-/** What a token's check reads: its user's current state (null when removed) and its session. */
+/**
+ * What a token's check reads: its user's current state (null when removed), its session, and the
+ * user's member orgs whose access gate is closed (spec 3.6), read with them.
+ */
 export interface CallerState {
   user: PrincipalRecord | null;
   session: SessionState | undefined;
+  closedOrgIds: string[];
 }
 /** Provided by the module that keeps sessions (auth): both read in one statement. */
 export interface CallerLookup {
@@ -94,7 +103,7 @@ export class RequestAuthenticator implements OnModuleInit {
       return { reason: 'invalid' };
     }
     const claims = checked.claims;
-    const { user, session } = await this.callers.caller(claims.sub, claims.sid);
+    const { user, session, closedOrgIds } = await this.callers.caller(claims.sub, claims.sid);
     const revoked = (reason: string, fields: Record<string, unknown> = {}, outcome: 'revoked' | 'invalid' | 'inactive' = 'revoked'): AuthOutcome => {
       securityEvent('token_revoked', { reason, userId: claims.sub, sessionId: claims.sid, ...fields });
       return { reason: outcome };
@@ -129,6 +138,7 @@ export class RequestAuthenticator implements OnModuleInit {
         impersonationId: claims.impersonationId,
         record: user,
       },
+      closedOrgIds: new Set(closedOrgIds),
     };
   }
 }

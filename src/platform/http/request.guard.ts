@@ -74,7 +74,8 @@ export class RequestGuard implements CanActivate {
     if (policy.orgPolicy) this.checkOrgRoles(request, principal, policy.orgPolicy);
 
     if (this.accessGate.applies(principal.platformRole) && !policy.openWhileSuspended) {
-      await this.accessGate.assertOpenFor(principal, requestOrgId(request, policy.orgPolicy?.param));
+      // The gate as the caller's own statement read it, moments ago (no read of its own).
+      await this.accessGate.assertOpenFor(principal, requestOrgId(request, policy.orgPolicy?.param), outcome.closedOrgIds);
     }
     return true;
   }
