@@ -50,7 +50,8 @@ export class SessionsRepository implements CallerLookup {
     return {
       user: row?.user ? principalFromJson(row.user) : null,
       session: session ? { ...session, expiresAt: new Date(session.expiresAt), endedAt: session.endedAt === null ? null : new Date(session.endedAt) } : undefined,
-      closedOrgIds: row?.closedOrgIds ?? [],
+      // Never "none closed" for want of an answer: without one the gate reads the orgs itself.
+      closedOrgIds: row?.closedOrgIds ?? undefined,
     };
   }
 

@@ -226,7 +226,6 @@ export class ConversationsRepository {
       .limit(opts.limit + 1);
   }
 
-  /** What the client and the Specialist said up to a message, newest first (the agent's history). */
   /** The thread's messages before the message `beforeId`, the newest `limit`, oldest first (`historyBefore`). */
   async historyBefore(scope: OrgScope, conversationId: string, beforeId: string, limit: number): Promise<HistoryEntry[]> {
     const [row] = await this.statements.history({ orgId: scope.orgId, conversationId, beforeId, limit });

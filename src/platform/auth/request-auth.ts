@@ -7,8 +7,8 @@ import { TokenService } from './token.service.js';
 
 /**
  * A request's caller, or why there is none. `closedOrgIds`: the caller's member orgs whose access
- * gate was closed when the caller was read (for this request's gate; a socket, which outlives it,
- * asks the gate itself).
+ * gate was closed when the caller was read, for this request's gate only (absent: the gate reads
+ * them itself).
  */
 export type AuthOutcome = { principal: Principal; closedOrgIds?: ReadonlySet<string> } | { principal?: undefined; reason: 'missing' | 'invalid' | 'revoked' | 'inactive' };
 
@@ -43,12 +43,13 @@ export interface SessionState {
 }
 /**
  * What a token's check reads: its user's current state (null when removed), its session, and the
- * user's member orgs whose access gate is closed (spec 3.6), read with them.
+ * user's member orgs whose access gate is closed (spec 3.6), read with them (undefined when they
+ * were not: the gate then reads them itself).
  */
 export interface CallerState {
   user: PrincipalRecord | null;
   session: SessionState | undefined;
-  closedOrgIds: string[];
+  closedOrgIds: string[] | undefined;
 }
 /** Provided by the module that keeps sessions (auth): both read in one statement. */
 export interface CallerLookup {
@@ -138,7 +139,7 @@ export class RequestAuthenticator implements OnModuleInit {
         impersonationId: claims.impersonationId,
         record: user,
       },
-      closedOrgIds: new Set(closedOrgIds),
+      closedOrgIds: closedOrgIds && new Set(closedOrgIds),
     };
   }
 }
