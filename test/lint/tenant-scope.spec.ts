@@ -33,6 +33,8 @@ const ALLOWED = new Map<string, string>([
   // User-keyed: the signed-in user's own memberships in every org, read with their session on
   // every request (the principal the org checks are made from); there is no org to scope by yet.
   ['src/modules/users/users.sql.ts:principalOf', 'user-keyed: the principal and its memberships'],
+  // The same memberships' org ids, read in the same statement for the access gate's rule.
+  ['src/modules/users/users.sql.ts:memberOrgIdsOf', 'user-keyed: the orgs the access gate asks about'],
   // A condition, not a query of its own: an Expert's grants as the scope of the attention list
   // (the `expert` QueueReach); the grant rows are matched on the outer row's org.
   ['src/modules/experts/experts.sql.ts:grantsCover', 'the Expert reach condition of another query'],
