@@ -19,7 +19,7 @@ import { BillingService } from './billing.service.js';
 import './billing.events.js';
 
 /** The org statuses whose access gate is closed (spec 3.6): a suspended org, and a deactivated one. */
-export const GATE_CLOSED_STATUSES: readonly OrgStatus[] = ['suspended', 'deactivated'];
+const GATE_CLOSED_STATUSES: readonly OrgStatus[] = ['suspended', 'deactivated'];
 
 /** Org roles told of a payment failure with the assigned AM (spec 3.6, 6.2). */
 export const BILLING_RESPONSIBLE_ROLES = ['owner', 'admin', 'billing'] as const;

@@ -8,7 +8,8 @@ import { ArtifactLinks } from './artifact-links.js';
 import { resourceBlock, splitResources } from './artifacts.blocks.js';
 import { ArtifactsRepository } from './artifacts.repository.js';
 import { ARTIFACT_STORAGE, type ArtifactStorage } from './artifacts.storage.js';
-import type { ArtifactRow, ConversationRow, MessageRow } from './conversations.tables.js';
+import type { HistoryEntry } from './conversations.repository.js';
+import type { ArtifactRow, ConversationRow } from './conversations.tables.js';
 
 /**
  * A conversation's artifacts (spec 4.8 rule 4): inbound attachments stored once, in the artifacts
@@ -42,7 +43,7 @@ export class ArtifactsService {
    * this conversation's only (a block naming anything else reads as a file no longer available).
    * Nothing is read yet: the agent reads what it sends.
    */
-  async history(conversation: ConversationRow, rows: Array<Pick<MessageRow, 'role' | 'content'>>): Promise<HistoryMessage[]> {
+  async history(conversation: ConversationRow, rows: HistoryEntry[]): Promise<HistoryMessage[]> {
     const split = rows.map((m) => ({ row: m, ...(m.role === 'client' ? splitResources(m.content) : { text: m.content, resources: [] }) }));
     const ids = [...new Set(split.flatMap((m) => m.resources.map((r) => r.artifactId)))];
     const found = new Map((await this.repo.findMany(jobScope(conversation), conversation.id, ids)).map((a) => [a.id, a]));

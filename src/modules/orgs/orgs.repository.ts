@@ -8,15 +8,15 @@ import type { Keyset } from '../../platform/http/pagination.js';
 import { inOrg, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { orgs, slugReservations, type NewOrgRow, type OrgRow, type OrgStatus } from './orgs.tables.js';
 
-/** What a summary of an org reads: its name and status. */
-export type OrgSummaryRow = Pick<OrgRow, 'id' | 'slug' | 'legalName' | 'status'>;
+/** An org's summary: its name and status. */
+export type OrgSummary = Pick<OrgRow, 'id' | 'slug' | 'legalName' | 'status'>;
 
 @Injectable()
 export class OrgsRepository {
-  /** The reads of every client request (the access gate) and of every agent turn: prepared statements. */
+  /** The reads of every agent turn (its org, the access gate) and of every sign-in: prepared statements. */
   private readonly byId: PreparedStatement<OrgRow[], { id: string }>;
   private readonly byIds: PreparedStatement<OrgRow[], { ids: string[] }>;
-  private readonly summariesByIds: PreparedStatement<OrgSummaryRow[], { ids: string[] }>;
+  private readonly summariesByIds: PreparedStatement<OrgSummary[], { ids: string[] }>;
   /** The org as agent turns read it (their prompt's name and timezone), kept until a write of the row (on any instance). */
   private readonly forTurns: SharedCache<OrgRow | undefined>;
 
@@ -83,8 +83,8 @@ export class OrgsRepository {
     return this.byIds({ ids });
   }
 
-  /** The name and status of each org among `ids` (the access gate reads them on every client request). */
-  async summaries(ids: string[]): Promise<OrgSummaryRow[]> {
+  /** The name and status of each org among `ids` (the access gate of an agent turn reads them). */
+  async summaries(ids: string[]): Promise<OrgSummary[]> {
     if (ids.length === 0) return [];
     return this.summariesByIds({ ids });
   }

@@ -12,18 +12,13 @@ import { Ports } from '../../platform/ports/ports.js';
 import { requestScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { UsersService } from '../users/index.js';
 import { ORG_ASSIGNMENTS, ORG_GRANTS, type OrgAssignmentsPort, type OrgGrantsPort } from './orgs.ports.js';
-import { OrgsRepository } from './orgs.repository.js';
+import { OrgsRepository, type OrgSummary } from './orgs.repository.js';
 import { STALE_ORG_DAYS, TRIAL_ENDING_DAYS, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
 import { ORG_TRANSITIONS, canTransition, orgTransition, type OrgTransition } from './orgs.status.js';
 import type { OrgDto, OrgListItem } from './orgs.schemas.js';
 import type { NewOrgRow, OrgRow, OrgStatus } from './orgs.tables.js';
 
-export interface OrgSummary {
-  id: string;
-  slug: string;
-  legalName: string;
-  status: OrgRow['status'];
-}
+export type { OrgSummary };
 
 const isUniqueViolation = (err: unknown) => (err as { cause?: { code?: string } })?.cause?.code === '23505' || (err as { code?: string })?.code === '23505';
 

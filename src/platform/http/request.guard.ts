@@ -74,7 +74,7 @@ export class RequestGuard implements CanActivate {
     if (policy.orgPolicy) this.checkOrgRoles(request, principal, policy.orgPolicy);
 
     if (this.accessGate.applies(principal.platformRole) && !policy.openWhileSuspended) {
-      // The gate as the caller's own statement read it, moments ago (no read of its own).
+      // The closed orgs as the caller's own statement read them moments ago, when it did (else the gate reads them).
       await this.accessGate.assertOpenFor(principal, requestOrgId(request, policy.orgPolicy?.param), outcome.closedOrgIds);
     }
     return true;
