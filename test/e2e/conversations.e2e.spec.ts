@@ -350,6 +350,46 @@ describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
     expect((await c.app.get('/api/conversations/search?q=walrus', { token: c.expert })).body.items).toHaveLength(1);
   });
 
+  it("decides a message's thread from its remembered org and Specialist: no read of the thread, the same 404s", async () => {
+    const repo = c.app.running.app.get(ConversationsRepository);
+    const db = c.app.running.app.get(DbService);
+    const other = await otherOrg(c.app, c.am, 'initech');
+    const ours = (await c.app.post('/api/conversations', { message: 'First' }, { token: c.client })).body;
+    const read = vi.spyOn(repo, 'findVisible');
+    try {
+      // The thread is known (its creation read it): the message is stored by one statement, no read before it.
+      const sent = await c.app.post(`/api/conversations/${ours.id}/messages`, { content: 'Second' }, { token: c.client });
+      expect(sent.status).toBe(201);
+      expect(sent.body.reply).toMatchObject({ role: 'specialist' });
+      expect(read).not.toHaveBeenCalled();
+      // Who does not reach it still reads 404, and nothing is stored: another org's client, an Expert with no grant on the org.
+      expect((await c.app.post(`/api/conversations/${ours.id}/messages`, { content: 'Not yours' }, { token: other.client })).status).toBe(404);
+      expect((await c.app.post(`/api/conversations/${ours.id}/messages`, { content: 'Not covered' }, { token: c.expert2 })).status).toBe(404);
+      expect(read).not.toHaveBeenCalled();
+      // A thread in another status: the message goes through the status rule (awaiting_client -> pending), answered once.
+      expect((await c.app.post(`/api/conversations/${ours.id}/messages`, { content: 'An Expert follow-up' }, { token: c.expert })).status).toBe(201);
+      expect((await c.app.get(`/api/conversations/${ours.id}`, { token: c.client })).body.conversation.status).toBe('awaiting_client');
+      const back = await c.app.post(`/api/conversations/${ours.id}/messages`, { content: 'Third' }, { token: c.client });
+      expect(back.status).toBe(201);
+      expect(back.body.reply).toMatchObject({ role: 'specialist' });
+      const thread = (await c.app.get(`/api/conversations/${ours.id}?limit=50`, { token: c.client })).body;
+      expect(thread.conversation.status).toBe('pending');
+      expect((thread.messages as Array<{ content: string }>).map((m) => m.content).filter((x) => ['First', 'Second', 'Third', 'Not yours', 'Not covered'].includes(x))).toEqual([
+        'First',
+        'Second',
+        'Third',
+      ]);
+      // A thread deleted with its org after it was read: 404, not an error.
+      const theirs = (await c.app.post('/api/conversations', { message: 'Soon gone' }, { token: other.client })).body;
+      await db.root.execute(sql`delete from orgs where id = ${other.orgId}`);
+      const gone = await c.app.post(`/api/conversations/${theirs.id}/messages`, { content: 'Anyone there?' }, { token: c.superadmin });
+      expect(gone.status).toBe(404);
+      expect(gone.body.code).toBe('not_found');
+    } finally {
+      read.mockRestore();
+    }
+  });
+
   it('streams the reply as server-sent events; the streamed reply is the stored one', async () => {
     const conv = (await c.app.post('/api/conversations', {}, { token: c.client })).body;
     const res = await fetch(`${c.app.url}/api/conversations/${conv.id}/messages/stream`, {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ORG_WIDE_ROLES, type PlatformRole } from '../../contracts/roles.js';
 import { memberOrgId } from '../../platform/auth/org-scope.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -8,12 +9,24 @@ import { isClientViewer, reaches, type Reach } from './conversations.access.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import type { ConversationRow } from './conversations.tables.js';
 
+/** What never changes about a thread: its org and its Specialist, the two facts a Reach is decided on. */
+export interface ThreadFacts {
+  id: string;
+  orgId: string;
+  specialistId: string;
+}
+
+/** Threads whose facts are remembered (about 200 bytes each). */
+const FACTS_KEPT = 20_000;
+
 /**
  * Who reaches which conversations, from the verified caller only: org-wide roles every org,
  * client roles their own orgs, Experts what their grants cover. Anything else reads as 404.
  */
 @Injectable()
 export class ConversationAccess {
+  private readonly facts = new LRUCache<string, ThreadFacts>({ max: FACTS_KEPT });
+
   constructor(
     private readonly repo: ConversationsRepository,
     private readonly experts: ExpertsService,
@@ -30,7 +43,27 @@ export class ConversationAccess {
   async thread(principal: Principal, conversationId: string): Promise<ConversationRow> {
     const row = await this.repo.findVisible(await this.reachOf(principal), conversationId);
     if (!row) throw AppError.notFound('Conversation');
+    this.remember(row);
     return row;
+  }
+
+  /**
+   * The thread's org and Specialist, when the caller may see it; 404 otherwise, as `thread`. A
+   * thread never moves to another org or Specialist, so its facts are remembered by id once read
+   * (by anyone): whether this caller reaches them is decided on every call, from the caller as
+   * verified by this request. A thread deleted since (with its org) is found missing by the
+   * statement that then writes to it, in its org's scope.
+   */
+  async threadFacts(principal: Principal, conversationId: string): Promise<ThreadFacts> {
+    const known = this.facts.get(conversationId);
+    if (!known) return this.thread(principal, conversationId);
+    if (!reaches(await this.reachOf(principal), known)) throw AppError.notFound('Conversation');
+    return known;
+  }
+
+  /** Keeps a thread's facts (from any read or write of its row). */
+  remember(row: ThreadFacts): void {
+    if (!this.facts.has(row.id)) this.facts.set(row.id, { id: row.id, orgId: row.orgId, specialistId: row.specialistId });
   }
 
   /** Whether the caller reaches an org (or one Specialist of it) at all. */

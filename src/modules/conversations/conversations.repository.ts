@@ -99,14 +99,14 @@ export class ConversationsRepository {
     return row;
   }
 
-  /** The row, locked for the rest of the transaction (status changes of one thread are serialized). */
-  async lock(scope: OrgScope, id: string): Promise<ConversationRow> {
+  /** The row, locked for the rest of the transaction (status changes of one thread are serialized); undefined when it is gone. */
+  async lock(scope: OrgScope, id: string): Promise<ConversationRow | undefined> {
     const [row] = await this.db
       .select()
       .from(conversations)
       .where(and(inOrg(conversations.orgId, scope), eq(conversations.id, id)))
       .for('update');
-    return row!;
+    return row;
   }
 
   async update(scope: OrgScope, id: string, values: Partial<NewConversation>): Promise<ConversationRow> {

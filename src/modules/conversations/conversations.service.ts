@@ -3,6 +3,7 @@ import type {
   ConversationChannel,
   ConversationDto,
   ConversationListQuery,
+  ConversationStatus,
   CreateConversationInput,
   MessageDto,
   SendMessageInput,
@@ -171,7 +172,7 @@ export class ConversationsService implements OnModuleInit {
     });
     const messages: MessageDto[] = [];
     if (input.message) {
-      const sent = await this.store(principal, threadScope(conversation), conversation.id, { content: input.message }, {}, conversation);
+      const sent = await this.store(principal, threadScope(conversation), conversation.id, { content: input.message }, {}, conversation.status);
       messages.push(...[sent.message, sent.reply].filter((m): m is MessageDto => m !== null));
     }
     const viewer = viewerOf(principal);
@@ -184,38 +185,41 @@ export class ConversationsService implements OnModuleInit {
    * A repeated Idempotency-Key returns the first result and creates nothing.
    */
   async send(principal: Principal, id: string, input: SendMessageInput, options: SendOptions = {}): Promise<SentMessageDto> {
-    const conversation = await this.access.thread(principal, id);
+    // The thread's org and Specialist decide the caller's reach and the scope; its row is not read (the statement that stores the message returns it).
+    const scope = threadScope(await this.access.threadFacts(principal, id));
     const key = options.idempotencyKey ? `${principal.userId}:${options.idempotencyKey}` : undefined;
     if (key) {
-      const first = await this.repo.findByIdempotencyKey(threadScope(conversation), id, key);
-      if (first) return this.sentDto(principal, conversation, first);
+      const first = await this.repo.findByIdempotencyKey(scope, id, key);
+      if (first) return this.sentDto(principal, await this.access.thread(principal, id), first);
     }
-    await this.quota.consume(conversation.orgId);
-    const sent = await this.store(principal, threadScope(conversation), id, input, { key, ...options }, conversation);
+    await this.quota.consume(scope.orgId);
+    const sent = await this.store(principal, scope, id, input, { key, ...options });
     return { ...sent.message, reply: sent.reply };
   }
 
-  /** `current`: the thread as the caller last read it (a client message to a pending thread then takes one statement). */
+  /**
+   * `seen`: the thread's status as the caller last read it, if it did. A client message to a thread
+   * seen pending, or not read at all, is first tried as the one statement that stores it while the
+   * thread is pending.
+   */
   private async store(
     principal: Principal,
     scope: OrgScope,
     id: string,
     input: SendMessageInput,
     options: SendOptions & { key?: string },
-    current?: ConversationRow,
+    seen?: ConversationStatus,
   ): Promise<{ message: MessageDto; reply: MessageDto | null }> {
     const viewer = viewerOf(principal);
     if (viewer === 'client' && input.isInternal) throw AppError.forbidden('Clients cannot write internal notes');
     const role = viewer === 'client' ? 'client' : 'expert';
     const trigger: StatusTrigger = role === 'client' ? { kind: 'client_message' } : input.isInternal ? { kind: 'internal_note' } : { kind: 'expert_message' };
     const pending =
-      role === 'client' && current
-        ? await this.storeWhilePending(scope, { conversationId: id, senderId: principal.userId, content: input.content, idempotencyKey: options.key ?? null }, current)
-        : undefined;
+      role === 'client' ? await this.storeWhilePending(scope, { conversationId: id, senderId: principal.userId, content: input.content, idempotencyKey: options.key ?? null }, seen) : undefined;
     const stored =
       pending ??
       (await this.dbService.transaction(async () => {
-        const conversation = await this.repo.lock(scope, id);
+        const conversation = await this.lockThread(scope, id);
         const message = await this.repo.insertMessage(scope, {
           conversationId: id,
           role,
@@ -292,11 +296,11 @@ export class ConversationsService implements OnModuleInit {
     const first = await this.repo.findByIdempotencyKey(scope, current.id, key);
     if (first) return { conversation: current, message: first, reply: (await this.repo.findReply(scope, current.id, first.id)) ?? null, duplicate: true };
     await this.quota.consume(input.orgId);
-    const pending = await this.storeWhilePending(scope, { conversationId: current.id, senderId: null, content: input.content, idempotencyKey: key }, current);
+    const pending = await this.storeWhilePending(scope, { conversationId: current.id, senderId: null, content: input.content, idempotencyKey: key }, current.status);
     const stored =
       pending ??
       (await this.dbService.transaction(async () => {
-        const conversation = await this.repo.lock(scope, current.id);
+        const conversation = await this.lockThread(scope, current.id);
         const message = await this.repo.insertMessage(scope, { conversationId: current.id, role: 'client', senderId: null, content: input.content, idempotencyKey: key });
         if (!message) return undefined;
         await this.repo.insertTurn(scope, { messageId: message.id, conversationId: current.id }, this.turns.firstClaimMs);
@@ -322,7 +326,7 @@ export class ConversationsService implements OnModuleInit {
   async recordDeliveryFailure(input: { orgId: string; conversationId: string; deliveryKey: string; channel: string; attempts: number; error: string }): Promise<void> {
     const scope = jobScope(input);
     await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(scope, input.conversationId);
+      const conversation = await this.lockThread(scope, input.conversationId);
       // A conversation removed since (its org deleted) has nobody left to tell.
       if (!conversation || conversation.orgId !== input.orgId) return;
       const what = `The reply could not be delivered through ${input.channel} after ${input.attempts} attempts`;
@@ -351,7 +355,7 @@ export class ConversationsService implements OnModuleInit {
       }
     }
     const updated = await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(scope, id);
+      const conversation = await this.lockThread(scope, id);
       return this.applyTransition(scope, conversation, trigger, principal, snoozeUntil ? { snoozeUntil } : {});
     });
     return this.dto(updated, viewerOf(principal));
@@ -361,7 +365,7 @@ export class ConversationsService implements OnModuleInit {
   async escalate(principal: Principal, id: string, reason: string | undefined): Promise<ConversationDto> {
     const scope = threadScope(await this.access.thread(principal, id));
     const updated = await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(scope, id);
+      const conversation = await this.lockThread(scope, id);
       const after = await this.applyTransition(scope, conversation, { kind: 'escalate' }, principal, {}, { mirrorQueue: false });
       await this.queue.raise(scope, after, 'escalation', reason ?? null, this.clock.now());
       return after;
@@ -389,7 +393,7 @@ export class ConversationsService implements OnModuleInit {
     }
     const scope = threadScope(current);
     const updated = await this.dbService.transaction(async () => {
-      const conversation = await this.repo.lock(scope, id);
+      const conversation = await this.lockThread(scope, id);
       const after = await this.repo.update(scope, id, { assignedExpertId: expertId });
       await this.queue.mirror(scope, after, conversation.status);
       return after;
@@ -404,7 +408,7 @@ export class ConversationsService implements OnModuleInit {
     const conversation = await this.access.thread(principal, id);
     const scope = threadScope(conversation);
     const result = await this.dbService.transaction(async () => {
-      await this.repo.lock(scope, id);
+      await this.lockThread(scope, id);
       const message = await this.repo.findMessage(scope, id, messageId);
       if (!message) throw AppError.notFound('Message');
       if (message.role !== 'specialist' && message.role !== 'expert') throw AppError.conflict('Only a Specialist reply or an Expert follow-up can be corrected');
@@ -446,7 +450,7 @@ export class ConversationsService implements OnModuleInit {
       const scope = jobScope(row);
       try {
         const done = await this.dbService.transaction(async () => {
-          const conversation = await this.repo.lock(scope, row.id);
+          const conversation = await this.lockThread(scope, row.id);
           if (conversation.status !== 'snoozed' || !conversation.snoozeUntil || conversation.snoozeUntil > this.clock.now()) return false;
           const entry = await this.repo.insertMessage(scope, {
             conversationId: conversation.id,
@@ -470,17 +474,18 @@ export class ConversationsService implements OnModuleInit {
   // Helpers
 
   /**
-   * A client message to a thread read as pending, outside a transaction: one statement that leaves
-   * the status as it is (a client message keeps a pending thread pending), then the event. Nothing
-   * (undefined) when the thread was not pending or the statement wrote nothing: the caller's
-   * transaction then applies the status rule to the locked row.
+   * A client message to a pending thread, outside a transaction: one statement that stores it only
+   * while the thread is pending and leaves the status as it is (a client message keeps a pending
+   * thread pending), then the event. Nothing (undefined) when the thread was seen in another
+   * status, was not pending or is gone, or the statement wrote nothing: the caller's transaction
+   * then applies the status rule to the locked row.
    */
   private async storeWhilePending(
     scope: OrgScope,
     values: { conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null },
-    current: ConversationRow,
+    seen: ConversationStatus | undefined,
   ): Promise<{ conversation: ConversationRow; message: MessageRow; history: HistoryEntry[] } | undefined> {
-    if (current.status !== 'pending' || this.dbService.inTransaction) return undefined;
+    if ((seen !== undefined && seen !== 'pending') || this.dbService.inTransaction) return undefined;
     const stored = await this.repo.storeClientMessageWhilePending(scope, values, { claimLeaseMs: this.turns.firstClaimMs, historyLimit: this.turns.historyLimit });
     if (!stored) return undefined;
     // After its commit, as afterCommit would: a failed push is logged, the message stands.
@@ -517,6 +522,13 @@ export class ConversationsService implements OnModuleInit {
       this.dbService.afterCommit(() => this.events.statusChanged(updated, conversation.status, principal?.userId ?? null));
     }
     return updated;
+  }
+
+  /** The thread's row, locked for the rest of the transaction; 404 when it is gone (deleted with its org since it was read). */
+  private async lockThread(scope: OrgScope, id: string): Promise<ConversationRow> {
+    const row = await this.repo.lock(scope, id);
+    if (!row) throw AppError.notFound('Conversation');
+    return row;
   }
 
   private async sentDto(principal: Principal, conversation: ConversationRow, message: MessageRow): Promise<SentMessageDto> {

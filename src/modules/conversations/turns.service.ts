@@ -255,6 +255,7 @@ export class TurnsService implements OnModuleInit {
     const text = error instanceof Error ? error.message : String(error);
     await this.dbService.transaction(async () => {
       const conversation = await this.repo.lock(scope, conversationId);
+      if (!conversation) return; // deleted with its org, and its turn with it
       await this.repo.finishTurn(scope, message.id, 'failed', text.slice(0, 2000));
       await this.queue.raise(scope, conversation, 'agent_failure', `The Specialist could not answer after ${TURN_ATTEMPTS} attempts: ${text.slice(0, 500)}`, this.clock.now());
     });
