@@ -326,7 +326,7 @@ export class ConversationsService implements OnModuleInit {
   async recordDeliveryFailure(input: { orgId: string; conversationId: string; deliveryKey: string; channel: string; attempts: number; error: string }): Promise<void> {
     const scope = jobScope(input);
     await this.dbService.transaction(async () => {
-      const conversation = await this.lockThread(scope, input.conversationId);
+      const conversation = await this.repo.lock(scope, input.conversationId);
       // A conversation removed since (its org deleted) has nobody left to tell.
       if (!conversation || conversation.orgId !== input.orgId) return;
       const what = `The reply could not be delivered through ${input.channel} after ${input.attempts} attempts`;
@@ -450,8 +450,9 @@ export class ConversationsService implements OnModuleInit {
       const scope = jobScope(row);
       try {
         const done = await this.dbService.transaction(async () => {
-          const conversation = await this.lockThread(scope, row.id);
-          if (conversation.status !== 'snoozed' || !conversation.snoozeUntil || conversation.snoozeUntil > this.clock.now()) return false;
+          const conversation = await this.repo.lock(scope, row.id);
+          // Gone since the scan (deleted with its org), or no longer due: nothing to do.
+          if (!conversation || conversation.status !== 'snoozed' || !conversation.snoozeUntil || conversation.snoozeUntil > this.clock.now()) return false;
           const entry = await this.repo.insertMessage(scope, {
             conversationId: conversation.id,
             role: 'system',
