@@ -61,11 +61,6 @@ export class ConversationAccess {
     return known;
   }
 
-  /** Keeps a thread's facts (from any read or write of its row). */
-  remember(row: ThreadFacts): void {
-    if (!this.facts.has(row.id)) this.facts.set(row.id, { id: row.id, orgId: row.orgId, specialistId: row.specialistId });
-  }
-
   /** Whether the caller reaches an org (or one Specialist of it) at all. */
   async reachesOrg(principal: Principal, orgId: string, specialistId?: string): Promise<boolean> {
     const reach = await this.reachOf(principal);
@@ -87,5 +82,10 @@ export class ConversationAccess {
   /** The join_conversation check of the socket gateway: the thread's org when the caller may follow it, else null. */
   async followableOrg(principal: Principal, conversationId: string): Promise<string | null> {
     return (await this.repo.findVisible(await this.reachOf(principal), conversationId))?.orgId ?? null;
+  }
+
+  /** Keeps a thread's facts, from a read of its row. */
+  private remember(row: ThreadFacts): void {
+    if (!this.facts.has(row.id)) this.facts.set(row.id, { id: row.id, orgId: row.orgId, specialistId: row.specialistId });
   }
 }
