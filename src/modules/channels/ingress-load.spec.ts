@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { INGRESS_FULL_MS, INGRESS_QUIET_MS, IngressLoad } from './ingress-load.js';
+import { INGRESS_FULL_MS, INGRESS_QUIET_MS, INGRESS_STALL_WINDOW_MS, IngressLoad } from './ingress-load.js';
 
 const elapsed = async (work: Promise<unknown>): Promise<number> => {
   const started = performance.now();
   await work;
   return performance.now() - started;
 };
+
+/** Holds the event loop as an overloaded instance's other work does. */
+const stallLoop = (ms: number): void => {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('IngressLoad', () => {
   it('is quiet at once when no webhook call is being answered', async () => {
@@ -77,5 +87,48 @@ describe('IngressLoad', () => {
     expect(took).toBeGreaterThanOrEqual(75);
     expect(took).toBeLessThan(1_000);
     end();
+  });
+
+  it('does not take a stall of the event loop right after a call for quiet', async () => {
+    const load = new IngressLoad();
+    load.begin()();
+    // The loop is held longer than the quiet window: calls arriving meanwhile would wait unread.
+    stallLoop(3 * INGRESS_QUIET_MS);
+    expect(load.busy, 'the loop could not have seen a call while it was stalled').toBe(true);
+    const stallEnded = performance.now();
+    await load.quiet(5_000);
+    expect(performance.now() - stallEnded).toBeGreaterThanOrEqual(INGRESS_QUIET_MS - 2);
+    expect(load.busy).toBe(false);
+  });
+
+  it('leaves a stall long after the last call alone (a drain stalls the loop itself)', async () => {
+    const load = new IngressLoad();
+    load.begin()();
+    await sleep(INGRESS_STALL_WINDOW_MS + 30);
+    stallLoop(3 * INGRESS_QUIET_MS);
+    expect(load.busy).toBe(false);
+    expect(await elapsed(load.quiet(5_000))).toBeLessThan(50);
+  });
+
+  it('lets the waiting events through one per bound while calls come between stalls of the loop', async () => {
+    const load = new IngressLoad();
+    // An overloaded instance: a call is answered, then other work holds the loop longer than the quiet window.
+    const overload = () => {
+      load.begin()();
+      stallLoop(2 * INGRESS_QUIET_MS);
+    };
+    const calls = setInterval(overload, 2.5 * INGRESS_QUIET_MS);
+    overload();
+    const started = performance.now();
+    const passedAt: number[] = [];
+    const waiting = Array.from({ length: 5 }, () => load.quiet(200).then(() => passedAt.push(performance.now() - started)));
+    await sleep(500);
+    const passedWhileBusy = passedAt.length;
+    clearInterval(calls);
+    await Promise.all(waiting);
+    // One per 200 ms at most while the calls came; the rest once they stopped.
+    expect(passedWhileBusy).toBeGreaterThanOrEqual(1);
+    expect(passedWhileBusy).toBeLessThanOrEqual(3);
+    expect(passedAt).toHaveLength(5);
   });
 });

@@ -8,6 +8,10 @@ export const INGRESS_QUIET_MS = 20;
 export const INGRESS_YIELD_MAX_MS = 1_000;
 /** How long a call refused because the inbound queue is full (spec 7.1) keeps the worker from yielding. */
 export const INGRESS_FULL_MS = 1_000;
+/** A tick of the event loop's watch this much later than due: the loop was stalled, requests may wait unread. */
+export const INGRESS_STALL_MS = 5;
+/** Stalls count as busy only this long after a call ended: a burst's tail, never a drain's own load. */
+export const INGRESS_STALL_WINDOW_MS = 250;
 const POLL_MS = 10;
 
 /** How an admitted call ended: `full` when it was refused because the inbound queue is full. */
@@ -25,18 +29,31 @@ export type IngressEnd = 'answered' | 'full';
  * stops it, and a long burst is not processed at full width beside it. A full queue is the
  * exception: once a call was refused because the queue is full (spec 7.1), the worker does not
  * yield for a while, since processing is what makes room.
+ *
+ * Quiet is measured in time the instance could have seen a call. A stalled event loop reads no
+ * request: the calls that came meanwhile wait unread in their sockets (and then for the throttle's
+ * round trip before they count), while the workers' timers fire first. So, shortly after calls,
+ * a stall of the loop restarts the quiet window as a call's end does; without this an overloaded
+ * instance (several sharing few cores) took its own lag for quiet and let every waiting event
+ * through at once, which stalled it further.
  */
 @Injectable()
 export class IngressLoad {
   private inFlight = 0;
   private lastEndedAt = Number.NEGATIVE_INFINITY;
   private lastFullAt = Number.NEGATIVE_INFINITY;
+  /** When a stall of the loop was last seen within INGRESS_STALL_WINDOW_MS of a call's end. */
+  private lastStallAt = Number.NEGATIVE_INFINITY;
+  /** The loop's watch: ticks every POLL_MS while calls were seen lately (`watch`). */
+  private ticker: NodeJS.Timeout | undefined;
+  private tickDueAt = 0;
   /** While busy: when the next waiting event may pass (undefined: nobody has waited yet). */
   private nextPassAt: number | undefined;
 
   /** A verified webhook call is being admitted until the returned function is called (once). */
   begin(): (end?: IngressEnd) => void {
     this.inFlight++;
+    this.watch();
     let ended = false;
     return (end = 'answered') => {
       if (ended) return;
@@ -48,13 +65,37 @@ export class IngressLoad {
   }
 
   /**
-   * Whether the worker should give way: a webhook call is being admitted, or one ended less than
-   * INGRESS_QUIET_MS ago, and no call found the queue full in the last INGRESS_FULL_MS.
+   * Whether the worker should give way: a webhook call is being admitted, or one ended (or the
+   * loop stalled shortly after one did) less than INGRESS_QUIET_MS ago, and no call found the
+   * queue full in the last INGRESS_FULL_MS.
    */
   get busy(): boolean {
     const now = performance.now();
     if (now - this.lastFullAt < INGRESS_FULL_MS) return false;
-    return this.inFlight > 0 || now - this.lastEndedAt < INGRESS_QUIET_MS;
+    if (this.inFlight > 0) return true;
+    // The watch's tick is overdue: the loop is stalled right now (it notes past stalls itself).
+    if (this.ticker && now - this.tickDueAt > INGRESS_STALL_MS && now - this.lastEndedAt < INGRESS_STALL_WINDOW_MS) this.lastStallAt = now;
+    return now - Math.max(this.lastEndedAt, this.lastStallAt) < INGRESS_QUIET_MS;
+  }
+
+  /**
+   * Watches the loop from a call's begin until INGRESS_STALL_WINDOW_MS after the last call ended:
+   * a tick later than due by more than INGRESS_STALL_MS is a stall.
+   */
+  private watch(): void {
+    if (this.ticker) return;
+    this.tickDueAt = performance.now() + POLL_MS;
+    this.ticker = setInterval(() => {
+      const now = performance.now();
+      const recent = this.inFlight > 0 || now - this.lastEndedAt < INGRESS_STALL_WINDOW_MS;
+      if (recent && now - this.tickDueAt > INGRESS_STALL_MS) this.lastStallAt = now;
+      this.tickDueAt = now + POLL_MS;
+      if (!recent) {
+        clearInterval(this.ticker);
+        this.ticker = undefined;
+      }
+    }, POLL_MS);
+    this.ticker.unref();
   }
 
   /**
