@@ -73,9 +73,19 @@ export class IngressLoad {
     const now = performance.now();
     if (now - this.lastFullAt < INGRESS_FULL_MS) return false;
     if (this.inFlight > 0) return true;
-    // The watch's tick is overdue: the loop is stalled right now (it notes past stalls itself).
-    if (this.ticker && now - this.tickDueAt > INGRESS_STALL_MS && now - this.lastEndedAt < INGRESS_STALL_WINDOW_MS) this.lastStallAt = now;
+    // An overdue tick: the loop is stalled right now (the tick notes the stalls it sees itself).
+    if (this.ticker) this.noteStall(now);
     return now - Math.max(this.lastEndedAt, this.lastStallAt) < INGRESS_QUIET_MS;
+  }
+
+  /** Whether calls were seen lately enough for a stall of the loop to count. */
+  private recent(now: number): boolean {
+    return this.inFlight > 0 || now - this.lastEndedAt < INGRESS_STALL_WINDOW_MS;
+  }
+
+  /** A stall: the watch's tick is more than INGRESS_STALL_MS past due, shortly after calls. */
+  private noteStall(now: number): void {
+    if (this.recent(now) && now - this.tickDueAt > INGRESS_STALL_MS) this.lastStallAt = now;
   }
 
   /**
@@ -87,10 +97,9 @@ export class IngressLoad {
     this.tickDueAt = performance.now() + POLL_MS;
     this.ticker = setInterval(() => {
       const now = performance.now();
-      const recent = this.inFlight > 0 || now - this.lastEndedAt < INGRESS_STALL_WINDOW_MS;
-      if (recent && now - this.tickDueAt > INGRESS_STALL_MS) this.lastStallAt = now;
+      this.noteStall(now);
       this.tickDueAt = now + POLL_MS;
-      if (!recent) {
+      if (!this.recent(now)) {
         clearInterval(this.ticker);
         this.ticker = undefined;
       }
