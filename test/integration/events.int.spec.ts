@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NotificationsService } from '../../src/modules/notifications/index.js';
 import { UsersService } from '../../src/modules/users/index.js';
 import { DbService } from '../../src/platform/db/db.service.js';
@@ -106,6 +106,28 @@ describe('the domain event bus', () => {
         )
       )[0]?.state,
     ).toBe('completed');
+  });
+
+  it('delivers a durable event before its caller’s answer even when the queue’s workers poll meanwhile', async () => {
+    // The claim after the commit comes late (a busy pool, a loaded machine): three of the worker's
+    // 0.5 s polls pass between the commit and it. The job is still its writer's to run at once.
+    const queue = app.running.app.get(QueueService);
+    const claim = queue.claim.bind(queue);
+    const claims: boolean[] = [];
+    const slowClaim = vi.spyOn(queue, 'claim').mockImplementation(async (name, id) => {
+      await new Promise((r) => setTimeout(r, 1600));
+      claims.push(await claim(name, id));
+      return claims.at(-1)!;
+    });
+    try {
+      const eventId = await db.transaction(() => bus.emitDurable('test.durable', { n: 30 }));
+      // Taken by the writer, not by a worker; delivered once, before the answer.
+      expect(claims).toEqual([true]);
+      expect(delivered.filter((d) => d.n === 30)).toEqual([{ n: 30, eventId, retryCount: 0 }]);
+      expect((await jobsOf(eventId)).map((j) => j.state)).toEqual(['completed']);
+    } finally {
+      slowClaim.mockRestore();
+    }
   });
 
   it('drains a queue as fast as its jobs run, not one batch per polling interval', async () => {

@@ -24,6 +24,13 @@ interface DurableHandler {
 const DURABLE_DELIVERY = { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, pollingIntervalSeconds: 0.5 };
 
 /**
+ * How long a durable event's job is its writer's alone: the queue's workers fetch it only after this,
+ * so the delivery made at once after the commit is not raced by a worker polling meanwhile (the
+ * caller's answer comes after the handlers ran). A writer that dies first leaves it to the workers.
+ */
+const WRITER_LEASE_SECONDS = 5;
+
+/**
  * The one bus of cross-module effects. A module emits its own events (`emit`, `emitDurable`) and
  * never calls the modules that follow them; the listening module marks its handlers with @OnEvent /
  * @OnDurableEvent (found at init among every provider) or registers them with `on` / `onDurable`.
@@ -96,14 +103,15 @@ export class EventBus implements OnModuleInit {
    * Written in the surrounding transaction (with the change that causes it); returns the event's id.
    * Once the transaction commits, this process delivers it at once, as `emit` would (the caller gets
    * its answer after the handlers ran); the job queue is the path of every retry: a delivery that
-   * fails, or dies with the process, is the queue's to make again.
+   * fails, or dies with the process, is the queue's to make again (a job the process never got to
+   * runs once its writer's lease, `WRITER_LEASE_SECONDS`, is over).
    */
   async emitDurable<K extends DurableEventName>(event: K, payload: DurableDomainEvents[K]): Promise<string> {
     const eventId = randomUUID();
     const jobs: Array<{ id: string; job: DurableJob }> = [];
     for (const handler of this.durable.get(event as string)?.keys() ?? []) {
       const job: DurableJob = { event, handler, eventId, payload };
-      const id = await this.queue.sendInTransaction('events.durable', job);
+      const id = await this.queue.sendInTransaction('events.durable', job, { startAfterSeconds: WRITER_LEASE_SECONDS });
       if (id) jobs.push({ id, job });
     }
     if (jobs.length === 0) return eventId;
@@ -112,7 +120,7 @@ export class EventBus implements OnModuleInit {
     return eventId;
   }
 
-  /** Runs the jobs a commit just wrote, each unless a worker took it first. */
+  /** Runs the jobs a commit just wrote, each unless a worker took it first (its writer's lease ran out). */
   private async deliverNow(jobs: Array<{ id: string; job: DurableJob }>): Promise<void> {
     for (const { id, job } of jobs) {
       const atomic = this.durable.get(job.event as string)?.get(job.handler)?.options.atomic === true;

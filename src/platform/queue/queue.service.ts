@@ -56,7 +56,11 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
    */
   async sendInTransaction<K extends JobName>(name: K, data: JobMap[K], options: JobOptions = {}): Promise<string | null> {
     await this.ready;
-    return this.boss!.send(name as string, data as object, { ...toSendOptions(options), ...this.onOpenTransaction() });
+    const send = toSendOptions(options);
+    // pg-boss reads one start parameter three ways (an ISO time, or seconds as an interval); bound
+    // here as three parameters (`positional`), each is typed on its own, so only a time reads well.
+    if (send.startAfter !== undefined) send.startAfter = new Date(Date.now() + Number(send.startAfter) * 1000);
+    return this.boss!.send(name as string, data as object, { ...send, ...this.onOpenTransaction() });
   }
 
   /**
@@ -100,12 +104,12 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
    * `active`), on the open transaction when there is one; false when a worker has it already. The
    * process that wrote a job uses it to run the job at once after its commit, the queue staying the
    * path of every retry (an active job whose runner dies expires and is retried, as a worker's).
+   * The writer may hold its job back from the workers with `startAfterSeconds` (a lease of its own
+   * first delivery): the claim takes the job before then too.
    */
   async claim(name: JobName, id: string): Promise<boolean> {
     await this.ready;
-    const claimed = await this.dbService.db.execute(
-      sql`update pgboss.job set state = 'active', started_on = now() where name = ${name} and id = ${id}::uuid and state = 'created' and start_after <= now() returning id`,
-    );
+    const claimed = await this.dbService.db.execute(sql`update pgboss.job set state = 'active', started_on = now() where name = ${name} and id = ${id}::uuid and state = 'created' returning id`);
     return rowsOf(claimed).length === 1;
   }
 
