@@ -115,7 +115,7 @@ function specialRow(item: SpecialItem, report: Report): SummaryRow | null {
         p50: '-',
         p99: '-',
         rss: `${mbText(r.rssBeforeMb)} -> ${r.rounds.map((x) => mbText(x.rssMb)).join(' -> ')}`,
-        note: `VmRSS after each round; floor of the later half / of the first half ${r.growth === null ? '-' : r.growth.toFixed(2)}; ${mbText(r.rssAfterRunMb)} MB after the run`,
+        note: `VmRSS after each round, ${mbText(r.rssAfterRunMb)} MB after the run; V8 heap after a full GC ${mbText(r.heapBeforeMb)} -> ${r.rounds.map((x) => mbText(x.heapAfterGcMb)).join(' -> ')} MB, last / first round ${r.growth === null ? '-' : r.growth.toFixed(2)}`,
       };
     }
     case 'socket': {
