@@ -127,8 +127,8 @@ describe('payment-failure notices through the outbox', () => {
     const jobs = await outbox(org);
     // Each job was delivered a second time, and the second delivery is the one that stands. The first
     // died: made at once after the commit that wrote the job, it rolled back whole (its claim of the
-    // job included) and the queue's own first delivery made it (retry_count 0); or a queue worker
-    // took the job first and its failure was retried once (retry_count 1), whichever won the race.
+    // job included) and the queue's own first delivery made it (retry_count 0, once the writer's
+    // lease was over); or it failed and the queue retried it once (retry_count 1).
     expect(jobs.map((j) => [j.data.event, j.state])).toEqual([['billing.payment_failed', 'completed'], ...[am, owner, billing].map(() => ['notifications.owed', 'completed'])]);
     for (const job of jobs) expect(job.retry_count, job.data.event).toBeLessThanOrEqual(1);
 
