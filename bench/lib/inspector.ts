@@ -23,7 +23,11 @@ export interface HeapReader {
 
 /** Opens the server's inspector (SIGUSR1) and a session on it; null when it does not open in time. */
 export async function openHeapReader(server: ChildHandle, timeoutMs = 5_000): Promise<HeapReader | null> {
-  const url = (await listeningUrl(server, 0)) ?? (process.kill(server.pid, 'SIGUSR1'), await listeningUrl(server, timeoutMs));
+  let url = await listeningUrl(server, 0);
+  if (!url) {
+    process.kill(server.pid, 'SIGUSR1');
+    url = await listeningUrl(server, timeoutMs);
+  }
   if (!url) return null;
   const ws = new WebSocket(url);
   const opened = await new Promise<boolean>((resolve) => {
@@ -31,14 +35,15 @@ export async function openHeapReader(server: ChildHandle, timeoutMs = 5_000): Pr
     ws.once('error', () => resolve(false));
   });
   if (!opened) return null;
-  let nextId = 0;
-  const pending = new Map<number, (reply: { result?: unknown; error?: unknown }) => void>();
-  ws.on('message', (data) => {
-    const reply = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: unknown };
-    if (reply.id !== undefined) pending.get(reply.id)?.(reply);
-    if (reply.id !== undefined) pending.delete(reply.id);
-  });
   type Reply = { result?: unknown; error?: unknown };
+  let nextId = 0;
+  const pending = new Map<number, (reply: Reply) => void>();
+  ws.on('message', (data) => {
+    const reply = JSON.parse(String(data)) as Reply & { id?: number };
+    if (reply.id === undefined) return;
+    pending.get(reply.id)?.(reply);
+    pending.delete(reply.id);
+  });
   const call = (method: string, params: object = {}) =>
     Promise.race<Reply>([
       new Promise<Reply>((resolve) => {
