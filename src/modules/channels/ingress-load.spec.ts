@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INGRESS_FULL_MS, INGRESS_QUIET_MS, INGRESS_STALL_WINDOW_MS, IngressLoad } from './ingress-load.js';
+import { INGRESS_BUSY_GAP_MS, INGRESS_FULL_MS, INGRESS_LIGHT_SHARE, INGRESS_QUIET_MS, INGRESS_SHARE_WINDOW_MS, INGRESS_STALL_WINDOW_MS, IngressLoad } from './ingress-load.js';
 
 const elapsed = async (work: Promise<unknown>): Promise<number> => {
   const started = performance.now();
@@ -16,6 +16,21 @@ const stallLoop = (ms: number): void => {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A steady stream of calls: one every `everyMs`, each in flight `takesMs`, until stopped. Each
+ * leaves less quiet than INGRESS_QUIET_MS before the next, as a stream of a few tens of calls a
+ * second does.
+ */
+const stream = (load: IngressLoad, everyMs: number, takesMs: number): (() => void) => {
+  const call = () => {
+    const end = load.begin();
+    setTimeout(end, takesMs);
+  };
+  call();
+  const timer = setInterval(call, everyMs);
+  return () => clearInterval(timer);
+};
 
 describe('IngressLoad', () => {
   it('is quiet at once when no webhook call is being answered', async () => {
@@ -66,6 +81,46 @@ describe('IngressLoad', () => {
     expect(passedAt[0]).toBeGreaterThanOrEqual(95);
     expect(passedAt[1]! - passedAt[0]!).toBeGreaterThanOrEqual(95);
     expect(passedAt[2]! - passedAt[1]!).toBeGreaterThanOrEqual(95);
+  });
+
+  it('does not hold the worker back while the calls take a small share of the time (a steady stream it can process)', async () => {
+    const load = new IngressLoad();
+    // A call every 25 ms, each 3 ms in flight: never INGRESS_QUIET_MS without a call, about 12% of the time loaded.
+    const stop = stream(load, 25, 3);
+    try {
+      await sleep(INGRESS_SHARE_WINDOW_MS + 50);
+      expect(load.loadShare()).toBeLessThan(INGRESS_LIGHT_SHARE);
+      // Held back, these would pass one per second (one event a second until the queue is full).
+      const took = await elapsed(Promise.all(Array.from({ length: 5 }, () => load.quiet(1_000))));
+      expect(took).toBeLessThan(200);
+    } finally {
+      stop();
+    }
+  });
+
+  it('holds the worker while the calls take most of the time, from the first call of a busy time on', async () => {
+    const load = new IngressLoad();
+    // A call every 10 ms, each 9 ms in flight (a burst's pace): the calls take about 90% of the time.
+    const stop = stream(load, 10, 9);
+    try {
+      expect(load.loadShare(), 'the busy time so far is all load').toBeGreaterThanOrEqual(INGRESS_LIGHT_SHARE);
+      await sleep(INGRESS_SHARE_WINDOW_MS + 50);
+      expect(load.loadShare()).toBeGreaterThanOrEqual(INGRESS_LIGHT_SHARE);
+      expect(await elapsed(load.quiet(150))).toBeGreaterThanOrEqual(140);
+    } finally {
+      stop();
+    }
+  });
+
+  it('measures the share over the busy time only: a quiet gap before it does not make a burst light', async () => {
+    const load = new IngressLoad();
+    load.begin()();
+    await sleep(INGRESS_BUSY_GAP_MS + 20);
+    // A new busy time: its first call has been in flight all of it.
+    const end = load.begin();
+    await sleep(30);
+    expect(load.loadShare()).toBeGreaterThan(0.9);
+    end();
   });
 
   it('does not hold the worker back while the queue is full (processing makes room)', async () => {
