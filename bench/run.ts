@@ -41,7 +41,7 @@ import { isRecord, request, snippet } from './lib/http.js';
 import { generateRs256Pem, type PemKeyPair } from './lib/keys.js';
 import { createBenchOrgs, type BenchOrg } from './lib/conversations-data.js';
 import { measureConversations, measureQueue, type ConversationsContext, type MeasureOne } from './lib/conversations-bench.js';
-import { measureBackpressure, measureChatAThroughput, type ChannelsContext } from './lib/channels-bench.js';
+import { measureBackpressure, measureChatAThroughput, measureSteadyStream, type ChannelsContext } from './lib/channels-bench.js';
 import { createChatAWorkspaces } from './lib/channels-data.js';
 import { startChatAVendor, type ChatAWorkspace } from './lib/chat-a.js';
 import { LoadFailure, measure, type LoadTarget, type Measurement } from './lib/load.js';
@@ -184,6 +184,7 @@ function summaryItems(instances: number): SummaryItem[] {
     { special: 'chat-a processed' },
     { special: 'chat-a processed (cluster)' },
     { special: 'backpressure' },
+    { special: 'stream' },
     ...PGLITE_ROWS.map((r) => ({
       target: onPglite(r.server),
       baseline: r.baseline,
@@ -298,6 +299,11 @@ function readSettings(): Report['settings'] {
         events: int('BENCH_BP_EVENTS', 400, 1),
         ratePerS: numberFromEnv('BENCH_BP_RATE', 200, 1),
         jitterMs: numberFromEnv('BENCH_BP_JITTER_MS', 1000, 0),
+      },
+      // Half the processing rate of one instance (about 80-90 events/s here), 20 s long.
+      stream: {
+        events: int('BENCH_STREAM_EVENTS', 800, 1),
+        ratePerS: numberFromEnv('BENCH_STREAM_RATE', 40, 1),
       },
     },
   };
@@ -630,7 +636,16 @@ async function main(report: Report): Promise<void> {
       startBaseline,
       // The same database, data dir (its encryption key opens the integrations' secrets) and
       // keys; Redis keys under a prefix of their own, so the chat-a throttle starts afresh.
-      startServer: (env) => startServer(entry, db.url, dataDir, keys, { url: redis.url, prefix: `${redis.prefix}bp:` }, { ...chatAEnv, ...env }, 'server (backpressure)'),
+      startServer: (env, run) =>
+        startServer(
+          entry,
+          db.url,
+          dataDir,
+          keys,
+          { url: redis.url, prefix: `${redis.prefix}${run === 'stream' ? 'st' : 'bp'}:` },
+          { ...chatAEnv, ...env },
+          `server (${run === 'stream' ? 'steady stream' : 'backpressure'})`,
+        ),
       log,
     };
     report.channels = await measureChatAThroughput(channelsContext, c, { baseline: TARGETS.chatABaseline, server: TARGETS.chatA });
@@ -638,6 +653,7 @@ async function main(report: Report): Promise<void> {
     await noteRssAfterRun();
     await server.stop();
     await measureBackpressure(channelsContext, c);
+    await measureSteadyStream(channelsContext, c);
   }
   await noteRssAfterRun();
   await server.stop();
@@ -1027,6 +1043,7 @@ const report: Report = {
   queue: null,
   channels: null,
   backpressure: null,
+  stream: null,
   conversationsCluster: null,
   channelsCluster: null,
   machine: null,
@@ -1084,7 +1101,8 @@ const measuredAnything =
   report.conversations !== null ||
   report.queue !== null ||
   report.channels !== null ||
-  report.backpressure !== null;
+  report.backpressure !== null ||
+  report.stream !== null;
 if (measuredAnything) {
   const rows = summaryRows(summaryItems(settings.instances), summaries, report);
   const details = renderReport(report, summaries, ratios);

@@ -14,7 +14,8 @@ import { deliverEvents, type DeliveryOptions, type DeliveryResult } from './webh
  * The chat-a measurements of issue 7: signed events accepted by the webhook and fully processed
  * (the reply sent through the vendor stand-in), against a bare "verify and insert" baseline; then
  * a server with a small inbound queue, pushed past the point where backpressure engages, every
- * refused event retried until it is accepted, and every event checked processed once.
+ * refused event retried until it is accepted, and every event checked processed once; last, a
+ * steady stream slower than processing to the same small queue, which must never be refused.
  */
 
 export interface ChannelsContext {
@@ -30,8 +31,8 @@ export interface ChannelsContext {
   /** A unique tag of this run, in the event ids. */
   runTag: string;
   startBaseline: (file: string, env: NodeJS.ProcessEnv, readyPath: string) => Promise<{ child: ChildHandle; base: string }>;
-  /** Starts another server on the bench database with these variables on top of the usual ones. */
-  startServer: (env: Record<string, string>) => Promise<{ server: ChildHandle; base: string }>;
+  /** Starts another server on the bench database with these variables on top of the usual ones (Redis keys of the run's own). */
+  startServer: (env: Record<string, string>, run: 'backpressure' | 'stream') => Promise<{ server: ChildHandle; base: string }>;
   log: (message: string) => void;
 }
 
@@ -48,13 +49,18 @@ export interface ChannelSettings {
   /** How long the queue may take to drain after the last acceptance. */
   drainTimeoutS: number;
   backpressure: {
-    /** INBOUND_QUEUE_MAX_DEPTH and BACKPRESSURE_RETRY_AFTER_S of the second server. */
+    /** INBOUND_QUEUE_MAX_DEPTH and BACKPRESSURE_RETRY_AFTER_S of the second server (and of the stream's). */
     maxDepth: number;
     retryAfterS: number;
     events: number;
     ratePerS: number;
     /** The random jitter added to Retry-After, at most. */
     jitterMs: number;
+  };
+  /** A steady stream slower than the server processes, to a server with the same small queue: none may be refused. */
+  stream: {
+    events: number;
+    ratePerS: number;
   };
 }
 
@@ -307,12 +313,31 @@ export async function measureChatAThroughput(ctx: ChannelsContext, settings: Cha
  * every event is accepted; then every event checked processed once.
  */
 export async function measureBackpressure(ctx: ChannelsContext, settings: ChannelSettings): Promise<void> {
-  const { report, log } = ctx;
   const bp = settings.backpressure;
-  log(`backpressure: a server with INBOUND_QUEUE_MAX_DEPTH=${bp.maxDepth}, BACKPRESSURE_RETRY_AFTER_S=${bp.retryAfterS}; ${bp.events} events at ${bp.ratePerS}/s ...`);
-  const { server, base } = await ctx.startServer({ INBOUND_QUEUE_MAX_DEPTH: String(bp.maxDepth), BACKPRESSURE_RETRY_AFTER_S: String(bp.retryAfterS) });
+  ctx.report.backpressure = await measureLimitedQueue(ctx, settings, { kind: 'backpressure', events: bp.events, ratePerS: bp.ratePerS });
+}
+
+/**
+ * Part 3: a server with the same small queue, sent a steady stream slower than it processes (each
+ * call a few ms, the next one 25 ms after the last began: seldom a quiet moment of 20 ms). The
+ * webhooks come first, but such a stream must be processed as it comes: no 503, the queue never
+ * full, every event processed once.
+ */
+export async function measureSteadyStream(ctx: ChannelsContext, settings: ChannelSettings): Promise<void> {
+  const st = settings.stream;
+  ctx.report.stream = await measureLimitedQueue(ctx, settings, { kind: 'stream', events: st.events, ratePerS: st.ratePerS });
+}
+
+/** Events at a fixed rate to a server with a small queue, every refusal retried: the backpressure run, or a stream that must never be refused. */
+async function measureLimitedQueue(ctx: ChannelsContext, settings: ChannelSettings, run: { kind: 'backpressure' | 'stream'; events: number; ratePerS: number }): Promise<BackpressureResult> {
+  const { log } = ctx;
+  const bp = settings.backpressure;
+  log(
+    `${run.kind === 'stream' ? 'steady stream' : 'backpressure'}: a server with INBOUND_QUEUE_MAX_DEPTH=${bp.maxDepth}, BACKPRESSURE_RETRY_AFTER_S=${bp.retryAfterS}; ${run.events} events at ${run.ratePerS}/s ...`,
+  );
+  const { server, base } = await ctx.startServer({ INBOUND_QUEUE_MAX_DEPTH: String(bp.maxDepth), BACKPRESSURE_RETRY_AFTER_S: String(bp.retryAfterS) }, run.kind);
   try {
-    const events = mentionEvents(ctx.workspaces, bp.events, `${ctx.runTag}b`);
+    const events = mentionEvents(ctx.workspaces, run.events, `${ctx.runTag}${run.kind === 'stream' ? 's' : 'b'}`);
     const keys = events.map((e) => e.key);
     ctx.vendor.reset();
     const since = await databaseNow(ctx.dbUrl);
@@ -326,7 +351,7 @@ export async function measureBackpressure(ctx: ChannelsContext, settings: Channe
       url: new URL(CHAT_A_EVENTS_PATH, base),
       secret: ctx.secret,
       events,
-      ratePerS: bp.ratePerS,
+      ratePerS: run.ratePerS,
       maxInFlight: settings.connections,
       retry: true,
       jitterMs: bp.jitterMs,
@@ -351,7 +376,7 @@ export async function measureBackpressure(ctx: ChannelsContext, settings: Channe
       maxDepth: bp.maxDepth,
       retryAfterS: bp.retryAfterS,
       events: events.length,
-      ratePerS: bp.ratePerS,
+      ratePerS: run.ratePerS,
       delivery: summary(r),
       peakRssMb,
       firstRefusal:
@@ -372,7 +397,6 @@ export async function measureBackpressure(ctx: ChannelsContext, settings: Channe
       vendor,
       cpu,
     };
-    report.backpressure = result;
     const f = result.firstRefusal;
     log(
       `  first 503 at ${f ? `${f.atS.toFixed(2)} s, after ${f.acceptedBefore} accepted (${f.doneThen ?? '?'} done then: depth ${f.depthByBench ?? '?'}; open in the database ${f.openDepth ?? '?'})` : 'never'}; ` +
@@ -380,7 +404,10 @@ export async function measureBackpressure(ctx: ChannelsContext, settings: Channe
     );
 
     const problems: string[] = [];
-    if (b.refusals === 0) problems.push(`backpressure never engaged (no 503 in ${r.attempts} requests): more events or a higher rate`);
+    if (run.kind === 'backpressure' && b.refusals === 0) problems.push(`backpressure never engaged (no 503 in ${r.attempts} requests): more events or a higher rate`);
+    if (run.kind === 'stream' && b.refusals > 0) {
+      problems.push(`a steady stream of ${run.ratePerS}/s was refused ${b.refusals} times (first after ${b.acceptedBeforeFirst ?? '?'} accepted): its processing did not keep up`);
+    }
     if (b.withoutRetryAfter > 0) problems.push(`${b.withoutRetryAfter} 503 answers without Retry-After`);
     if (b.badBodies > 0) problems.push(`${b.badBodies} 503 bodies that are not the spec 7.1 body (first: ${b.firstBadBody})`);
     if (b.retryAfterS.some((s) => s !== bp.retryAfterS)) problems.push(`Retry-After ${b.retryAfterS.join(', ')} s, expected ${bp.retryAfterS}`);
@@ -394,7 +421,8 @@ export async function measureBackpressure(ctx: ChannelsContext, settings: Channe
     }
     if (counts.stored !== events.length) problems.push(`${counts.stored} of ${events.length} events kept`);
     problems.push(...channelProblems(counts, r.accepted, r.attempts), ...vendorProblems(vendor, counts.replies));
-    fail(report, log, 'chat-a backpressure', problems);
+    fail(ctx.report, log, run.kind === 'stream' ? 'chat-a steady stream' : 'chat-a backpressure', problems);
+    return result;
   } finally {
     await server.stop();
   }

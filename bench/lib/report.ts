@@ -193,9 +193,10 @@ export interface Report {
   tableSetups: TableSetup[];
   conversations: ConversationResult | null;
   queue: QueueSetup | null;
-  /** chat-a events accepted and processed (the reply sent), and the backpressure run. */
+  /** chat-a events accepted and processed (the reply sent), the backpressure run, and the steady stream to the same small queue. */
   channels: ThroughputResult | null;
   backpressure: BackpressureResult | null;
+  stream: BackpressureResult | null;
   /** The same on several instances (the `cluster` part). */
   conversationsCluster: ConversationResult | null;
   channelsCluster: ThroughputResult | null;
@@ -449,7 +450,7 @@ function renderIdleSockets(r: IdleSocketsResult): string {
   return renderTable([{ title: 'idle sockets' }, { title: 'value' }], rows);
 }
 
-function renderBackpressure(r: BackpressureResult): string {
+function renderBackpressure(r: BackpressureResult, title = 'chat-a backpressure'): string {
   const d = r.delivery;
   const b = d.backpressure;
   const f = r.firstRefusal;
@@ -475,7 +476,7 @@ function renderBackpressure(r: BackpressureResult): string {
     vendorRow(r.vendor),
     ['CPU over the run (% of one core)', cpuLine(r.cpu)],
   ];
-  return renderTable([{ title: 'chat-a backpressure' }, { title: 'value' }], rows);
+  return renderTable([{ title }, { title: 'value' }], rows);
 }
 
 const ratioValue = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(2));
@@ -540,6 +541,7 @@ export function renderReport(report: Report, summaries: TargetSummary[], ratios:
   if (report.queue) parts.push('', renderQueue(report.queue));
   if (report.channels) parts.push('', renderChannels(report.channels));
   if (report.backpressure) parts.push('', renderBackpressure(report.backpressure));
+  if (report.stream) parts.push('', renderBackpressure(report.stream, 'chat-a steady stream'));
   if (report.conversationsCluster) parts.push('', renderConversations(report.conversationsCluster));
   if (report.channelsCluster) parts.push('', renderChannels(report.channelsCluster));
   if (report.conversationsPglite) parts.push('', 'On PGlite (the embedded database):', renderConversations(report.conversationsPglite));
@@ -569,6 +571,7 @@ export async function writeReport(file: string, report: Report, summaries: Targe
     queue: report.queue,
     channels: report.channels,
     backpressure: report.backpressure,
+    stream: report.stream,
     conversationsCluster: report.conversationsCluster,
     channelsCluster: report.channelsCluster,
     startTime: report.startTime,

@@ -24,7 +24,7 @@ export interface TargetItem {
 }
 
 /** The rows measured otherwise: the socket push, the idle sockets, the chat-a processing and backpressure. */
-export type SpecialItem = { special: 'start' | 'memory' | 'socket' | 'idle-sockets' | 'chat-a processed' | 'chat-a processed (cluster)' | 'backpressure' };
+export type SpecialItem = { special: 'start' | 'memory' | 'socket' | 'idle-sockets' | 'chat-a processed' | 'chat-a processed (cluster)' | 'backpressure' | 'stream' };
 
 export type SummaryItem = TargetItem | SpecialItem;
 
@@ -177,6 +177,22 @@ function specialRow(item: SpecialItem, report: Report): SummaryRow | null {
         p99: msText(r.delivery.latencyMs.p99),
         rss: rssText(r.peakRssMb),
         note: `first 503 at depth ${f?.depthByBench ?? '?'}; ${r.delivery.notAccepted} never accepted, ${r.delivery.acceptedTwice} accepted twice`,
+      };
+    }
+    case 'stream': {
+      const r = report.stream;
+      if (!r) return null;
+      const wait = r.counts.eventWaitS;
+      return {
+        ...empty,
+        target: `chat-a steady stream at ${formatNumber(r.ratePerS)}/s (queue limit ${formatNumber(r.maxDepth)}), received -> done`,
+        instances: '1',
+        connections: '-',
+        reqPerS: r.processedPerS === null ? '-' : formatNumber(r.processedPerS, 1),
+        p50: wait ? msText(wait.p50 * 1000) : '-',
+        p99: wait ? msText(wait.p99 * 1000) : '-',
+        rss: rssText(r.peakRssMb),
+        note: `${r.delivery.backpressure.refusals} refused (503), deepest queue ${formatNumber(r.maxOpenDepth)}; events processed per second; latencies are each event's wait in the queue`,
       };
     }
   }
