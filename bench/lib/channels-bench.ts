@@ -328,16 +328,18 @@ export async function measureSteadyStream(ctx: ChannelsContext, settings: Channe
   ctx.report.stream = await measureLimitedQueue(ctx, settings, { kind: 'stream', events: st.events, ratePerS: st.ratePerS });
 }
 
+/** The two runs on a small queue: their name in the log and failures, and the tag of their event ids. */
+const LIMITED_QUEUE_RUNS = { backpressure: { label: 'backpressure', tag: 'b' }, stream: { label: 'steady stream', tag: 's' } } as const;
+
 /** Events at a fixed rate to a server with a small queue, every refusal retried: the backpressure run, or a stream that must never be refused. */
 async function measureLimitedQueue(ctx: ChannelsContext, settings: ChannelSettings, run: { kind: 'backpressure' | 'stream'; events: number; ratePerS: number }): Promise<BackpressureResult> {
   const { log } = ctx;
   const bp = settings.backpressure;
-  log(
-    `${run.kind === 'stream' ? 'steady stream' : 'backpressure'}: a server with INBOUND_QUEUE_MAX_DEPTH=${bp.maxDepth}, BACKPRESSURE_RETRY_AFTER_S=${bp.retryAfterS}; ${run.events} events at ${run.ratePerS}/s ...`,
-  );
+  const { label, tag } = LIMITED_QUEUE_RUNS[run.kind];
+  log(`${label}: a server with INBOUND_QUEUE_MAX_DEPTH=${bp.maxDepth}, BACKPRESSURE_RETRY_AFTER_S=${bp.retryAfterS}; ${run.events} events at ${run.ratePerS}/s ...`);
   const { server, base } = await ctx.startServer({ INBOUND_QUEUE_MAX_DEPTH: String(bp.maxDepth), BACKPRESSURE_RETRY_AFTER_S: String(bp.retryAfterS) }, run.kind);
   try {
-    const events = mentionEvents(ctx.workspaces, run.events, `${ctx.runTag}${run.kind === 'stream' ? 's' : 'b'}`);
+    const events = mentionEvents(ctx.workspaces, run.events, `${ctx.runTag}${tag}`);
     const keys = events.map((e) => e.key);
     ctx.vendor.reset();
     const since = await databaseNow(ctx.dbUrl);
@@ -421,7 +423,7 @@ async function measureLimitedQueue(ctx: ChannelsContext, settings: ChannelSettin
     }
     if (counts.stored !== events.length) problems.push(`${counts.stored} of ${events.length} events kept`);
     problems.push(...channelProblems(counts, r.accepted, r.attempts), ...vendorProblems(vendor, counts.replies));
-    fail(ctx.report, log, run.kind === 'stream' ? 'chat-a steady stream' : 'chat-a backpressure', problems);
+    fail(ctx.report, log, `chat-a ${label}`, problems);
     return result;
   } finally {
     await server.stop();

@@ -23,7 +23,7 @@ export interface TargetItem {
   note?: SummaryNote;
 }
 
-/** The rows measured otherwise: the socket push, the idle sockets, the chat-a processing and backpressure. */
+/** The rows measured otherwise: the socket push, the idle sockets, the chat-a processing, backpressure and steady stream. */
 export type SpecialItem = { special: 'start' | 'memory' | 'socket' | 'idle-sockets' | 'chat-a processed' | 'chat-a processed (cluster)' | 'backpressure' | 'stream' };
 
 export type SummaryItem = TargetItem | SpecialItem;
@@ -84,6 +84,16 @@ function targetRow(item: TargetItem, summaries: TargetSummary[], report: Report)
     baseline: base ? displayName(base.name) : '-',
     rss: idlePeakText(s.idleRssMb, s.peakRssMb),
     note: item.note?.(report) ?? '',
+  };
+}
+
+/** Events processed per second as the rate, each event's wait in the queue (received -> done) as the latencies. */
+function processedCells(r: { processedPerS: number | null; counts: { eventWaitS: { p50: number; p99: number } | null } }): Pick<SummaryRow, 'reqPerS' | 'p50' | 'p99'> {
+  const wait = r.counts.eventWaitS;
+  return {
+    reqPerS: r.processedPerS === null ? '-' : formatNumber(r.processedPerS, 1),
+    p50: wait ? msText(wait.p50 * 1000) : '-',
+    p99: wait ? msText(wait.p99 * 1000) : '-',
   };
 }
 
@@ -151,14 +161,11 @@ function specialRow(item: SpecialItem, report: Report): SummaryRow | null {
     case 'chat-a processed (cluster)': {
       const r = item.special === 'chat-a processed' ? report.channels : report.channelsCluster;
       if (!r) return null;
-      const wait = r.counts.eventWaitS;
       return {
         ...empty,
         target: 'chat-a events processed to a sent reply (received -> done)',
         instances: String(r.instances),
-        reqPerS: r.processedPerS === null ? '-' : formatNumber(r.processedPerS, 1),
-        p50: wait ? msText(wait.p50 * 1000) : '-',
-        p99: wait ? msText(wait.p99 * 1000) : '-',
+        ...processedCells(r),
         rss: rssText(r.peakRssMb),
         note: `${formatNumber(r.counts.statuses.done ?? 0)} events done, ${r.vendor.repeatedReplies} replies sent twice; latencies are each event's wait in the queue`,
       };
@@ -182,15 +189,12 @@ function specialRow(item: SpecialItem, report: Report): SummaryRow | null {
     case 'stream': {
       const r = report.stream;
       if (!r) return null;
-      const wait = r.counts.eventWaitS;
       return {
         ...empty,
         target: `chat-a steady stream at ${formatNumber(r.ratePerS)}/s (queue limit ${formatNumber(r.maxDepth)}), received -> done`,
         instances: '1',
         connections: '-',
-        reqPerS: r.processedPerS === null ? '-' : formatNumber(r.processedPerS, 1),
-        p50: wait ? msText(wait.p50 * 1000) : '-',
-        p99: wait ? msText(wait.p99 * 1000) : '-',
+        ...processedCells(r),
         rss: rssText(r.peakRssMb),
         note: `${r.delivery.backpressure.refusals} refused (503), deepest queue ${formatNumber(r.maxOpenDepth)}; events processed per second; latencies are each event's wait in the queue`,
       };
