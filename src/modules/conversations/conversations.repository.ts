@@ -14,6 +14,7 @@ import {
   conversationTurns as turns,
   conversations,
   messageRevisions,
+  messageWords,
   queueItems,
   type ConversationRow,
   type MessageRow,
@@ -266,7 +267,7 @@ export class ConversationsRepository {
           reachFilter(reach, conversations),
           filter.orgId ? eq(conversations.orgId, filter.orgId) : undefined,
           filter.includeInternal ? undefined : eq(messages.isInternal, false),
-          sql`${messages.search} @@ ${query}`,
+          sql`${messageWords(messages.content)} @@ ${query}`,
         ),
       )
       .groupBy(conversations.id)
@@ -287,7 +288,7 @@ export class ConversationsRepository {
           inAnyOrg(messages.orgId, scopes),
           inArray(messages.conversationId, conversationIds),
           filter.includeInternal ? undefined : eq(messages.isInternal, false),
-          sql`${messages.search} @@ websearch_to_tsquery('english', ${filter.q})`,
+          sql`${messageWords(messages.content)} @@ websearch_to_tsquery('english', ${filter.q})`,
         ),
       )
       .orderBy(desc(messages.createdAt));
@@ -418,7 +419,7 @@ export class ConversationsRepository {
         excerpt: sql<string>`ts_headline('english', ${messages.content}, ${query}, ${options})`,
       })
       .from(messages)
-      .where(and(inAnyOrg(messages.orgId, scopes), anyUuid(messages.conversationId, conversationIds), sql`${messages.search} @@ ${query}`))
+      .where(and(inAnyOrg(messages.orgId, scopes), anyUuid(messages.conversationId, conversationIds), sql`${messageWords(messages.content)} @@ ${query}`))
       .orderBy(desc(messages.createdAt), desc(messages.id));
   }
 
@@ -491,7 +492,7 @@ function prepareStatements(dbService: DbService) {
           .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), eq(conversations.status, 'pending')))
           .for('update'),
       );
-      // Every insertable column, in the table's order (the generated search column is not one).
+      // Every column, in the table's order.
       const message = db.$with('message').as(
         db
           .insert(messages)

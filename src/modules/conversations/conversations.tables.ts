@@ -1,14 +1,17 @@
-import { sql } from 'drizzle-orm';
-import { bigint, boolean, customType, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid, type PgColumn } from 'drizzle-orm/pg-core';
 import { CONVERSATION_STATUSES, type ConversationChannel, type ConversationStatus, type MessageRole, type QueueItemReason } from '../../contracts/conversations.js';
 import { oneOf } from '../../platform/db/checks.js';
 import { orgs } from '../orgs/orgs.tables.js';
 
-const tsvector = customType<{ data: string }>({
-  dataType() {
-    return 'tsvector';
-  },
-});
+/**
+ * A message's words for full-text search: the expression its GIN index is built on, so a search
+ * written with it is answered from the index. Not a stored column: a message row carries no copy of
+ * its words, and no statement that reads or returns a message carries them.
+ */
+export function messageWords(content: PgColumn): SQL {
+  return sql`to_tsvector('english', ${content})`;
+}
 
 /** Conversation (spec 2.5): a thread between an org and one of its Specialists (OSA). */
 export const conversations = pgTable(
@@ -68,13 +71,12 @@ export const conversationMessages = pgTable(
       .notNull()
       .default(sql`clock_timestamp()`),
     correctedAt: timestamp('corrected_at', { withTimezone: true }),
-    search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', "content")`),
   },
   (t) => [
     index('conversation_messages_thread_idx').on(t.conversationId, t.createdAt, t.id),
     uniqueIndex('conversation_messages_reply_once').on(t.replyToMessageId),
     uniqueIndex('conversation_messages_idempotency').on(t.conversationId, t.idempotencyKey),
-    index('conversation_messages_search_idx').using('gin', t.search),
+    index('conversation_messages_search_idx').using('gin', messageWords(t.content)),
     index('conversation_messages_org_idx').on(t.orgId, t.createdAt),
   ],
 );

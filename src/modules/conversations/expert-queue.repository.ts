@@ -11,7 +11,7 @@ import { orgLegalNames } from '../orgs/index.js';
 import { specialistNames } from '../specialists/index.js';
 import { reachFilter, type Reach } from './conversations.access.js';
 import type { QueueFilter } from './conversations.repository.js';
-import { conversationMessages as messages, queueItems } from './conversations.tables.js';
+import { conversationMessages as messages, messageWords, queueItems } from './conversations.tables.js';
 
 /**
  * Whose attention list: a Reach known without the database (org-wide roles, members), or an
@@ -135,5 +135,5 @@ function toQueuePage(result: PageRow[]): QueuePage {
 
 /** A message matching the search words (websearch syntax). */
 function searchMatches(q: string): SQL {
-  return sql`${messages.search} @@ websearch_to_tsquery('english', ${q})`;
+  return sql`${messageWords(messages.content)} @@ websearch_to_tsquery('english', ${q})`;
 }
