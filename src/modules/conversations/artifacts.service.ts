@@ -43,7 +43,7 @@ export class ArtifactsService {
    * this conversation's only (a block naming anything else reads as a file no longer available).
    * Nothing is read yet: the agent reads what it sends.
    */
-  async history(conversation: ConversationRow, rows: HistoryEntry[]): Promise<HistoryMessage[]> {
+  async history(conversation: Pick<ConversationRow, 'id' | 'orgId'>, rows: HistoryEntry[]): Promise<HistoryMessage[]> {
     const split = rows.map((m) => ({ row: m, ...(m.role === 'client' ? splitResources(m.content) : { text: m.content, resources: [] }) }));
     const ids = [...new Set(split.flatMap((m) => m.resources.map((r) => r.artifactId)))];
     const found = new Map((await this.repo.findMany(jobScope(conversation), conversation.id, ids)).map((a) => [a.id, a]));

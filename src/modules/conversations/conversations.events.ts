@@ -36,8 +36,11 @@ export class ConversationEvents {
     private readonly deliveries: MessageDeliveries,
   ) {}
 
-  /** A channel reply's staff view carries its delivery state, read first (a web thread's needs no read). */
-  async message(event: MessageEvent, conversation: ConversationRow, row: MessageRow): Promise<void> {
+  /**
+   * A channel reply's staff view carries its delivery state, read first (a web thread's needs no
+   * read). Of the thread, only what never changes is read: its id, org, Specialist and channel.
+   */
+  async message(event: MessageEvent, conversation: Pick<ConversationRow, 'id' | 'orgId' | 'specialistId' | 'channel'>, row: MessageRow): Promise<void> {
     // Org rooms hold staff only (with the Experts scoped to the thread's Specialist); Expert
     // follow-ups and notes go to the thread's room alone. Every socket in these rooms may read the
     // thread (joins are checked, grants decide the rest), so the views carry links.

@@ -20,6 +20,7 @@ import {
   type MessageRow,
   type QueueItemRow,
   type TurnRow,
+  type TurnThread,
 } from './conversations.tables.js';
 
 type NewConversation = typeof conversations.$inferInsert;
@@ -167,14 +168,15 @@ export class ConversationsRepository {
    * `insertTurn`) and the thread's last message moved, as the locking transaction does for a
    * client message that leaves the status as it is; it also reads the turn's history (the
    * thread's `historyLimit` messages before this one, `historyBefore`), as the statement saw the
-   * thread. Nothing is written (undefined) when the thread is no longer pending or the idempotency
-   * key was used: the caller then takes the transaction that applies the status rule.
+   * thread. Of the thread it returns what the turn reads (`TurnThread`, which never changes).
+   * Nothing is written (undefined) when the thread is no longer pending or the idempotency key was
+   * used: the caller then takes the transaction that applies the status rule.
    */
   async storeClientMessageWhilePending(
     scope: OrgScope,
     values: { conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null },
     turn: { claimLeaseMs: number; historyLimit: number },
-  ): Promise<{ message: MessageRow; conversation: ConversationRow; history: HistoryEntry[] } | undefined> {
+  ): Promise<{ message: MessageRow; conversation: TurnThread; history: HistoryEntry[] } | undefined> {
     const [row] = await this.statements.storeClientMessage({ ...values, orgId: scope.orgId, now: systemNow(), leaseS: turn.claimLeaseMs / 1000, historyLimit: turn.historyLimit });
     return row?.thread ? { message: row.message, conversation: row.thread, history: row.history?.entries ?? [] } : undefined;
   }
@@ -331,15 +333,13 @@ export class ConversationsRepository {
    * A web thread's Specialist reply in one statement (it commits alone): the reply stored unless
    * the turn's message already has one, the turn done, and the thread marked answered at the
    * reply's time, and the turn's ledger rows (`ledger`, the agent's `PendingLedger.entries`), written
-   * whether or not the reply is new: its model calls were made. Returns the new reply and the
-   * updated thread (null when the thread is gone), or nothing when the message had a reply already.
+   * whether or not the reply is new: its model calls were made. Returns the new reply, or nothing
+   * when the message had a reply already. The thread's row is not returned: what its reply's event
+   * needs of it (its id, org, Specialist and channel) never changes.
    */
-  async deliverReply(
-    scope: OrgScope,
-    values: { conversationId: string; specialistId: string; messageId: string; content: string; ledger: string },
-  ): Promise<{ reply: MessageRow; conversation: ConversationRow | null } | undefined> {
+  async deliverReply(scope: OrgScope, values: { conversationId: string; specialistId: string; messageId: string; content: string; ledger: string }): Promise<MessageRow | undefined> {
     const [row] = await this.statements.deliverReply({ ...values, orgId: scope.orgId, now: systemNow() });
-    return row && { reply: row.reply, conversation: row.thread };
+    return row;
   }
 
   async finishTurn(scope: OrgScope, messageId: string, status: 'done' | 'failed', lastError: string | null = null): Promise<void> {
@@ -482,7 +482,7 @@ function prepareStatements(dbService: DbService) {
         .from(sql`(select 1) as history`),
     ),
     storeClientMessage: dbService.prepared<
-      Array<{ message: MessageRow; thread: ConversationRow | null; history: { entries: HistoryEntry[] } | null }>,
+      Array<{ message: MessageRow; thread: TurnThread | null; history: { entries: HistoryEntry[] } | null }>,
       { orgId: string; conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null; now: Date; leaseS: number; historyLimit: number }
     >('conversation_client_message_store_in_org', (db) => {
       const locked = db.$with('locked').as(
@@ -528,7 +528,13 @@ function prepareStatements(dbService: DbService) {
           .update(conversations)
           .set({ status: 'pending', snoozeUntil: null, lastMessageAt: sql`(select ${message.createdAt} from ${message})`, updatedAt: sql`${p('now')}` })
           .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), exists(db.select({ one: sql`1` }).from(message))))
-          .returning(),
+          .returning({
+            id: conversations.id,
+            orgId: conversations.orgId,
+            assignmentId: conversations.assignmentId,
+            specialistId: conversations.specialistId,
+            channel: conversations.channel,
+          }),
       );
       // The turn's history, read by the same statement: the thread before the new message.
       const history = db
@@ -541,39 +547,35 @@ function prepareStatements(dbService: DbService) {
         .leftJoin(thread, sql`true`)
         .leftJoin(history, sql`true`);
     }),
-    deliverReply: dbService.prepared<
-      Array<{ reply: MessageRow; thread: ConversationRow | null }>,
-      { orgId: string; conversationId: string; specialistId: string; messageId: string; content: string; ledger: string; now: Date }
-    >('conversation_reply_deliver_in_org', (db) => {
-      const reply = db.$with('reply').as(
-        db
-          .insert(messages)
-          .values({ conversationId: p('conversationId'), orgId: p('orgId'), role: 'specialist', senderId: p('specialistId'), content: p('content'), replyToMessageId: p('messageId') })
-          .onConflictDoNothing()
-          .returning(),
-      );
-      const turn = db.$with('turn').as(
-        db
-          .update(turns)
-          .set({ status: 'done', lastError: null, claimedUntil: null, updatedAt: sql`${p('now')}` })
-          .where(and(eq(turns.orgId, p('orgId')), eq(turns.messageId, p('messageId'))))
-          .returning({ messageId: turns.messageId }),
-      );
-      const thread = db.$with('thread').as(
-        db
-          .update(conversations)
-          .set({ autoResponded: true, lastMessageAt: sql`(select ${reply.createdAt} from ${reply})`, updatedAt: sql`${p('now')}` })
-          .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), exists(db.select({ one: sql`1` }).from(reply))))
-          .returning(),
-      );
-      // The turn's model calls, whether or not the reply is new: a data-modifying CTE always runs.
-      const ledger = db.$with('ledger', { id: sql<string>`id`.as('id') }).as(ledgerRowsInsert(p('orgId'), p('ledger')));
-      return db
-        .with(reply, turn, thread, ledger)
-        .select()
-        .from(reply)
-        .leftJoin(thread, sql`true`);
-    }),
+    deliverReply: dbService.prepared<MessageRow[], { orgId: string; conversationId: string; specialistId: string; messageId: string; content: string; ledger: string; now: Date }>(
+      'conversation_reply_deliver_in_org',
+      (db) => {
+        const reply = db.$with('reply').as(
+          db
+            .insert(messages)
+            .values({ conversationId: p('conversationId'), orgId: p('orgId'), role: 'specialist', senderId: p('specialistId'), content: p('content'), replyToMessageId: p('messageId') })
+            .onConflictDoNothing()
+            .returning(),
+        );
+        const turn = db.$with('turn').as(
+          db
+            .update(turns)
+            .set({ status: 'done', lastError: null, claimedUntil: null, updatedAt: sql`${p('now')}` })
+            .where(and(eq(turns.orgId, p('orgId')), eq(turns.messageId, p('messageId'))))
+            .returning({ messageId: turns.messageId }),
+        );
+        const thread = db.$with('thread').as(
+          db
+            .update(conversations)
+            .set({ autoResponded: true, lastMessageAt: sql`(select ${reply.createdAt} from ${reply})`, updatedAt: sql`${p('now')}` })
+            .where(and(eq(conversations.orgId, p('orgId')), eq(conversations.id, p('conversationId')), exists(db.select({ one: sql`1` }).from(reply))))
+            .returning({ id: conversations.id }),
+        );
+        // The turn's model calls, whether or not the reply is new: a data-modifying CTE always runs (the thread's update too).
+        const ledger = db.$with('ledger', { id: sql<string>`id`.as('id') }).as(ledgerRowsInsert(p('orgId'), p('ledger')));
+        return db.with(reply, turn, thread, ledger).select().from(reply);
+      },
+    ),
     claimTurn: dbService.prepared<TurnRow[], { orgId: string; messageId: string; leaseS: number; now: Date }>(
       'conversation_turns_claim_in_org',
       (db) =>

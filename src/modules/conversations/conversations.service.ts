@@ -30,7 +30,7 @@ import { toConversationDto, toMessageDto, type SpecialistCard, type Viewer } fro
 import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository, type HistoryEntry } from './conversations.repository.js';
 import { transition, type StatusTrigger } from './conversations.status.js';
-import type { ConversationRow, MessageRow } from './conversations.tables.js';
+import type { ConversationRow, MessageRow, TurnThread } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
 import { MessageDeliveries } from './message-deliveries.js';
 import { MessageQuotaService } from './message-quota.service.js';
@@ -287,7 +287,7 @@ export class ConversationsService implements OnModuleInit {
     channel: ConversationChannel;
     messageKey: string;
     content: string;
-  }): Promise<{ conversation: ConversationRow; message: MessageRow; reply: MessageRow | null; duplicate: boolean }> {
+  }): Promise<{ conversation: TurnThread; message: MessageRow; reply: MessageRow | null; duplicate: boolean }> {
     const key = channelMessageKey(input.channel, input.messageKey);
     // The inbound job's org: the one its channel thread is bound to.
     const scope = jobScope(input);
@@ -485,7 +485,7 @@ export class ConversationsService implements OnModuleInit {
     scope: OrgScope,
     values: { conversationId: string; senderId: string | null; content: string; idempotencyKey: string | null },
     seen: ConversationStatus | undefined,
-  ): Promise<{ conversation: ConversationRow; message: MessageRow; history: HistoryEntry[] } | undefined> {
+  ): Promise<{ conversation: TurnThread; message: MessageRow; history: HistoryEntry[] } | undefined> {
     if ((seen !== undefined && seen !== 'pending') || this.dbService.inTransaction) return undefined;
     const stored = await this.repo.storeClientMessageWhilePending(scope, values, { claimLeaseMs: this.turns.firstClaimMs, historyLimit: this.turns.historyLimit });
     if (!stored) return undefined;

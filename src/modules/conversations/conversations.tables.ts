@@ -46,6 +46,8 @@ export const conversations = pgTable(
   ],
 );
 export type ConversationRow = typeof conversations.$inferSelect;
+/** What a turn reads of its thread: what never changes once the thread exists. */
+export type TurnThread = Pick<ConversationRow, 'id' | 'orgId' | 'assignmentId' | 'specialistId' | 'channel'>;
 
 /** A message of a conversation. A Specialist reply names the client message it answers (one at most). */
 export const conversationMessages = pgTable(

@@ -11,7 +11,7 @@ import { SpecialistsService } from '../specialists/index.js';
 import { ArtifactsService } from './artifacts.service.js';
 import { ConversationEvents } from './conversations.events.js';
 import { ConversationsRepository, type HistoryEntry } from './conversations.repository.js';
-import type { ConversationRow, MessageRow } from './conversations.tables.js';
+import type { ConversationRow, MessageRow, TurnThread } from './conversations.tables.js';
 import { ExpertQueueService } from './expert-queue.service.js';
 import { OUTBOUND_PORT, type OutboundPort } from './outbound.port.js';
 
@@ -77,7 +77,7 @@ export class TurnsService implements OnModuleInit {
    * Runs the turn of a client message unless it ran or runs elsewhere. Returns the reply (new or
    * already stored), or null when the turn failed or another worker holds it.
    */
-  async run(conversation: ConversationRow, message: MessageRow, observer: TurnObserver = {}, options: TurnOptions = {}): Promise<MessageRow | null> {
+  async run(conversation: TurnThread, message: MessageRow, observer: TurnObserver = {}, options: TurnOptions = {}): Promise<MessageRow | null> {
     // A turn is a job on its conversation, whoever starts it (the request or the sweeper): its org is the row's.
     const scope = jobScope(conversation);
     if (!options.claimed) {
@@ -123,7 +123,7 @@ export class TurnsService implements OnModuleInit {
    * failure. `gateOpen`: the request that stored the message found the org's gate open moments ago;
    * `earlier`: the thread before the message, as the statement that stored it read it.
    */
-  private async take(scope: OrgScope, conversation: ConversationRow, message: MessageRow, observer: TurnObserver, gateOpen: boolean, earlier?: HistoryEntry[]): Promise<MessageRow | null> {
+  private async take(scope: OrgScope, conversation: TurnThread, message: MessageRow, observer: TurnObserver, gateOpen: boolean, earlier?: HistoryEntry[]): Promise<MessageRow | null> {
     // Spec 3.6: while the org's access gate is closed the agent takes no turns.
     if (!gateOpen && !(await this.accessGate.isOpen(conversation.orgId))) {
       await this.repo.finishTurn(scope, message.id, 'failed', 'org_suspended');
@@ -210,22 +210,22 @@ export class TurnsService implements OnModuleInit {
    * the turn's ledger rows too; a channel thread's is a transaction that queues it for its channel
    * (its ledger rows were written by the agent).
    */
-  private async deliver(scope: OrgScope, conversation: ConversationRow, message: MessageRow, answer: AgentTurnResult): Promise<MessageRow> {
+  private async deliver(scope: OrgScope, conversation: TurnThread, message: MessageRow, answer: AgentTurnResult): Promise<MessageRow> {
     const conversationId = conversation.id;
     const text = answer.text;
     if (answer.ledger) {
       const ledger = answer.ledger;
-      const stored = await this.repo
+      const reply = await this.repo
         .deliverReply(scope, { conversationId, specialistId: conversation.specialistId, messageId: message.id, content: text, ledger: ledger.entries })
         .catch(async (err: unknown) => {
           // Not stored: the turn stays claimed and runs again, but these model calls were made.
           await ledger.write();
           throw err;
         });
-      if (!stored) return (await this.repo.findReply(scope, conversationId, message.id))!;
+      if (!reply) return (await this.repo.findReply(scope, conversationId, message.id))!;
       // After its commit, as afterCommit would: a failed push is logged, the reply stands.
-      await this.events.message('agent_message_sent', stored.conversation ?? conversation, stored.reply).catch((err: unknown) => logger.error({ err, conversationId }, 'after-commit hook failed'));
-      return stored.reply;
+      await this.events.message('agent_message_sent', conversation, reply).catch((err: unknown) => logger.error({ err, conversationId }, 'after-commit hook failed'));
+      return reply;
     }
     return this.dbService.transaction(async () => {
       const reply = await this.repo.insertMessage(scope, {
@@ -246,7 +246,7 @@ export class TurnsService implements OnModuleInit {
   }
 
   /** A web thread's reply is stored by one statement outside any transaction (deliver). */
-  private repliesInOneStatement(conversation: ConversationRow): boolean {
+  private repliesInOneStatement(conversation: TurnThread): boolean {
     return conversation.channel === 'web' && !this.dbService.inTransaction;
   }
 
