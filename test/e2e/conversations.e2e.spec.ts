@@ -1,11 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AUDIENCE_CLIENT_ROOM, AUDIENCE_STAFF_ROOM } from '../../src/contracts/realtime.js';
 import { AgentService } from '../../src/modules/agent/index.js';
 import { ConversationsRepository } from '../../src/modules/conversations/conversations.repository.js';
 import { ConversationsService } from '../../src/modules/conversations/index.js';
 import { Clock } from '../../src/platform/clock/clock.js';
 import { DbService } from '../../src/platform/db/db.service.js';
+import { RealtimeService } from '../../src/platform/realtime/realtime.service.js';
 import { factoriesOf } from '../support/factories.js';
 import { collect, connectSocket, waitFor, type TestSocket } from '../support/sockets.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -453,6 +455,57 @@ describe('conversations, replies and status (spec 2.5, 3.1, 4.4)', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(clientMessages).toHaveLength(1);
     expect(strangerReplies).toHaveLength(0);
+  });
+
+  it("pushes each view to the sockets in the event's rooms, once each, without ever listing an audience's sockets", async () => {
+    const conv = (await c.app.post('/api/conversations', {}, { token: c.client })).body;
+    const clientSocket = await connectSocket(c.app.url, c.client);
+    const expertSocket = await connectSocket(c.app.url, c.expert);
+    sockets.push(clientSocket, expertSocket);
+    // The Expert is in the thread's room and in its Specialist's Experts room: one copy all the same.
+    expect(await clientSocket.emitWithAck('join_conversation', conv.id)).toEqual({ ok: true });
+    expect(await expertSocket.emitWithAck('join_conversation', conv.id)).toEqual({ ok: true });
+
+    // An audience's room may be asked whether it holds a socket, never listed: a push must cost its
+    // recipients, not every client (or staff) socket of the instance.
+    const realtime = c.app.running.app.get(RealtimeService) as unknown as { ns: { adapter: { rooms: Map<string, Set<string>> } } };
+    const members = realtime.ns.adapter.rooms;
+    const listed: string[] = [];
+    for (const room of [AUDIENCE_CLIENT_ROOM, AUDIENCE_STAFF_ROOM]) {
+      const set = members.get(room)!;
+      const refuse = () => {
+        listed.push(room);
+        throw new Error(`${room} was listed`);
+      };
+      Object.assign(set, { forEach: refuse, values: refuse, keys: refuse, entries: refuse, [Symbol.iterator]: refuse });
+    }
+
+    const clientSeen = { received: collect(clientSocket, 'user_message_received'), replies: collect(clientSocket, 'agent_message_sent'), added: collect(clientSocket, 'workspace_message_added') };
+    const expertSeen = { received: collect(expertSocket, 'user_message_received'), replies: collect(expertSocket, 'agent_message_sent'), added: collect(expertSocket, 'workspace_message_added') };
+    const clientQueue = collect(clientSocket, 'expert_queue_item_added');
+    const expertQueue = collect(expertSocket, 'expert_queue_item_added');
+
+    await c.app.post(`/api/conversations/${conv.id}/messages`, { content: 'Hello there' }, { token: c.client });
+    await c.app.post(`/api/conversations/${conv.id}/messages`, { content: 'Staff only', isInternal: true }, { token: c.expert });
+    await c.app.post(`/api/conversations/${conv.id}/messages`, { content: 'For the client' }, { token: c.expert });
+    expect((await c.app.post(`/api/conversations/${conv.id}/escalate`, { reason: 'A person, please' }, { token: c.client })).status).toBe(201);
+    await waitFor(() => expertSeen.added.length === 2 && clientSeen.added.length === 1 && expertQueue.length === 1 && clientSeen.replies.length === 1 && expertSeen.replies.length === 1);
+    await new Promise((r) => setTimeout(r, 200));
+
+    expect(listed).toEqual([]);
+    for (const seen of [clientSeen, expertSeen]) {
+      expect(seen.received.map((e) => e.message.content)).toEqual(['Hello there']);
+      expect(seen.replies).toHaveLength(1);
+    }
+    // The staff view names the Expert; the client's shows the Specialist, and no internal note.
+    expect(expertSeen.added.map((e) => [e.message.role, e.message.content])).toEqual([
+      ['expert', 'Staff only'],
+      ['expert', 'For the client'],
+    ]);
+    expect(clientSeen.added.map((e) => [e.message.role, e.message.content])).toEqual([['specialist', 'For the client']]);
+    // The attention list's events are for staff only.
+    expect(expertQueue.map((e) => e.conversationId)).toEqual([conv.id]);
+    expect(clientQueue).toEqual([]);
   });
 });
 

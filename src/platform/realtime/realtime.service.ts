@@ -202,15 +202,11 @@ export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, Be
     await closeRedis(this.pub);
   }
 
-  /**
-   * Sends an event to rooms on every instance, but not to sockets in `except`. A failed push is
-   * logged; the caller's write stands.
-   */
-  emit<E extends ServerEventName>(rooms: string | string[], event: E, payload: ServerEventPayload<E>, except?: string | string[]): boolean {
+  /** Sends an event to rooms on every instance. A failed push is logged; the caller's write stands. */
+  emit<E extends ServerEventName>(rooms: string | string[], event: E, payload: ServerEventPayload<E>): boolean {
     if (!this.ns) return false;
     try {
-      const target = except ? this.ns.to(rooms).except(except) : this.ns.to(rooms);
-      (target as unknown as { emit: (e: string, p: unknown) => boolean }).emit(event, payload);
+      (this.ns.to(rooms) as unknown as { emit: (e: string, p: unknown) => boolean }).emit(event, payload);
       return true;
     } catch (err) {
       logger.warn({ err, event }, 'realtime push failed');
@@ -233,7 +229,7 @@ export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, Be
    * never to client sockets.
    */
   toQueue<E extends ServerEventName>(thread: ThreadScope, event: E, payload: ServerEventPayload<E>): boolean {
-    return this.emit([expertsOrgRoom(thread.orgId), EXPERTS_ALL_ORGS_ROOM, ...orgThreadRooms(thread)], event, payload, AUDIENCE_CLIENT_ROOM);
+    return this.toAudiences([expertsOrgRoom(thread.orgId), EXPERTS_ALL_ORGS_ROOM, ...orgThreadRooms(thread)], event, { staff: payload, client: null });
   }
 
   toConversation<E extends ServerEventName>(conversationId: string, event: E, payload: ServerEventPayload<E>): boolean {
@@ -259,12 +255,33 @@ export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, Be
     }
   }
 
-  /** Both views of an audience push to this instance's sockets in its rooms. */
+  /**
+   * Both views of an audience push to this instance's sockets in its rooms: the rooms' own members,
+   * each told apart by its audience room (a socket in neither gets nothing), then each view once to
+   * its sockets (by the room every socket has of its own id). A push costs its recipients: an
+   * audience's room is looked up, never listed (excluding the other audience by room would copy
+   * every socket of it on this instance, for every push).
+   */
   private deliverHere({ rooms, event, staff, client }: AudiencePush): void {
-    const local = this.ns?.local as unknown as { to(rooms: string[]): { except(room: string): { emit(e: string, p: unknown): boolean } } } | undefined;
-    if (!local) return;
-    local.to(rooms).except(AUDIENCE_CLIENT_ROOM).emit(event, staff);
-    if (client !== null) local.to(rooms).except(AUDIENCE_STAFF_ROOM).emit(event, client);
+    const ns = this.ns;
+    if (!ns) return;
+    const members = ns.adapter.rooms;
+    const clients = members.get(AUDIENCE_CLIENT_ROOM);
+    const staffs = members.get(AUDIENCE_STAFF_ROOM);
+    const seen = new Set<string>();
+    const toStaff: string[] = [];
+    const toClients: string[] = [];
+    for (const room of rooms) {
+      for (const id of members.get(room) ?? []) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        if (staffs?.has(id)) toStaff.push(id);
+        else if (clients?.has(id)) toClients.push(id);
+      }
+    }
+    const local = ns.local as unknown as { to(rooms: string[]): { emit(e: string, p: unknown): boolean } };
+    if (toStaff.length > 0) local.to(toStaff).emit(event, staff);
+    if (client !== null && toClients.length > 0) local.to(toClients).emit(event, client);
   }
 
   /**
