@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -10,15 +11,15 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Variables of the developer's shell that must never leak into a service a test starts. */
 const PRIVATE_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'SMTP_URL', 'ENCRYPTION_KEY', 'JWT_PRIVATE_KEY', 'JWT_PUBLIC_KEY', 'PORT', 'LOG_LEVEL'];
 
+/**
+ * A free port for a server a test starts in another process. It is chosen below the kernel's
+ * ephemeral range (the local ports of outgoing connections), so no connection opened meanwhile (the
+ * other instances' pools connecting to PostgreSQL and Redis) can take it before the server binds
+ * it: a port the kernel picked itself (`listen(0)`) is from that range, and so was a random one
+ * between 20,000 and 50,000 (a cluster instance once failed with EADDRINUSE that way).
+ */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
+  return freePortRange(1);
 }
 
 function portIsFree(port: number): Promise<boolean> {
@@ -29,15 +30,27 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** The first of `count` consecutive free ports (start:cluster takes PORT, PORT+1, ...). */
+/** The first of `count` consecutive free ports (start:cluster takes PORT, PORT+1, ...), below the ephemeral range (freePort). */
 export async function freePortRange(count: number): Promise<number> {
+  const [low, high] = listeningPorts();
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const base = low + Math.floor(Math.random() * (high - low - count));
     let free = true;
     for (let i = 0; i < count && free; i++) free = await portIsFree(base + i);
     if (free) return base;
   }
   throw new Error(`no ${count} consecutive free ports found`);
+}
+
+/** Ports no outgoing connection is given: from 10,000 to just below the kernel's ephemeral range (Linux: 32768 unless set otherwise). */
+function listeningPorts(): [number, number] {
+  try {
+    const [first] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (first !== undefined && Number.isInteger(first) && first > 12_000) return [10_000, first];
+  } catch {
+    // Not Linux: the usual ephemeral ranges start at 32768 or above (macOS and Windows: 49152).
+  }
+  return [10_000, 32_768];
 }
 
 export interface Exit {
