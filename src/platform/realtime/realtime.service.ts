@@ -268,13 +268,11 @@ export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, Be
     const members = ns.adapter.rooms;
     const clients = members.get(AUDIENCE_CLIENT_ROOM);
     const staffs = members.get(AUDIENCE_STAFF_ROOM);
-    const seen = new Set<string>();
+    // A socket in several of the rooms is named more than once; the broadcast sends to each socket once.
     const toStaff: string[] = [];
     const toClients: string[] = [];
     for (const room of rooms) {
       for (const id of members.get(room) ?? []) {
-        if (seen.has(id)) continue;
-        seen.add(id);
         if (staffs?.has(id)) toStaff.push(id);
         else if (clients?.has(id)) toClients.push(id);
       }
