@@ -217,6 +217,54 @@ describe('client onboarding: invite, onboarding code, Phase 2 (spec 3.2, 4.2, 4.
     expect((await app.post(`/api/onboarding/${token}/complete`, { legalName: 'X', slug: org.slug, password: 'a strong password', name: 'X' })).status).toBe(401);
   });
 
+  it('follows a changed admin email: the former address loses the invite and the membership it gave, the new one gets a new link', async () => {
+    const org = await newOrg();
+    const first = await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am });
+    const oldToken = tokenOf(first.body.onboardingUrl);
+    const formerSession = await signInWithCode(oldToken, org.adminEmail);
+    expect((await app.get('/api/auth/me', { token: formerSession })).body.orgMemberships).toEqual([expect.objectContaining({ orgId: org.id, orgRole: 'owner' })]);
+
+    const newEmail = `boss@${org.slug}.example.com`;
+    const patched = await app.patch(`/api/am/orgs/${org.id}`, { adminEmail: newEmail }, { token: am });
+    expect(patched.status).toBe(200);
+    // The former admin's session holds nothing of the org any more; the link mailed to them opens nothing.
+    expect((await app.get('/api/auth/me', { token: formerSession })).body.orgMemberships).toEqual([]);
+    expect((await app.post(`/api/onboarding/${oldToken}/complete`, { legalName: 'X', slug: org.slug, password: 'a strong password', name: 'X' }, { token: formerSession })).status).toBe(404);
+    for (const res of [await app.get(`/api/onboarding/${oldToken}`), await app.post('/api/auth/send-invite-otp', { token: oldToken })]) expect(res.status).toBe(404);
+
+    // The AM sends the invite again: the new link reaches the new address, whose code signs in its own user.
+    const link = await app.get(`/api/am/orgs/${org.id}/onboarding-link`, { token: am });
+    const resent = await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am });
+    expect(resent.body.onboardingUrl).toBe(link.body.onboardingUrl);
+    expect(resent.body.onboardingUrl).not.toBe(first.body.onboardingUrl);
+    const mail = (await app.get(`/api/dev/mail?to=${newEmail}`)).body as Array<{ text: string }>;
+    expect(mail[0]!.text).toContain(resent.body.onboardingUrl);
+    const newToken = tokenOf(resent.body.onboardingUrl);
+    expect((await app.get(`/api/onboarding/${newToken}`)).body.adminEmail).toBe(newEmail);
+    const session = await signInWithCode(newToken, newEmail);
+    const me = await app.get('/api/auth/me', { token: session });
+    expect(me.body).toMatchObject({ email: newEmail, orgMemberships: [expect.objectContaining({ orgId: org.id, orgRole: 'owner' })] });
+    const pick = (await app.get(`/api/onboarding/${newToken}/specialists`)).body.items[0];
+    const done = await app.post(
+      `/api/onboarding/${newToken}/complete`,
+      { legalName: 'New Boss Ltd', slug: org.slug, password: 'a strong password', name: 'New Boss', specialistId: pick.id },
+      { token: session },
+    );
+    expect(done.status).toBe(200);
+    expect(done.body.org.status).toBe('active');
+    // Completed: a later change of the address is an edit of the org, the invite stays spent.
+    expect((await app.patch(`/api/am/orgs/${org.id}`, { adminEmail: `other@${org.slug}.example.com` }, { token: am })).status).toBe(200);
+    expect((await app.get('/api/auth/me', { token: done.body.token })).body.orgMemberships).toEqual([expect.objectContaining({ orgId: org.id, orgRole: 'owner' })]);
+  });
+
+  it('refuses an admin email of an internal user after the invite too (409), and changes nothing', async () => {
+    const org = await newOrg();
+    await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am });
+    const refused = await app.patch(`/api/am/orgs/${org.id}`, { adminEmail: 'expert@platform.demo.invalid' }, { token: am });
+    expect(refused.status).toBe(409);
+    expect((await app.get(`/api/am/orgs/${org.id}`, { token: am })).body.adminEmail).toBe(org.adminEmail);
+  });
+
   it('takes the Phase 2 slug exactly as sent: outside the pattern is 400 and nothing changes', async () => {
     const org = await newOrg();
     const token = tokenOf((await app.post(`/api/am/orgs/${org.id}/invite`, {}, { token: am })).body.onboardingUrl);

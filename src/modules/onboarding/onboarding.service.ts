@@ -122,6 +122,24 @@ export class OnboardingService {
     return admin;
   }
 
+  /**
+   * The org's admin email changed (inside that transaction). An invite not sent yet goes to the new
+   * address when it is; one already sent and not completed follows it: a new token, so the link
+   * mailed to the former address opens nothing (the AM sends the invite again to mail the new one),
+   * the onboarding code unspent and its guesses reset, and the new address's user as the invited
+   * admin with the owner membership. The former admin loses the membership the invite gave, at once
+   * (their open sessions and sockets included).
+   */
+  async followAdminEmail(scope: OrgScope, org: OrgRow): Promise<void> {
+    const invite = await this.invites.findByOrg(scope);
+    if (!invite?.sentAt || invite.completedAt) return;
+    const admin = await this.ensureAdmin(scope, org);
+    const former = invite.adminUserId;
+    const token = randomToken(32);
+    await this.invites.update(scope, invite.id, { adminUserId: admin.id, tokenSealed: this.secrets.seal(token), tokenHash: sha256Hex(token), otpUsedAt: null, otpFailedAttempts: 0 });
+    if (former && former !== admin.id && (await this.users.membership(scope, former))) await this.users.removeMembership(scope, former);
+  }
+
   /** The invite of a token, refused when unknown (404), expired or done (410). */
   private async open(token: string, opts: { forSignIn?: boolean } = {}): Promise<OrgInviteRow> {
     const invite = await this.invites.unscopedFindByTokenHash(sha256Hex(token));

@@ -11,7 +11,7 @@ import { pageOf, type Keyset } from '../../platform/http/pagination.js';
 import { Ports } from '../../platform/ports/ports.js';
 import { requestScope, type OrgScope } from '../../platform/tenancy/org-scope.js';
 import { UsersService } from '../users/index.js';
-import { ORG_ASSIGNMENTS, ORG_GRANTS, type OrgAssignmentsPort, type OrgGrantsPort } from './orgs.ports.js';
+import { ORG_ASSIGNMENTS, ORG_GRANTS, ORG_INVITE, type OrgAssignmentsPort, type OrgGrantsPort, type OrgInvitePort } from './orgs.ports.js';
 import { OrgsRepository, type OrgSummary } from './orgs.repository.js';
 import { STALE_ORG_DAYS, TRIAL_ENDING_DAYS, isConsumerMailDomain, isIanaTimezone, phase0Missing, slugEditable, slugFormatProblem, trialDateOk, trialEndOnConfirm } from './orgs.rules.js';
 import { ORG_TRANSITIONS, canTransition, orgTransition, type OrgTransition } from './orgs.status.js';
@@ -27,6 +27,7 @@ const isUniqueViolation = (err: unknown) => (err as { cause?: { code?: string } 
 export class OrgsService implements OnModuleInit {
   private assignments!: OrgAssignmentsPort;
   private grants!: OrgGrantsPort;
+  private invite!: OrgInvitePort;
 
   constructor(
     private readonly repo: OrgsRepository,
@@ -38,10 +39,11 @@ export class OrgsService implements OnModuleInit {
     private readonly ports: Ports,
   ) {}
 
-  /** The assignments and Expert modules answer their part of the Phase 0 status (and the slug's aliases). */
+  /** The assignments and Expert modules answer their part of the Phase 0 status (and the slug's aliases); onboarding, the invite's. */
   onModuleInit(): void {
     this.assignments = this.ports.one(ORG_ASSIGNMENTS);
     this.grants = this.ports.one(ORG_GRANTS);
+    this.invite = this.ports.one(ORG_INVITE);
   }
 
   /** The org holding a slug, or the org a rebrand alias points to. */
@@ -254,6 +256,7 @@ export class OrgsService implements OnModuleInit {
       }
       // Only staff edit an org here (the account managers' routes: their org-wide role was checked).
       if (changes.slug) await this.assignments.followSlug(actor, requestScope(id, 'org_wide_role'), changes.slug);
+      if (changes.adminEmail !== undefined && changes.adminEmail !== before.adminEmail) await this.invite.followAdminEmail(requestScope(id, 'org_wide_role'), updated);
       return updated;
     });
     await this.audit.record({

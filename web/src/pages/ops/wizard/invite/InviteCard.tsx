@@ -50,7 +50,7 @@ export function InviteCard({ org, ready }: { org: OrgDto; ready: boolean }) {
       <Stack gap="sm">
         <Text size="sm">
           {resend
-            ? 'The client has not confirmed yet. Resending mails the invite again and gives the link a new 7-day window; the link stays the same.'
+            ? 'The client has not confirmed yet. Resending mails the invite again and gives the link a new 7-day window; the link stays the same. After a change of the admin email the old link no longer opens: resend to mail the new address its own.'
             : 'The invite goes to the admin email with a link valid for 7 days. The client confirms the company info, sets a password and meets their Specialist.'}
         </Text>
         <Text size="sm">
