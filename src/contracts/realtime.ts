@@ -109,9 +109,11 @@ export const MAX_SOCKETS_PER_USER = 20;
 /**
  * The `data` of a refused handshake's `connect_error`: no valid session (`unauthorized`), too many
  * handshakes from the address (`rate_limit`, the per-IP throttle of spec 8), or the user already
- * holds MAX_SOCKETS_PER_USER sockets (`too_many_sockets`).
+ * holds MAX_SOCKETS_PER_USER sockets (`too_many_sockets`); a valid session on a namespace other
+ * than REALTIME_NAMESPACE (`invalid_namespace`: the default one carries nothing and takes nobody).
  */
-export type SocketRefusal = { code: 'unauthorized'; reason: string } | { code: 'rate_limit'; retryAfterS: number } | { code: 'too_many_sockets'; limit: number };
+export type SocketRefusal =
+  { code: 'unauthorized'; reason: string } | { code: 'rate_limit'; retryAfterS: number } | { code: 'too_many_sockets'; limit: number } | { code: 'invalid_namespace'; namespace: string };
 
 export interface ClientToServerEvents {
   join_conversation: (conversationId: string, ack?: (result: RoomAck) => void) => void;

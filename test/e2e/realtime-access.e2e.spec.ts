@@ -442,6 +442,19 @@ describe('socket handshakes: 20 per user, the per-IP throttle, refusals logged',
     expect(refusalLines('too_many_sockets')[0]).toMatchObject({ userId: expect.any(String), ip: expect.any(String), level: 40 });
   });
 
+  it('keeps no socket on the default namespace: without a token refused as on /notifications, with one sent there', async () => {
+    expect((await refusalOf(app.url, undefined, '/')).data).toEqual({ code: 'unauthorized', reason: 'missing' });
+    expect((await refusalOf(app.url, 'not-a-token', '/')).data).toEqual({ code: 'unauthorized', reason: expect.any(String) });
+    const token = await tokenOf(app, 'org_admin@acme.demo.invalid');
+    const refused = await refusalOf(app.url, token, '/');
+    expect(refused.data).toEqual({ code: 'invalid_namespace', namespace: '/' });
+    expect(refused.message).toContain('/notifications');
+    expect(refusalLines('invalid_namespace')[0]).toMatchObject({ userId: expect.any(String), ip: expect.any(String) });
+    expect(lines.join('\n')).not.toContain(token);
+    // The same token is taken on /notifications.
+    sockets.push(await connectSocket(app.url, token));
+  });
+
   it('counts handshakes against the per-IP throttle, with anonymous HTTP requests, and refuses the rest with rate_limit', async () => {
     const token = await tokenOf(throttled, 'expert@platform.demo.invalid');
     for (let i = 0; i < THROTTLE - 1; i++) (await connectSocket(throttled.url, token)).close();

@@ -7,9 +7,9 @@ export type TestSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 export type TokenPlacement = 'auth' | 'query' | 'header';
 
-/** Connects to the `/notifications` namespace; resolves on connect, rejects on connect_error. */
-export function connectSocket(baseUrl: string, token: string | undefined, placement: TokenPlacement = 'auth'): Promise<TestSocket> {
-  const socket: TestSocket = io(`${baseUrl}/notifications`, {
+/** Connects to the `/notifications` namespace (or another); resolves on connect, rejects on connect_error. */
+export function connectSocket(baseUrl: string, token: string | undefined, placement: TokenPlacement = 'auth', namespace = '/notifications'): Promise<TestSocket> {
+  const socket: TestSocket = io(`${baseUrl}${namespace}`, {
     transports: ['websocket'],
     reconnection: false,
     forceNew: true,
@@ -43,9 +43,9 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promi
 }
 
 /** The `data` of the connect_error a refused handshake gets (fails when the socket connects). */
-export async function refusalOf(baseUrl: string, token: string | undefined): Promise<{ message: string; data: SocketRefusal }> {
+export async function refusalOf(baseUrl: string, token: string | undefined, namespace?: string): Promise<{ message: string; data: SocketRefusal }> {
   try {
-    const socket = await connectSocket(baseUrl, token);
+    const socket = await connectSocket(baseUrl, token, 'auth', namespace);
     socket.close();
   } catch (err) {
     return { message: (err as Error).message, data: (err as Error & { data: SocketRefusal }).data };

@@ -160,6 +160,11 @@ export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, Be
       );
     });
     ns.on('connection', (socket) => this.onConnection(socket));
+    // The default namespace carries nothing (spec 6.1 names only /notifications): it keeps no socket
+    // open, a tokenless one refused as on /notifications (spec 5.5), a signed-in one sent there.
+    io.of('/').use((socket, next) => {
+      this.refuseDefault(socket as AppSocket).catch((err: Error) => next(err));
+    });
     // From the other instances: an access change committed there, a count of this user's sockets here.
     ns.on('access_change', (change) => void this.applyHere(change));
     ns.on('audiences', (push) => this.deliverHere(push));
@@ -286,9 +291,13 @@ export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, Be
    * The handshake: the per-IP throttle, the token, at most MAX_SOCKETS_PER_USER sockets per user
    * over every instance, then the rooms. A refusal is a `connect_error` whose `data` says why.
    */
-  private async admit(socket: AppSocket): Promise<void> {
+  /**
+   * A handshake's identity: counted against the per-IP throttle (spec 8), then its token verified
+   * (revocation included); refused (SocketRefused, logged) otherwise.
+   */
+  private async identify(socket: AppSocket): Promise<Principal> {
     const ip = handshakeIp(socket.handshake, this.config.trustProxy);
-    try {
+    return this.logRefusal(socket, ip, async () => {
       const budget = await this.ipThrottle.consume(`ip:${ip}`);
       if (!budget.allowed) {
         const retryAfterS = Math.max(1, Math.ceil((budget.resetAtMs - Date.now()) / 1000));
@@ -298,15 +307,36 @@ export class RealtimeService implements OnModuleInit, OnApplicationBootstrap, Be
       this.changesSeen.set(socket, this.accessChanges);
       const outcome = await this.authenticator.authenticate(token);
       if (!outcome.principal) throw new SocketRefused('unauthorized', { code: 'unauthorized', reason: outcome.reason });
-      const principal = outcome.principal;
-      socket.data.principal = principal;
+      socket.data.principal = outcome.principal;
       this.tokens.set(socket, token!);
-      await this.oneAtATime(principal.userId, async () => {
+      return outcome.principal;
+    });
+  }
+
+  private async admit(socket: AppSocket): Promise<void> {
+    const principal = await this.identify(socket);
+    await this.logRefusal(socket, handshakeIp(socket.handshake, this.config.trustProxy), () =>
+      this.oneAtATime(principal.userId, async () => {
         if ((await this.socketCount(principal.userId)) >= MAX_SOCKETS_PER_USER) {
           throw new SocketRefused(`At most ${MAX_SOCKETS_PER_USER} open sockets per user`, { code: 'too_many_sockets', limit: MAX_SOCKETS_PER_USER });
         }
         await socket.join(await this.roomsFor(principal));
-      });
+      }),
+    );
+  }
+
+  /** A handshake on the default namespace: identified as on /notifications, then refused all the same. */
+  private async refuseDefault(socket: AppSocket): Promise<never> {
+    await this.identify(socket);
+    return this.logRefusal(socket, handshakeIp(socket.handshake, this.config.trustProxy), () =>
+      Promise.reject(new SocketRefused(`Connect to the ${REALTIME_NAMESPACE} namespace`, { code: 'invalid_namespace', namespace: '/' })),
+    );
+  }
+
+  /** A refused handshake leaves a security line (without the token). */
+  private async logRefusal<T>(socket: AppSocket, ip: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
     } catch (err) {
       if (err instanceof SocketRefused) {
         const { code, ...detail } = err.data;
