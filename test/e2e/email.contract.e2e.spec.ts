@@ -14,7 +14,7 @@ const PASSWORD = 'demo1234';
 const ALIAS = 'emilie.acme@workspace.example.com';
 const CLIENT = 'carol@customer.example.com';
 const EMAIL_SECRET = 'email-signing-secret-contract';
-const MAILGUN_ROUTE = '/api/channels/email/mailgun/mime';
+const MAILGUN_ROUTE = '/api/channels/email/forward/mime';
 
 /** Mailgun's documented Route form (raw MIME, a URL ending in `mime`), with a signature of its signing key. */
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/vendors/mailgun/route-forward-mime.json', import.meta.url), 'utf8')) as { signingKey: string; form: Record<string, string> };

@@ -31,7 +31,7 @@ const SENDER = '+15557654321';
 const BACKPRESSURED = new Set([
   '/api/channels/chat-a/events',
   '/api/channels/email/inbound',
-  '/api/channels/email/mailgun/mime',
+  '/api/channels/email/forward/mime',
   '/api/channels/messaging-a/inbound',
   '/api/channels/messaging-b/webhook',
 ]);
@@ -208,7 +208,7 @@ describe('hostile input: every route, fuzzed from its schemas', () => {
         });
       }
       case '/api/channels/email/inbound':
-      case '/api/channels/email/mailgun/mime': {
+      case '/api/channels/email/forward/mime': {
         const message = fc
           .tuple(
             fc.constantFrom(

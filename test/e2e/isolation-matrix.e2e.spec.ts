@@ -31,7 +31,7 @@ const PUBLIC_ROUTES = [
   ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((m) => [`${m} /api/environment-profiles`, `${m} /api/environment-profiles/*`]),
   'POST /api/channels/chat-a/events',
   'POST /api/channels/email/inbound',
-  'POST /api/channels/email/mailgun/mime',
+  'POST /api/channels/email/forward/mime',
   'POST /api/channels/messaging-a/inbound',
   'POST /api/channels/messaging-b/webhook',
   'POST /api/channels/enterprise-chat/webhook',

@@ -216,7 +216,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
   // Channels: inbound webhooks are public and signed (spec 4.8, 5.6); integrations are the org's.
   'POST /api/channels/chat-a/events': PUBLIC,
   'POST /api/channels/email/inbound': PUBLIC,
-  'POST /api/channels/email/mailgun/mime': PUBLIC,
+  'POST /api/channels/email/forward/mime': PUBLIC,
   'POST /api/channels/messaging-a/inbound': PUBLIC,
   'POST /api/channels/messaging-b/webhook': PUBLIC,
   'POST /api/channels/enterprise-chat/webhook': PUBLIC,

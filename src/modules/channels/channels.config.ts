@@ -62,7 +62,7 @@ export const channelsConfig = defineConfigSlice('channels', {
       messagingAAuthToken: e.MESSAGING_A_AUTH_TOKEN,
       messagingANumberPool: list(e.MESSAGING_A_NUMBER_POOL),
       emailInboundSigningSecret: e.EMAIL_INBOUND_SIGNING_SECRET,
-      /** The Mailgun webhook signing key: the inbound Route door (`/channels/email/mailgun/mime`) refuses everything without it. */
+      /** The Mailgun webhook signing key: the inbound Route door (`/channels/email/forward/mime`) refuses everything without it. */
       mailgunWebhookSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
       enterpriseChatAppId: e.ENTERPRISE_CHAT_APP_ID,
       enterpriseChatOpenIdMetadataUrl: e.ENTERPRISE_CHAT_OPENID_METADATA_URL,

@@ -76,7 +76,7 @@ export class IngressController {
     return this.ingress.email(call(req));
   }
 
-  @Post('email/mailgun/mime')
+  @Post('email/forward/mime')
   @HttpCode(200)
   @Endpoint({
     summary:

@@ -18,7 +18,7 @@ import type { BindingKind, ChannelBindingRow, IntegrationRow } from './channels.
 /** The webhook path of each channel, under the API base (spec 4.8). */
 export const WEBHOOK_PATHS: Record<ChannelName, string[]> = {
   'chat-a': ['/api/channels/chat-a/events'],
-  email: ['/api/channels/email/inbound', '/api/channels/email/mailgun/mime'],
+  email: ['/api/channels/email/inbound', '/api/channels/email/forward/mime'],
   'messaging-a': ['/api/channels/messaging-a/inbound'],
   'messaging-b': ['/api/channels/messaging-b/webhook'],
   'enterprise-chat': ['/api/channels/enterprise-chat/webhook', '/api/channels/enterprise-chat/messages'],
