@@ -75,3 +75,16 @@ describe('OpenAPI document', () => {
     }
   });
 });
+
+describe('OpenAPI document: the access gate', () => {
+  const forbidden = (path: string, method = 'get') => (document.paths[path]![method]!.responses['403'] as { description: string } | undefined)?.description;
+
+  it("documents 403 org_suspended on the routes a suspended org's client users are refused (spec 3.6), and only there", () => {
+    for (const path of ['/api/client/trial-info', '/api/client/specialists', '/api/orgs/{orgId}/quota', '/api/admin/members', '/api/conversations']) {
+      expect(forbidden(path), path).toContain('`org_suspended`');
+    }
+    // Open while suspended (sign-in, the caller, billing settings), or staff only.
+    for (const path of ['/api/auth/me', '/api/orgs/{orgId}/billing', '/api/am/orgs']) expect(forbidden(path) ?? '', path).not.toContain('org_suspended');
+    expect(forbidden('/api/am/orgs')).toContain('`forbidden`');
+  });
+});

@@ -5,7 +5,8 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ErrorBodySchema } from '../../contracts/errors.js';
-import { IS_PUBLIC, ORG_ROLES, PLATFORM_ROLES, VENDOR_WEBHOOK, type OrgRolesPolicy } from '../auth/auth.decorators.js';
+import { isClientRole, type PlatformRole } from '../../contracts/roles.js';
+import { IS_PUBLIC, OPEN_WHILE_SUSPENDED, ORG_ROLES, PLATFORM_ROLES, VENDOR_WEBHOOK, type OrgRolesPolicy } from '../auth/auth.decorators.js';
 import { ENDPOINT, isRawResponse, type EndpointResponse, type EndpointSpec } from './endpoint.js';
 import { isProbe } from './probe.js';
 
@@ -18,7 +19,9 @@ export interface DiscoveredRoute {
   probe: boolean;
   /** Marked @VendorWebhook: a vendor's webhook, outside the per-IP throttle. */
   vendorWebhook: boolean;
-  platformRoles?: string[];
+  /** Marked @OpenWhileSuspended: a client user of a suspended org still reaches it (spec 3.6). */
+  openWhileSuspended: boolean;
+  platformRoles?: PlatformRole[];
   orgRoles?: OrgRolesPolicy;
   spec?: EndpointSpec;
   /** The success status the route answers: `@Endpoint` status, else Nest's `@HttpCode`, else 201 for POST and 200. */
@@ -68,6 +71,11 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Backpressure (`backpressure`) with Retry-After',
 };
 
+const SUSPENDED_TEXT = "a client user's org is suspended for non-payment (`org_suspended`, spec 3.6)";
+
+/** A client user may call the route, and the access gate answers it 403 `org_suspended` while their org is suspended. */
+const suspendable = (route: DiscoveredRoute) => !route.isPublic && !route.openWhileSuspended && (!route.platformRoles || route.platformRoles.some(isClientRole));
+
 function responseDoc(status: number, response: EndpointResponse): RouteConfig['responses'][number] {
   if (response === null) return { description: status === 204 ? 'No content' : 'Success' };
   const [type, schema] = isRawResponse(response) ? [response.raw, response.schema ?? z.string()] : ['application/json', response];
@@ -106,7 +114,8 @@ export class RouteCatalog {
               isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
               probe: isProbe(handler),
               vendorWebhook: this.reflector.getAllAndOverride<boolean>(VENDOR_WEBHOOK, targets) === true,
-              platformRoles: this.reflector.getAllAndOverride<string[]>(PLATFORM_ROLES, targets),
+              openWhileSuspended: this.reflector.getAllAndOverride<boolean>(OPEN_WHILE_SUSPENDED, targets) === true,
+              platformRoles: this.reflector.getAllAndOverride<PlatformRole[]>(PLATFORM_ROLES, targets),
               orgRoles: this.reflector.getAllAndOverride<OrgRolesPolicy>(ORG_ROLES, targets),
               spec,
               status,
@@ -138,9 +147,10 @@ export class RouteCatalog {
       };
       const errorCodes = new Set<number>([400, ...(route.probe ? [] : [429]), ...(spec?.errors ?? [])]);
       if (!route.isPublic) errorCodes.add(401);
-      if (route.platformRoles || route.orgRoles) errorCodes.add(403);
+      if (route.platformRoles || route.orgRoles || suspendable(route)) errorCodes.add(403);
       for (const code of errorCodes) {
-        responses[code] = { description: STATUS_TEXT[code] ?? 'Error', content: { 'application/json': { schema: errorSchema } } };
+        const description = code === 403 && suspendable(route) ? `${STATUS_TEXT[403]}, or ${SUSPENDED_TEXT}` : (STATUS_TEXT[code] ?? 'Error');
+        responses[code] = { description, content: { 'application/json': { schema: errorSchema } } };
       }
       const roles = [
         route.platformRoles ? `Platform roles: ${route.platformRoles.join(', ')}.` : '',
