@@ -154,8 +154,12 @@ describe('impersonation (spec 5.8)', () => {
     expect(stopped).toMatchObject({ userId: superadminId, resourceId: clientId, meta: { impersonationId: impersonation.id } });
     const ended = (await app.get('/api/ops/impersonation?active=false', { token: superadmin })).body.items;
     expect(ended.find((s: { id: string }) => s.id === impersonation.id)).toMatchObject({ active: false, reason: 'Reproducing a support ticket' });
-    // Nothing left to stop for an ordinary session.
-    expect((await app.post('/api/admin/impersonate/stop', {}, { token: await app.login('client@acme.demo.invalid', PASSWORD) })).status).toBe(409);
+    // Impersonation is the SuperAdmin's: anyone else's own session is refused (403), whatever the role.
+    for (const email of ['client@acme.demo.invalid', 'account_manager@platform.demo.invalid']) {
+      const refused = await app.post('/api/admin/impersonate/stop', {}, { token: await app.login(email, PASSWORD) });
+      expect(refused.status, email).toBe(403);
+      expect(refused.body.code).toBe('forbidden');
+    }
   });
 
   it('lets the SuperAdmin end their sessions from their own session', async () => {

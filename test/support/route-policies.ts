@@ -258,7 +258,8 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'PATCH /api/admin/users/{id}/password': { access: SA, params: { id: 'adminTarget' }, body: () => ({ password: 'a-matrix-password' }) },
   'POST /api/admin/users/{id}/password-reset': { access: SA, params: { id: 'adminTarget' } },
   // Any signed-in user may ask; only an impersonation session or a SuperAdmin has one to end.
-  'POST /api/admin/impersonate/stop': { access: ALL, body: () => ({}), refusedByState: [409] },
+  // From one's own session: the SuperAdmin's (an impersonation token stops its own session, walked in impersonation.e2e).
+  'POST /api/admin/impersonate/stop': { access: SA, body: () => ({}) },
   'POST /api/admin/impersonate/{id}': { access: SA, params: { id: 'adminTarget' }, body: () => ({ reason: 'Matrix support check' }) },
   'GET /api/ops/impersonation': { access: SA },
 

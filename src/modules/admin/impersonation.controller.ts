@@ -28,7 +28,7 @@ export class ImpersonationController {
     body: StopImpersonationSchema,
     response: ImpersonationStoppedSchema,
     status: 200,
-    errors: [404, 409],
+    errors: [403, 404],
   })
   stop(@CurrentPrincipal() p: Principal, @ValidBody() body: z.infer<typeof StopImpersonationSchema>) {
     return this.impersonation.stop(p, body.impersonationId);

@@ -96,7 +96,8 @@ export class ImpersonationService implements OnModuleInit {
       const token = await this.giveBack(ended[0] ?? (await this.repo.findById(ownId)));
       return { ended: await this.toDtos(ended), ...(token ? { token } : {}) };
     }
-    if (principal.platformRole !== 'superadmin') throw AppError.conflict('You are not impersonating anyone');
+    // Impersonation is the SuperAdmin's (spec 4.7, 5.1): anyone else without an impersonation token is refused.
+    if (principal.platformRole !== 'superadmin') throw AppError.forbidden('Only a SuperAdmin can stop an impersonation');
     const ended = await this.endAll(impersonationId ? { id: impersonationId } : { impersonatorId: principal.userId }, { stoppedBy: principal.userId });
     if (impersonationId && ended.length === 0) throw AppError.notFound('Open impersonation session');
     return { ended: await this.toDtos(ended) };
