@@ -5,8 +5,9 @@ export const CreateNotificationDtoSchema = z.object({
   userId: z.uuid(),
   type: z.string().trim().min(1).max(100),
   message: z.string().trim().min(1).max(10_000),
-  title: z.string().max(500).optional(),
-  meta: z.record(z.string(), z.unknown()).optional(),
+  // Optional (spec 4.5) and stored nullable (spec 2.6): absent and null both mean none.
+  title: z.string().max(500).nullish(),
+  meta: z.record(z.string(), z.unknown()).nullish(),
 });
 export type CreateNotificationDto = z.infer<typeof CreateNotificationDtoSchema>;
 

@@ -35,6 +35,14 @@ describe('notifications REST (spec 4.5)', () => {
     expect(Object.keys(res.body).sort()).toEqual(['id', 'message', 'meta', 'readAt', 'title', 'type', 'userId']);
   });
 
+  it('takes the optional title and meta as absent or null alike, stored as null', async () => {
+    for (const extra of [{}, { title: null, meta: null }]) {
+      const res = await app.post('/api/notifications', { userId: clientId, type: 'system.plain', message: 'No title', ...extra }, { token: am });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ title: null, meta: null });
+    }
+  });
+
   it('refuses POST from non-internal callers (403) and without a token (401)', async () => {
     const body = { userId: clientId, type: 'x', message: 'y' };
     for (const token of [client, admin, await app.login('expert@platform.demo.invalid', PASSWORD)]) {
