@@ -127,7 +127,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
 
   // The catalog and assignments.
   'GET /api/specialists': { access: ORG_WIDE },
-  'GET /api/am/specialists': { access: ORG_WIDE },
+  'GET /api/am/specialists': { access: AM },
   'GET /api/specialists/{id}': { access: ORG_WIDE, params: { id: 'catalogSpecialist' } },
   'POST /api/specialists': {
     access: SA,

@@ -9,6 +9,8 @@ import { SpecialistsService } from './specialists.service.js';
 
 /** Who may read the pool: superadmins, AMs (who assign from it) and the ops console. */
 const READERS = ['superadmin', 'account_manager', 'ai_operator'] as const;
+/** The AM wizard's routes (API-MAP "AM wizard, Phase 1"): account managers and superadmins only. */
+const WIZARD = ['superadmin', 'account_manager'] as const;
 const CatalogQuerySchema = PageQuerySchema.extend({
   q: z.string().trim().max(200).optional().describe('Part of a name, handle, routing email or skill tag (case-insensitive)'),
 });
@@ -17,7 +19,7 @@ const CatalogQuerySchema = PageQuerySchema.extend({
 export class SpecialistsController {
   constructor(private readonly specialists: SpecialistsService) {}
 
-  @Get(['specialists', 'am/specialists'])
+  @Get('specialists')
   @PlatformRoles(...READERS)
   @Endpoint({
     summary: 'The Specialist catalog (the platform pool AMs assign from)',
@@ -27,6 +29,18 @@ export class SpecialistsController {
   })
   list(@ValidQuery() q: z.infer<typeof CatalogQuerySchema>) {
     return this.specialists.list({ limit: q.limit, after: decodeCursor(q.cursor) }, { q: q.q || undefined });
+  }
+
+  @Get('am/specialists')
+  @PlatformRoles(...WIZARD)
+  @Endpoint({
+    summary: 'The platform pool, as the AM wizard lists it',
+    tags: ['specialists'],
+    query: CatalogQuerySchema,
+    response: pageSchema(SpecialistDtoSchema),
+  })
+  listForWizard(@ValidQuery() q: z.infer<typeof CatalogQuerySchema>) {
+    return this.list(q);
   }
 
   @Get('specialists/:id')
