@@ -308,6 +308,12 @@ describe('SuperAdmin user administration (spec 4.7)', () => {
       return /\b(\d{6})\b/.exec(mail.body[0].text)![1]!;
     };
 
+    it('takes no body: an empty one sent as application/json is no body too (204)', async () => {
+      const user = await newUser(app, 'org_member');
+      const res = await app.request('POST', `/api/admin/users/${user.id}/password-reset`, { token: superadmin, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(204);
+    });
+
     it('mails a 6-digit code the actor never sees; the user redeems it once; sessions end', async () => {
       const user = await newUser(app, 'org_member');
       const res = await app.post(`/api/admin/users/${user.id}/password-reset`, undefined, { token: superadmin });

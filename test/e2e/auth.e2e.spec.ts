@@ -205,6 +205,12 @@ describe('malformed requests', () => {
     expect(res.body).toMatchObject({ statusCode: 400, code: 'bad_request', error: 'Bad Request' });
   });
 
+  it('takes an empty body sent as application/json for no body: a route that needs one answers validation_failed', async () => {
+    const res = await app.request('POST', '/api/auth/login', { headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ statusCode: 400, code: 'validation_failed', error: 'Bad Request' });
+  });
+
   it('answers an unknown API route with the JSON 404 and a request id', async () => {
     const res = await app.get('/api/no-such-route', { headers: { 'x-request-id': 'trace-me-123' } });
     expect(res.status).toBe(404);

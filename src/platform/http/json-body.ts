@@ -43,10 +43,16 @@ const tooDeep = () => new AppError('validation_failed', 'Invalid body', { detail
  * The JSON body parser of every route (webhooks included, which keep their raw bytes for
  * signatures): fastify's own parser (prototype poisoning refused), after the nesting check, so a
  * hostile body never reaches the recursive code behind it (validation, storage checks, workers).
+ * An empty body is no body, whatever its content type says: a route that takes none (a password
+ * reset, an invite) answers as without it, one that needs a body refuses it as `validation_failed`.
  */
 export function depthLimitedJsonParser(fastify: FastifyInstance) {
   const parse = fastify.getDefaultJsonParser('error', 'error');
   return (request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    if (body.length === 0) {
+      done(null, undefined);
+      return;
+    }
     if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
       done(tooDeep());
       return;
