@@ -77,6 +77,11 @@ describe('Expert coverage (spec 2.4)', () => {
 
   it('refuses bad grants: duplicate org-wide, unknown Expert, unassigned Specialist, scope rules', async () => {
     expect((await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId, scope: 'org' }, { token: am })).status).toBe(409);
+    // The same Specialists again (in any order, repeated or not) is the same grant: 409; another set is a grant of its own.
+    const same = await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: expert2Id, scope: 'specialist', specialistIds: [specialists[0], specialists[0]] }, { token: am });
+    expect(same.status).toBe(409);
+    expect(same.body.code).toBe('conflict');
+    expect((await app.get(`/api/am/orgs/${orgId}/expert-grants`, { token: am })).body.items).toHaveLength(2);
     const client = (await app.get('/api/auth/me', { token: await app.login('client@acme.demo.invalid', PASSWORD) })).body.id;
     expect((await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: client, scope: 'org' }, { token: am })).status).toBe(404);
     expect((await app.post(`/api/am/orgs/${orgId}/expert-grants`, { expertId: expert2Id, scope: 'specialist' }, { token: am })).status).toBe(400);

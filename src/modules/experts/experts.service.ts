@@ -78,6 +78,10 @@ export class ExpertsService {
         throw AppError.conflict('This Expert already has an org-wide grant on this org');
       }
       const specialistIds = [...new Set(input.specialistIds ?? [])];
+      const sameSet = (ids: readonly string[]) => ids.length === specialistIds.length && specialistIds.every((id) => ids.includes(id));
+      if (input.scope === 'specialist' && existing.some((g) => g.expertId === expert.id && g.scope === 'specialist' && sameSet(g.specialistIds))) {
+        throw AppError.conflict('This Expert already has a grant for these Specialists on this org');
+      }
       if (input.scope === 'specialist') {
         const assigned = new Set((await this.assignments.list(scope)).map((a) => a.specialistId));
         const foreign = specialistIds.filter((id) => !assigned.has(id));
