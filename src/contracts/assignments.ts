@@ -49,7 +49,16 @@ export const OsaDtoSchema = z.object({
   mailboxSuspendedAt: z.string().nullable(),
   mailboxArchivedAt: z.string().nullable(),
   mailboxStatus: z.enum(['archived', 'suspended', 'provisioned', 'provisioning', 'none']),
-  specialist: z.object({ id: z.uuid(), name: z.string(), slug: z.string(), avatarUrl: z.string().nullable(), skillTags: z.array(z.string()) }),
+  /** The catalog Specialist's fields (spec 2.2, 4.2: the detail joins them), its catalog rate included. */
+  specialist: z.object({
+    id: z.uuid(),
+    name: z.string(),
+    slug: z.string(),
+    avatarUrl: z.string().nullable(),
+    routingEmail: z.string().nullable(),
+    skillTags: z.array(z.string()),
+    monthly_rate_config: z.object({ base_rate: z.number(), currency: z.string() }).nullable(),
+  }),
   createdAt: z.string(),
 });
 export type OsaDto = z.infer<typeof OsaDtoSchema>;

@@ -52,6 +52,16 @@ describe('Specialist assignments (spec 2.3, 4.2)', () => {
     expect((await app.get(`/api/am/orgs/${org.id}/phase0-status`, { token: am })).body.specialistAssigned).toBe(true);
     const detail = await app.get(`/api/am/orgs/${org.id}/specialist-assignments/${second.body.id}`, { token: am });
     expect(detail.body.overrideReason).toBe('launch discount');
+    // Joined to the catalog Specialist's fields (spec 2.2, 4.2): the routing address and the catalog rate beside the override.
+    expect(detail.body.specialist).toEqual({
+      id: annie.id,
+      name: 'Anne-Marie Dubois',
+      slug: expect.any(String),
+      avatarUrl: null,
+      routingEmail: null,
+      skillTags: [],
+      monthly_rate_config: { base_rate: 1000, currency: 'USD' },
+    });
     expect((await app.post(`/api/am/orgs/${org.id}/specialist`, { specialistId: annie.id }, { token: am })).status).toBe(409);
   });
 

@@ -222,7 +222,9 @@ export class OnboardingService {
     const assigned = await this.assignments.list(inviteScope(invite));
     const primary = assigned.find((a) => a.isPrimary) ?? assigned[0];
     if (!primary) throw AppError.notFound('Preassigned Specialist');
-    return { ...primary.specialist, monthlyRate: primary.rate };
+    // What the client sees of it: never the internal routing address.
+    const { id, name, slug, avatarUrl, skillTags } = primary.specialist;
+    return { id, name, slug, avatarUrl, skillTags, monthlyRate: primary.rate };
   }
 
   /** The pool the client picks from when none is preassigned. */

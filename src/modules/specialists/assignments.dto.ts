@@ -30,7 +30,15 @@ export function toOsaDto(a: OsaWithSpecialist): OsaDto {
     mailboxSuspendedAt: a.mailboxSuspendedAt?.toISOString() ?? null,
     mailboxArchivedAt: a.mailboxArchivedAt?.toISOString() ?? null,
     mailboxStatus: mailboxBadge(a, a.mailboxRequestedAt !== null),
-    specialist: { id: a.specialist.id, name: a.specialist.name, slug: a.specialist.slug, avatarUrl: a.specialist.avatarUrl, skillTags: a.specialist.skillTags },
+    specialist: {
+      id: a.specialist.id,
+      name: a.specialist.name,
+      slug: a.specialist.slug,
+      avatarUrl: a.specialist.avatarUrl,
+      routingEmail: a.specialist.routingEmail,
+      skillTags: a.specialist.skillTags,
+      monthly_rate_config: catalog ? { base_rate: catalog.base_rate, currency: catalog.currency } : null,
+    },
     createdAt: a.createdAt.toISOString(),
   };
 }
