@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CalendarDaySchema } from './dates.js';
+import { SpecialistDtoSchema } from './specialists.js';
 
 const day = CalendarDaySchema;
 
@@ -49,16 +50,8 @@ export const OsaDtoSchema = z.object({
   mailboxSuspendedAt: z.string().nullable(),
   mailboxArchivedAt: z.string().nullable(),
   mailboxStatus: z.enum(['archived', 'suspended', 'provisioned', 'provisioning', 'none']),
-  /** The catalog Specialist's fields (spec 2.2, 4.2: the detail joins them), its catalog rate included. */
-  specialist: z.object({
-    id: z.uuid(),
-    name: z.string(),
-    slug: z.string(),
-    avatarUrl: z.string().nullable(),
-    routingEmail: z.string().nullable(),
-    skillTags: z.array(z.string()),
-    monthly_rate_config: z.object({ base_rate: z.number(), currency: z.string() }).nullable(),
-  }),
+  /** The catalog Specialist's fields (spec 2.2, 4.2: the detail joins them), its catalog rate included; not its persona. */
+  specialist: SpecialistDtoSchema.omit({ persona: true, createdAt: true, updatedAt: true }),
   createdAt: z.string(),
 });
 export type OsaDto = z.infer<typeof OsaDtoSchema>;
